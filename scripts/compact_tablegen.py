@@ -219,7 +219,7 @@ class RegisterBank:
             # replaced by the tuple, AsmName from RegAsmNames (or empty).
             self.regs[tname] = {
                 "asm": asm_names[n] if n < len(asm_names) else "",
-                "alt": list(proto["alt"]) if not asm_names else [],
+                "alt": list(proto["alt"]),
                 "enc": proto["enc"],
                 "sub": parts,
                 "tuple": True,

@@ -1,0 +1,613 @@
+//! Build script: compiles `isa-data/<arch>.json` (committed, produced offline
+//! by `scripts/dump-tablegen.sh`) into static Rust tables in `$OUT_DIR`.
+//!
+//! Inputs: `isa-data/{x86_64,aarch64,riscv64}.json`. Outputs:
+//! `$OUT_DIR/tables_<arch>.rs`, each included once by `src/isa/tables.rs`.
+//! Environment: `OUT_DIR`; `WINIC_VERBOSE=1` prints what was generated.
+//!
+//! The tables are flat arrays (instructions, operands, registers, classes,
+//! features, predicates) plus pools of ids that the records index by
+//! (start, len): a few large arrays of plain structs compile much faster than
+//! thousands of small nested slices. Nothing here calls llvm-tblgen, uses the
+//! network or reads src/. Invalid data stops the build naming the record.
+
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const ARCHS: [&str; 3] = ["x86_64", "aarch64", "riscv64"];
+
+/// Instruction flags, in bit order. `src/isa/mod.rs` declares `Flag` with the
+/// same order; a unit test there checks both agree through `FLAG_NAMES`.
+const FLAGS: [&str; 21] = [
+    "isPseudo",
+    "isCodeGenOnly",
+    "isAsmParserOnly",
+    "isBranch",
+    "isIndirectBranch",
+    "isCall",
+    "isReturn",
+    "isTerminator",
+    "isBarrier",
+    "isTrap",
+    "mayLoad",
+    "mayStore",
+    "hasSideEffects",
+    "isMoveReg",
+    "isMoveImm",
+    "isCompare",
+    "isCommutable",
+    "isNotDuplicable",
+    "mayRaiseFPException",
+    "isPreISelOpcode",
+    "isMeta",
+];
+
+/// x86 single-bit encoding fields, in bit order (`X86Bit` in src/isa/mod.rs).
+const X86_BITS: [&str; 15] = [
+    "rex_w",
+    "vex_4v",
+    "vex_l",
+    "ignores_vex_l",
+    "ignores_w",
+    "evex_k",
+    "evex_z",
+    "evex_l2",
+    "evex_b",
+    "evex_rc",
+    "evex_nf",
+    "lock",
+    "rep",
+    "notrack",
+    "two_cond_ops",
+];
+
+type Result<T> = std::result::Result<T, String>;
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=WINIC_VERBOSE");
+    let verbose = std::env::var_os("WINIC_VERBOSE").is_some();
+    for arch in ARCHS {
+        let input = manifest.join("isa-data").join(format!("{arch}.json"));
+        println!("cargo:rerun-if-changed={}", input.display());
+        let start = Instant::now();
+        let output = out_dir.join(format!("tables_{arch}.rs"));
+        if let Err(err) = generate(arch, &input, &output) {
+            eprintln!("Error: {}: {err}", input.display());
+            eprintln!(
+                "(isa-data/ is produced by scripts/dump-tablegen.sh; do not edit it by hand)"
+            );
+            std::process::exit(1);
+        }
+        if verbose {
+            println!(
+                "cargo:warning=winic: {} -> {} in {:.2?}",
+                input.display(),
+                output.display(),
+                start.elapsed()
+            );
+        }
+    }
+}
+
+fn generate(arch: &str, input: &Path, output: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(input).map_err(|e| format!("cannot read: {e}"))?;
+    let data: Value = serde_json::from_str(&text).map_err(|e| format!("invalid JSON: {e}"))?;
+    if data["arch"] != arch {
+        return Err(format!("says arch {}, expected {arch}", data["arch"]));
+    }
+    let hash = fnv1a(text.as_bytes());
+    let mut g = Gen::new(arch, &data)?;
+    let code = g.emit(input, hash)?;
+    std::fs::write(output, code).map_err(|e| format!("cannot write {}: {e}", output.display()))
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+fn obj<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>> {
+    v.as_object()
+        .ok_or_else(|| format!("{what} is not an object"))
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+/// A Rust string literal.
+fn lit(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// An ordered name -> index map over a JSON object's keys (sorted).
+fn index_of(m: &Map<String, Value>) -> HashMap<String, usize> {
+    m.keys().enumerate().map(|(i, k)| (k.clone(), i)).collect()
+}
+
+struct Gen<'a> {
+    arch: &'a str,
+    data: &'a Value,
+    regs: HashMap<String, usize>,
+    classes: HashMap<String, usize>,
+    optypes: HashMap<String, usize>,
+    preds: HashMap<String, usize>,
+    features: HashMap<String, usize>,
+    /// Pool of u16 ids (registers, predicates, features), deduplicated by content.
+    pool: Vec<u16>,
+    pool_index: HashMap<Vec<u16>, u32>,
+    /// Pool of strings (alt names, sub-operand names).
+    strs: Vec<String>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(arch: &'a str, data: &'a Value) -> Result<Self> {
+        Ok(Gen {
+            arch,
+            data,
+            regs: index_of(obj(&data["registers"], "registers")?),
+            classes: index_of(obj(&data["register_classes"], "register_classes")?),
+            optypes: index_of(obj(&data["operand_types"], "operand_types")?),
+            preds: index_of(obj(&data["predicates"], "predicates")?),
+            features: index_of(obj(&data["features"], "features")?),
+            pool: Vec::new(),
+            pool_index: HashMap::new(),
+            strs: Vec::new(),
+        })
+    }
+
+    /// Interns a list of ids; returns `(start, len)` into `POOL`.
+    fn ids(&mut self, ids: Vec<u16>) -> (u32, u32) {
+        let len = ids.len() as u32;
+        if ids.is_empty() {
+            return (0, 0);
+        }
+        if let Some(&start) = self.pool_index.get(&ids) {
+            return (start, len);
+        }
+        let start = self.pool.len() as u32;
+        self.pool.extend_from_slice(&ids);
+        self.pool_index.insert(ids, start);
+        (start, len)
+    }
+
+    fn names(
+        &mut self,
+        what: &str,
+        map: &HashMap<String, usize>,
+        list: &Value,
+    ) -> Result<(u32, u32)> {
+        let mut ids = Vec::new();
+        for v in list.as_array().map(|a| a.as_slice()).unwrap_or(&[]) {
+            let name = s(v);
+            let id = map
+                .get(name)
+                .ok_or_else(|| format!("unknown {what} {name:?}"))?;
+            ids.push(*id as u16);
+        }
+        Ok(self.ids(ids))
+    }
+
+    fn strings(&mut self, list: &Value) -> (u32, u32) {
+        let items: Vec<String> = list
+            .as_array()
+            .map(|a| a.iter().map(|v| s(v).to_string()).collect())
+            .unwrap_or_default();
+        let start = self.strs.len() as u32;
+        let len = items.len() as u32;
+        self.strs.extend(items);
+        (start, len)
+    }
+
+    fn emit(&mut self, input: &Path, hash: u64) -> Result<String> {
+        for (what, n) in [
+            ("registers", self.regs.len()),
+            ("operand types", self.optypes.len()),
+        ] {
+            if n >= u16::MAX as usize {
+                return Err(format!("too many {what} ({n}) for u16 ids"));
+            }
+        }
+        let mut out = String::new();
+        let name = input.file_name().unwrap().to_string_lossy();
+        writeln!(
+            out,
+            "// Generated by build.rs from isa-data/{name} (fnv1a {hash:016x}). Do not edit."
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "// The arch is {}; regenerate isa-data with scripts/dump-tablegen.sh.",
+            self.arch
+        )
+        .unwrap();
+        let features = self.emit_features()?;
+        let preds = self.emit_predicates()?;
+        let regs = self.emit_registers()?;
+        let classes = self.emit_classes()?;
+        let optypes = self.emit_operand_types()?;
+        let (instrs, operands, name_index) = self.emit_instructions()?;
+        out += &features;
+        out += &preds;
+        out += &regs;
+        out += &classes;
+        out += &optypes;
+        out += &instrs;
+        out += &operands;
+        out += &name_index;
+        writeln!(
+            out,
+            "/// Ids referenced by (start, len) from the tables above."
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "pub static POOL: [u16; {}] = {:?};",
+            self.pool.len(),
+            self.pool
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "/// Strings referenced by (start, len): alternative names, sub-operand names."
+        )
+        .unwrap();
+        write!(out, "pub static STRS: [&str; {}] = [", self.strs.len()).unwrap();
+        for st in &self.strs {
+            write!(out, "{},", lit(st)).unwrap();
+        }
+        writeln!(out, "];").unwrap();
+        Ok(out)
+    }
+
+    fn emit_features(&mut self) -> Result<String> {
+        let m = obj(&self.data["features"], "features")?;
+        let mut out = format!("/// Subtarget features (LLVM `SubtargetFeature`), by name.\npub static FEATURES: [FeatureDesc; {}] = [\n", m.len());
+        for (name, f) in m {
+            let (is, il) = self
+                .names("feature", &self.features.clone(), &f["implies"])
+                .map_err(|e| format!("feature {name}: {e}"))?;
+            writeln!(
+                out,
+                "FeatureDesc {{ name: {}, record: {}, desc: {}, implies: ({is}, {il}) }},",
+                lit(name),
+                lit(s(&f["record"])),
+                lit(s(&f["desc"]))
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        Ok(out)
+    }
+
+    fn emit_predicates(&mut self) -> Result<String> {
+        let m = obj(&self.data["predicates"], "predicates")?;
+        let mut out = format!("/// Predicates (LLVM `Predicate`), by name; `cond` is over feature names.\npub static PREDICATES: [PredicateDesc; {}] = [\n", m.len());
+        for (name, p) in m {
+            writeln!(
+                out,
+                "PredicateDesc {{ name: {}, cond: {}, raw: {} }},",
+                lit(name),
+                lit(s(&p["cond"])),
+                lit(s(&p["raw"]))
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        Ok(out)
+    }
+
+    fn emit_registers(&mut self) -> Result<String> {
+        let m = obj(&self.data["registers"], "registers")?;
+        let regs = self.regs.clone();
+        let mut out = format!("/// Registers, sorted by name; ids index this array.\npub static REGISTERS: [RegDesc; {}] = [\n", m.len());
+        for (name, r) in m {
+            let enc = r["enc"]
+                .as_u64()
+                .ok_or_else(|| format!("register {name}: no enc"))?;
+            let (ss, sl) = self
+                .names("register", &regs, &r["sub"])
+                .map_err(|e| format!("register {name}: {e}"))?;
+            let all = if r.get("all_sub").is_some() {
+                &r["all_sub"]
+            } else {
+                &r["sub"]
+            };
+            let (as_, al) = self
+                .names("register", &regs, all)
+                .map_err(|e| format!("register {name}: {e}"))?;
+            let (ts, tl) = self.strings(&r["alt"]);
+            writeln!(
+                out,
+                "RegDesc {{ name: {}, asm: {}, alt: ({ts}, {tl}), enc: {enc}, sub: ({ss}, {sl}), all_sub: ({as_}, {al}), tuple: {} }},",
+                lit(name),
+                lit(s(&r["asm"])),
+                r["tuple"].as_bool().unwrap_or(false)
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        Ok(out)
+    }
+
+    fn emit_classes(&mut self) -> Result<String> {
+        let m = obj(&self.data["register_classes"], "register_classes")?;
+        let regs = self.regs.clone();
+        let mut out = format!("/// Register classes, sorted by name; members in LLVM's allocation order.\npub static CLASSES: [RegClassDesc; {}] = [\n", m.len());
+        for (name, c) in m {
+            let (ms, ml) = self
+                .names("register", &regs, &c["members"])
+                .map_err(|e| format!("class {name}: {e}"))?;
+            writeln!(
+                out,
+                "RegClassDesc {{ name: {}, bits: {}, members: ({ms}, {ml}) }},",
+                lit(name),
+                c["bits"].as_u64().unwrap_or(0)
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        Ok(out)
+    }
+
+    fn emit_operand_types(&mut self) -> Result<String> {
+        let m = obj(&self.data["operand_types"], "operand_types")?;
+        let mut out = format!("/// Operand types (register classes, RegisterOperands, Operands), sorted by name.\npub static OPERAND_TYPES: [OperandTypeDesc; {}] = [\n", m.len());
+        let mut subs: Vec<(u16, String)> = Vec::new();
+        for (name, t) in m {
+            let kind = match s(&t["kind"]) {
+                "reg" => "Reg",
+                "imm" => "Imm",
+                "mem" => "Mem",
+                "pcrel" => "PcRel",
+                "complex" => "Complex",
+                "ptr" => "Ptr",
+                "other" => "Other",
+                k => return Err(format!("operand type {name}: unknown kind {k:?}")),
+            };
+            let class = match t.get("class").and_then(|c| c.as_str()) {
+                Some(c) => {
+                    let id = self
+                        .classes
+                        .get(c)
+                        .ok_or_else(|| format!("operand type {name}: unknown class {c}"))?;
+                    format!("Some({id})")
+                }
+                None => "None".into(),
+            };
+            let imm = match t.get("imm") {
+                Some(i) => format!(
+                    "Some(ImmInfo {{ bits: {}, signed: {:?}, min: {:?}, max: {:?}, align: {} }})",
+                    i["bits"].as_u64().or(i["vt_bits"].as_u64()).unwrap_or(0),
+                    i["signed"].as_bool(),
+                    i["min"].as_i64(),
+                    i["max"].as_i64(),
+                    i["align"].as_u64().unwrap_or(1)
+                ),
+                None => "None".into(),
+            };
+            let sub_start = subs.len();
+            for st in t
+                .get("sub")
+                .and_then(|v| v.as_array())
+                .map(|a| a.as_slice())
+                .unwrap_or(&[])
+            {
+                let tname = s(&st[0]);
+                let id = self.optypes.get(tname).ok_or_else(|| {
+                    format!("operand type {name}: unknown sub-operand type {tname}")
+                })?;
+                subs.push((*id as u16, s(&st[1]).to_string()));
+            }
+            writeln!(
+                out,
+                "OperandTypeDesc {{ name: {}, kind: OperandKind::{kind}, class: {class}, optype: {}, vt: {}, print: {}, encode: {}, decode: {}, parser: {}, imm: {imm}, sub: ({sub_start}, {}) }},",
+                lit(name),
+                lit(s(&t["optype"])),
+                lit(s(&t["vt"])),
+                lit(s(&t["print"])),
+                lit(s(&t["encode"])),
+                lit(s(&t["decode"])),
+                lit(s(&t["parser"])),
+                subs.len() - sub_start
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        write!(out, "/// Sub-operands of complex operand types: (type id, name).\npub static SUB_OPERANDS: [(u16, &str); {}] = [", subs.len()).unwrap();
+        for (id, n) in &subs {
+            write!(out, "({id}, {}),", lit(n)).unwrap();
+        }
+        out += "];\n";
+        Ok(out)
+    }
+
+    fn emit_instructions(&mut self) -> Result<(String, String, String)> {
+        let list = self.data["instructions"]
+            .as_array()
+            .ok_or("instructions is not a list")?;
+        let regs = self.regs.clone();
+        let preds = self.preds.clone();
+        let mut out = format!("/// Instruction forms in LLVM opcode order (index == opcode).\npub static INSTRS: [InstrDesc; {}] = [\n", list.len());
+        let mut ops_out = String::new();
+        let mut n_ops = 0usize;
+        let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, ins) in list.iter().enumerate() {
+            let name = s(&ins["name"]);
+            let err = |e: String| format!("instruction {name}: {e}");
+            if ins["opcode"].as_u64() != Some(i as u64) {
+                return Err(err(format!("opcode {} at position {i}", ins["opcode"])));
+            }
+            if names.insert(name, i).is_some() {
+                return Err(err("duplicate name".into()));
+            }
+            let ops = ins["ops"].as_array().ok_or_else(|| err("no ops".into()))?;
+            let op_start = n_ops;
+            let early: Vec<&str> = ins
+                .get("earlyclobber")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().map(s).collect())
+                .unwrap_or_default();
+            for op in ops {
+                let oname = s(&op["name"]);
+                let ty = s(&op["type"]);
+                let ty_id = *self
+                    .optypes
+                    .get(ty)
+                    .ok_or_else(|| err(format!("operand {oname}: unknown type {ty}")))?;
+                let tied = match op.get("tied").and_then(|t| t.as_str()) {
+                    Some(t) => {
+                        let j = ops
+                            .iter()
+                            .position(|o| s(&o["name"]) == t)
+                            .ok_or_else(|| err(format!("operand {oname} tied to unknown {t}")))?;
+                        format!("Some({j})")
+                    }
+                    None => "None".into(),
+                };
+                let io = if s(&op["io"]) == "out" { "Out" } else { "In" };
+                let (ss, sl) = self.strings(op.get("sub_names").unwrap_or(&Value::Null));
+                writeln!(
+                    ops_out,
+                    "OperandDesc {{ name: {}, io: Io::{io}, ty: {ty_id}, tied_to: {tied}, sub_names: ({ss}, {sl}), early_clobber: {} }},",
+                    lit(oname),
+                    early.contains(&oname)
+                )
+                .unwrap();
+                n_ops += 1;
+            }
+            let (ds, dl) = self.names("register", &regs, &ins["defs"]).map_err(err)?;
+            let (us, ul) = self.names("register", &regs, &ins["uses"]).map_err(err)?;
+            let (ps, pl) = self
+                .names("predicate", &preds, &ins["preds"])
+                .map_err(err)?;
+            let flags = flag_bits(&FLAGS, &ins["flags"]).map_err(err)?;
+            let unknown = flag_bits(&FLAGS, &ins["unknown"]).map_err(err)?;
+            let encoding = self.encoding(ins).map_err(err)?;
+            writeln!(
+                out,
+                "InstrDesc {{ name: {}, asm: {}, size: {}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), encoding: {encoding} }},",
+                lit(name),
+                lit(s(&ins["asm"])),
+                ins["size"].as_u64().unwrap_or(0),
+                ops.len()
+            )
+            .unwrap();
+        }
+        out += "];\n";
+        let ops = format!("/// Operands of all instructions, referenced by (start, len).\npub static OPERANDS: [OperandDesc; {n_ops}] = [\n{ops_out}];\n");
+        let mut idx = format!("/// Instruction ids sorted by name, for binary search.\npub static BY_NAME: [u32; {}] = [", names.len());
+        for i in names.values() {
+            write!(idx, "{i},").unwrap();
+        }
+        idx += "];\n";
+        Ok((out, ops, idx))
+    }
+
+    fn encoding(&mut self, ins: &Value) -> Result<String> {
+        if let Some(x) = ins.get("x86") {
+            let bits = flag_bits(
+                &X86_BITS,
+                &Value::Array(
+                    X86_BITS
+                        .iter()
+                        .filter(|b| x.get(**b).is_some())
+                        .map(|b| Value::from(*b))
+                        .collect(),
+                ),
+            )?;
+            let num = |k: &str| x[k].as_u64().unwrap_or(0);
+            return Ok(format!(
+                "Encoding::X86(X86Encoding {{ form: {}, form_value: {}, map: {}, prefix: {}, openc: {}, opcode: {}, opsize: {}, adsize: {}, immt: {}, explicit_prefix: {}, fpform: {}, bits: X86Bits({bits:#x}), cd8_scale: {}, cd8_form: {}, cd8_elt_size: {}, vect_size: {} }})",
+                lit(s(&x["form"])),
+                num("form_value"),
+                lit(s(&x["map"])),
+                lit(s(&x["prefix"])),
+                lit(s(&x["openc"])),
+                num("opcode"),
+                lit(s(&x["opsize"])),
+                lit(s(&x["adsize"])),
+                lit(s(&x["immt"])),
+                lit(s(&x["explicit_prefix"])),
+                lit(s(&x["fpform"])),
+                num("cd8_scale"),
+                num("cd8_form"),
+                num("cd8_elt_size"),
+                num("vect_size")
+            ));
+        }
+        let Some(pattern) = ins.get("inst").and_then(|p| p.as_str()) else {
+            return Ok("Encoding::None".into());
+        };
+        let width = pattern.len();
+        if width > 64 || width == 0 {
+            return Err(format!("Inst has {width} bits"));
+        }
+        let (mut fixed, mut known) = (0u64, 0u64);
+        for (i, c) in pattern.chars().rev().enumerate() {
+            match c {
+                '1' => {
+                    fixed |= 1 << i;
+                    known |= 1 << i;
+                }
+                '0' => known |= 1 << i,
+                'v' | '-' => {}
+                _ => return Err(format!("bad Inst pattern char {c:?}")),
+            }
+        }
+        let mut fields = String::new();
+        let mut covered = 0u64;
+        for f in ins["fields"]
+            .as_array()
+            .map(|a| a.as_slice())
+            .unwrap_or(&[])
+        {
+            let (var, var_lo, lo, w) = (
+                s(&f[0]),
+                f[1].as_u64().unwrap_or(0),
+                f[2].as_u64().unwrap_or(0),
+                f[3].as_u64().unwrap_or(0),
+            );
+            if w == 0 || lo + w > width as u64 {
+                return Err(format!(
+                    "field {var} spans bits {lo}..{} of {width}",
+                    lo + w
+                ));
+            }
+            let m = ((1u64 << w) - 1) << lo;
+            if covered & m != 0 || known & m != 0 {
+                return Err(format!("field {var} overlaps other bits"));
+            }
+            covered |= m;
+            write!(
+                fields,
+                "BitField {{ var: {}, var_lo: {var_lo}, inst_lo: {lo}, width: {w} }},",
+                lit(var)
+            )
+            .unwrap();
+        }
+        Ok(format!(
+            "Encoding::Bits(BitLayout {{ width: {width}, fixed: {fixed:#x}, known: {known:#x}, fields: &[{fields}], post_encoder: {} }})",
+            lit(s(&ins["post_encoder"]))
+        ))
+    }
+}
+
+fn flag_bits(order: &[&str], list: &Value) -> Result<u32> {
+    let mut bits = 0;
+    for f in list.as_array().map(|a| a.as_slice()).unwrap_or(&[]) {
+        let i = order
+            .iter()
+            .position(|n| *n == s(f))
+            .ok_or_else(|| format!("unknown flag {f}"))?;
+        bits |= 1 << i;
+    }
+    Ok(bits)
+}

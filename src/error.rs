@@ -1,0 +1,40 @@
+//! Failures of winic itself (bad input, unreadable files). They stop the
+//! command with a message that says what was wrong and what would be valid.
+//! Failures of one instruction form (unencodable, SIGILL …) are data, not
+//! errors, and do not live here.
+
+use std::fmt;
+
+/// A failure that stops the command.
+#[derive(Debug)]
+pub enum Error {
+    /// The user asked for something that does not exist or is malformed.
+    BadInput(String),
+    /// The machine or the environment cannot do what was asked.
+    Unsupported(String),
+    /// An I/O failure, with what was being done.
+    Io(String, std::io::Error),
+}
+
+impl Error {
+    /// The process exit code for this error: 2 for bad input (as clap
+    /// uses), 3 for unsupported, 1 for I/O.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::BadInput(_) => 2,
+            Error::Unsupported(_) => 3,
+            Error::Io(..) => 1,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadInput(m) | Error::Unsupported(m) => f.write_str(m),
+            Error::Io(what, e) => write!(f, "{what}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,792 @@
+//! Typed view over the generated ISA tables: instruction forms, operands,
+//! register classes, registers, aliasing, predicates and features.
+//!
+//! Every binary carries all three ISAs; [`Isa::get`] picks one. The view
+//! knows nothing about benchmarking or encoders: it only answers what LLVM's
+//! records say.
+
+pub mod desc;
+mod tables;
+
+use desc::*;
+use std::fmt;
+
+/// The instruction set architectures winic knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    /// x86-64.
+    X86_64,
+    /// AArch64 (ARMv8/v9, 64-bit).
+    Aarch64,
+    /// RISC-V, 64-bit.
+    Riscv64,
+}
+
+impl Arch {
+    /// All arches, in a fixed order.
+    pub const ALL: [Arch; 3] = [Arch::X86_64, Arch::Aarch64, Arch::Riscv64];
+
+    /// Rust's `target_arch` name, used in file names and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+            Arch::Riscv64 => "riscv64",
+        }
+    }
+
+    /// The arch this binary runs on, if winic knows it.
+    pub fn host() -> Option<Arch> {
+        if cfg!(target_arch = "x86_64") {
+            Some(Arch::X86_64)
+        } else if cfg!(target_arch = "aarch64") {
+            Some(Arch::Aarch64)
+        } else if cfg!(target_arch = "riscv64") {
+            Some(Arch::Riscv64)
+        } else {
+            None
+        }
+    }
+
+    /// Parses an arch name; accepts the common spellings.
+    pub fn parse(s: &str) -> Result<Arch, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "x86_64" | "x86-64" | "x86" | "amd64" | "x64" => Ok(Arch::X86_64),
+            "aarch64" | "arm64" | "armv8" => Ok(Arch::Aarch64),
+            "riscv64" | "riscv" | "rv64" | "riscv64gc" => Ok(Arch::Riscv64),
+            _ => Err(format!(
+                "unknown arch '{s}'; valid: x86_64 (x86), aarch64 (arm64), riscv64 (riscv)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Instruction flags (LLVM `Instruction` bits). The order is build.rs's
+/// `FLAGS`; `FLAG_NAMES` spells it and a test checks the two agree.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    IsPseudo,
+    IsCodeGenOnly,
+    IsAsmParserOnly,
+    IsBranch,
+    IsIndirectBranch,
+    IsCall,
+    IsReturn,
+    IsTerminator,
+    IsBarrier,
+    IsTrap,
+    MayLoad,
+    MayStore,
+    HasSideEffects,
+    IsMoveReg,
+    IsMoveImm,
+    IsCompare,
+    IsCommutable,
+    IsNotDuplicable,
+    MayRaiseFpException,
+    IsPreIselOpcode,
+    IsMeta,
+}
+
+/// LLVM's names of the flags, in bit order.
+pub const FLAG_NAMES: [&str; 21] = [
+    "isPseudo",
+    "isCodeGenOnly",
+    "isAsmParserOnly",
+    "isBranch",
+    "isIndirectBranch",
+    "isCall",
+    "isReturn",
+    "isTerminator",
+    "isBarrier",
+    "isTrap",
+    "mayLoad",
+    "mayStore",
+    "hasSideEffects",
+    "isMoveReg",
+    "isMoveImm",
+    "isCompare",
+    "isCommutable",
+    "isNotDuplicable",
+    "mayRaiseFPException",
+    "isPreISelOpcode",
+    "isMeta",
+];
+
+/// Names of the x86 single-bit encoding fields, in bit order (build.rs `X86_BITS`).
+pub const X86_BIT_NAMES: [&str; 15] = [
+    "rex_w",
+    "vex_4v",
+    "vex_l",
+    "ignores_vex_l",
+    "ignores_w",
+    "evex_k",
+    "evex_z",
+    "evex_l2",
+    "evex_b",
+    "evex_rc",
+    "evex_nf",
+    "lock",
+    "rep",
+    "notrack",
+    "two_cond_ops",
+];
+
+impl Flags {
+    /// Whether `flag` is set.
+    pub fn has(self, flag: Flag) -> bool {
+        self.0 & (1 << flag as u32) != 0
+    }
+
+    /// LLVM names of the set flags.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        FLAG_NAMES
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, n)| *n)
+    }
+}
+
+impl X86Bits {
+    /// Whether the field named `name` (see [`X86_BIT_NAMES`]) is set.
+    pub fn has(self, name: &str) -> bool {
+        X86_BIT_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+
+    /// Names of the set fields.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        X86_BIT_NAMES
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, n)| *n)
+    }
+}
+
+/// One arch's tables.
+pub struct Isa {
+    arch: Arch,
+    instrs: &'static [InstrDesc],
+    operands: &'static [OperandDesc],
+    operand_types: &'static [OperandTypeDesc],
+    sub_operands: &'static [(u16, &'static str)],
+    registers: &'static [RegDesc],
+    classes: &'static [RegClassDesc],
+    features: &'static [FeatureDesc],
+    predicates: &'static [PredicateDesc],
+    by_name: &'static [u32],
+    pool: &'static [u16],
+    strs: &'static [&'static str],
+}
+
+macro_rules! isa_of {
+    ($arch:expr, $m:ident) => {
+        Isa {
+            arch: $arch,
+            instrs: &tables::$m::INSTRS,
+            operands: &tables::$m::OPERANDS,
+            operand_types: &tables::$m::OPERAND_TYPES,
+            sub_operands: &tables::$m::SUB_OPERANDS,
+            registers: &tables::$m::REGISTERS,
+            classes: &tables::$m::CLASSES,
+            features: &tables::$m::FEATURES,
+            predicates: &tables::$m::PREDICATES,
+            by_name: &tables::$m::BY_NAME,
+            pool: &tables::$m::POOL,
+            strs: &tables::$m::STRS,
+        }
+    };
+}
+
+static X86_64: Isa = isa_of!(Arch::X86_64, x86_64);
+static AARCH64: Isa = isa_of!(Arch::Aarch64, aarch64);
+static RISCV64: Isa = isa_of!(Arch::Riscv64, riscv64);
+
+fn slice<T>(all: &'static [T], r: Range) -> &'static [T] {
+    &all[r.0 as usize..(r.0 + r.1) as usize]
+}
+
+impl Isa {
+    /// The tables of `arch`.
+    pub fn get(arch: Arch) -> &'static Isa {
+        match arch {
+            Arch::X86_64 => &X86_64,
+            Arch::Aarch64 => &AARCH64,
+            Arch::Riscv64 => &RISCV64,
+        }
+    }
+
+    /// Which arch these tables describe.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// All instruction records (pseudos included), in LLVM opcode order.
+    pub fn instrs(&'static self) -> impl Iterator<Item = Instr> + 'static {
+        (0..self.instrs.len()).map(move |i| Instr {
+            isa: self,
+            opcode: i as u32,
+        })
+    }
+
+    /// Real instruction forms: neither pseudo nor codegen-only.
+    pub fn real_instrs(&'static self) -> impl Iterator<Item = Instr> + 'static {
+        self.instrs().filter(|i| i.is_real())
+    }
+
+    /// The instruction with LLVM opcode number `opcode`.
+    pub fn instr_by_opcode(&'static self, opcode: u32) -> Option<Instr> {
+        ((opcode as usize) < self.instrs.len()).then_some(Instr { isa: self, opcode })
+    }
+
+    /// The instruction record named `name` (exact, case-sensitive).
+    pub fn instr(&'static self, name: &str) -> Option<Instr> {
+        self.by_name
+            .binary_search_by(|&i| self.instrs[i as usize].name.cmp(name))
+            .ok()
+            .map(|k| Instr {
+                isa: self,
+                opcode: self.by_name[k],
+            })
+    }
+
+    /// Up to `n` record names closest to `name`: case-insensitive equal, then
+    /// prefix matches, then by edit distance.
+    pub fn closest_instr_names(&'static self, name: &str, n: usize) -> Vec<&'static str> {
+        let lower = name.to_ascii_lowercase();
+        let mut scored: Vec<(usize, &'static str)> = self
+            .instrs
+            .iter()
+            .map(|d| {
+                let cand = d.name.to_ascii_lowercase();
+                let score = if cand == lower {
+                    0
+                } else if cand.starts_with(&lower) {
+                    1 + cand.len() - lower.len()
+                } else {
+                    100 + edit_distance(&lower, &cand)
+                };
+                (score, d.name)
+            })
+            .collect();
+        scored.sort();
+        scored.into_iter().take(n).map(|(_, s)| s).collect()
+    }
+
+    /// All registers, by name.
+    pub fn registers(&'static self) -> impl Iterator<Item = Reg> + 'static {
+        (0..self.registers.len()).map(move |i| Reg {
+            isa: self,
+            id: i as u16,
+        })
+    }
+
+    /// The register named `name` (record name, e.g. `RAX`, `Q0_Q1`).
+    pub fn register(&'static self, name: &str) -> Option<Reg> {
+        self.registers
+            .binary_search_by(|r| r.name.cmp(name))
+            .ok()
+            .map(|i| Reg {
+                isa: self,
+                id: i as u16,
+            })
+    }
+
+    /// All register classes, by name.
+    pub fn classes(&'static self) -> impl Iterator<Item = RegClass> + 'static {
+        (0..self.classes.len()).map(move |i| RegClass {
+            isa: self,
+            id: i as u16,
+        })
+    }
+
+    /// The register class named `name`.
+    pub fn class(&'static self, name: &str) -> Option<RegClass> {
+        self.classes
+            .binary_search_by(|c| c.name.cmp(name))
+            .ok()
+            .map(|i| RegClass {
+                isa: self,
+                id: i as u16,
+            })
+    }
+
+    /// The subtarget feature named `name` (LLVM's name, `avx512f`).
+    pub fn feature(&'static self, name: &str) -> Option<&'static FeatureDesc> {
+        self.features
+            .binary_search_by(|f| f.name.cmp(name))
+            .ok()
+            .map(|i| &self.features[i])
+    }
+
+    /// All subtarget features, by name.
+    pub fn features(&'static self) -> &'static [FeatureDesc] {
+        self.features
+    }
+
+    /// Names of the features `name` implies, transitively (not itself).
+    pub fn implied_features(&'static self, name: &str) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        let mut todo = vec![name.to_string()];
+        while let Some(f) = todo.pop() {
+            let Some(desc) = self.feature(&f) else {
+                continue;
+            };
+            for &id in slice(self.pool, desc.implies) {
+                let n = self.features[id as usize].name;
+                if !out.contains(&n) {
+                    out.push(n);
+                    todo.push(n.to_string());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn reg_list(&'static self, r: Range) -> impl Iterator<Item = Reg> + 'static {
+        slice(self.pool, r)
+            .iter()
+            .map(move |&id| Reg { isa: self, id })
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// An instruction form.
+#[derive(Clone, Copy)]
+pub struct Instr {
+    isa: &'static Isa,
+    opcode: u32,
+}
+
+impl Instr {
+    fn d(&self) -> &'static InstrDesc {
+        &self.isa.instrs[self.opcode as usize]
+    }
+
+    /// The tables this form belongs to.
+    pub fn isa(&self) -> &'static Isa {
+        self.isa
+    }
+
+    /// LLVM record name (`ADD64rr`).
+    pub fn name(&self) -> &'static str {
+        self.d().name
+    }
+
+    /// LLVM opcode number (as in `llvm-mc -show-inst`).
+    pub fn opcode(&self) -> u32 {
+        self.opcode
+    }
+
+    /// The raw `AsmString` template.
+    pub fn asm_string(&self) -> &'static str {
+        self.d().asm
+    }
+
+    /// The assembly template in the syntax winic prints: Intel on x86
+    /// (variant 1 of `{att|intel}`), the only variant elsewhere.
+    pub fn asm_template(&self) -> String {
+        let variant = if self.isa.arch == Arch::X86_64 { 1 } else { 0 };
+        select_asm_variant(self.d().asm, variant)
+    }
+
+    /// The mnemonic of [`Instr::asm_template`] (empty for pseudos).
+    pub fn mnemonic(&self) -> String {
+        let t = self.asm_template();
+        t.split(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// Size in bytes where LLVM states it (0 on x86).
+    pub fn size(&self) -> u8 {
+        self.d().size
+    }
+
+    /// Operands in order: outputs, then inputs (LLVM's MC order).
+    pub fn operands(&self) -> impl Iterator<Item = Operand> + 'static {
+        let isa = self.isa;
+        slice(isa.operands, self.d().operands)
+            .iter()
+            .enumerate()
+            .map(move |(i, d)| Operand {
+                isa,
+                d,
+                index: i as u8,
+            })
+    }
+
+    /// The operand named `name`.
+    pub fn operand(&self, name: &str) -> Option<Operand> {
+        self.operands().find(|o| o.name() == name)
+    }
+
+    /// Registers written implicitly (`Defs`).
+    pub fn implicit_defs(&self) -> impl Iterator<Item = Reg> + 'static {
+        self.isa.reg_list(self.d().defs)
+    }
+
+    /// Registers read implicitly (`Uses`).
+    pub fn implicit_uses(&self) -> impl Iterator<Item = Reg> + 'static {
+        self.isa.reg_list(self.d().uses)
+    }
+
+    /// Flags set to true.
+    pub fn flags(&self) -> Flags {
+        self.d().flags
+    }
+
+    /// Tri-state flags LLVM left unset and infers from patterns.
+    pub fn unknown_flags(&self) -> Flags {
+        self.d().unknown
+    }
+
+    /// Whether `flag` is set.
+    pub fn has(&self, flag: Flag) -> bool {
+        self.d().flags.has(flag)
+    }
+
+    /// Neither pseudo nor codegen-only: a form an assembler accepts.
+    pub fn is_real(&self) -> bool {
+        !self.has(Flag::IsPseudo) && !self.has(Flag::IsCodeGenOnly)
+    }
+
+    /// The predicates this form requires.
+    pub fn predicates(&self) -> impl Iterator<Item = &'static PredicateDesc> + 'static {
+        let isa = self.isa;
+        slice(isa.pool, self.d().predicates)
+            .iter()
+            .map(move |&id| &isa.predicates[id as usize])
+    }
+
+    /// The required features as one expression (`avx512f && avx512vl`), or
+    /// `None` when no predicate restricts the form.
+    pub fn required_features(&self) -> Option<String> {
+        let conds: Vec<&str> = self
+            .predicates()
+            .map(|p| p.cond)
+            .filter(|c| *c != "true")
+            .collect();
+        (!conds.is_empty()).then(|| conds.join(" && "))
+    }
+
+    /// The encoding description.
+    pub fn encoding(&self) -> &'static Encoding {
+        &self.d().encoding
+    }
+}
+
+impl fmt::Debug for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.isa.arch, self.name())
+    }
+}
+
+/// Chooses variant `variant` of every `{a|b|…}` group of an `AsmString`
+/// as LLVM's `FlattenAsmStringVariants` does (x86: AT&T is 0, Intel 1; a
+/// group without that alternative contributes nothing; `${op}` and `\{` are
+/// not groups; braces nested in a group are literal), then resolves `\x`
+/// escapes. Strings of single-variant targets pass through unchanged.
+pub fn select_asm_variant(asm: &str, variant: usize) -> String {
+    let b = asm.as_bytes();
+    let mut flat = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        let is_group = b[i] == b'{' && (i == 0 || (b[i - 1] != b'$' && b[i - 1] != b'\\'));
+        if !is_group {
+            let next = (i + 1..b.len())
+                .find(|&j| b[j] == b'{' && b[j - 1] != b'$' && b[j - 1] != b'\\')
+                .unwrap_or(b.len());
+            flat.push_str(&asm[i..next]);
+            i = next;
+            continue;
+        }
+        let mut end = i + 1;
+        let mut depth = 1;
+        while end < b.len() {
+            if b[end] == b'}' && b[end - 1] != b'\\' {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            } else if b[end] == b'{' {
+                depth += 1;
+            }
+            end += 1;
+        }
+        if let Some(alt) = asm[i + 1..end].split('|').nth(variant) {
+            flat.push_str(alt);
+        }
+        i = end + 1;
+    }
+    let mut out = String::with_capacity(flat.len());
+    let mut chars = flat.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// One operand of an instruction form.
+#[derive(Clone, Copy)]
+pub struct Operand {
+    isa: &'static Isa,
+    d: &'static OperandDesc,
+    index: u8,
+}
+
+impl Operand {
+    /// Position in the instruction's operand list.
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    /// Name (`dst`, `src1`, `Rd`).
+    pub fn name(&self) -> &'static str {
+        self.d.name
+    }
+
+    /// Written (`outs`) or read (`ins`).
+    pub fn io(&self) -> Io {
+        self.d.io
+    }
+
+    /// Whether the instruction writes this operand.
+    pub fn is_def(&self) -> bool {
+        self.d.io == Io::Out
+    }
+
+    /// The operand type.
+    pub fn ty(&self) -> OperandType {
+        OperandType {
+            isa: self.isa,
+            d: &self.isa.operand_types[self.d.ty as usize],
+        }
+    }
+
+    /// Index of the operand this one is tied to (`$src1 = $dst`).
+    pub fn tied_to(&self) -> Option<usize> {
+        self.d.tied_to.map(usize::from)
+    }
+
+    /// `@earlyclobber`.
+    pub fn early_clobber(&self) -> bool {
+        self.d.early_clobber
+    }
+
+    /// The sub-operand names the instruction gives a complex operand
+    /// (`(arith_shifted_reg64 $Rm, $shift)`); empty otherwise.
+    pub fn sub_names(&self) -> &'static [&'static str] {
+        slice(self.isa.strs, self.d.sub_names)
+    }
+}
+
+/// An operand type: register class, register operand, immediate, memory …
+#[derive(Clone, Copy)]
+pub struct OperandType {
+    isa: &'static Isa,
+    d: &'static OperandTypeDesc,
+}
+
+impl OperandType {
+    /// The raw description.
+    pub fn desc(&self) -> &'static OperandTypeDesc {
+        self.d
+    }
+
+    /// Record name.
+    pub fn name(&self) -> &'static str {
+        self.d.name
+    }
+
+    /// Kind.
+    pub fn kind(&self) -> OperandKind {
+        self.d.kind
+    }
+
+    /// The register class of a register operand.
+    pub fn class(&self) -> Option<RegClass> {
+        self.d.class.map(|id| RegClass { isa: self.isa, id })
+    }
+
+    /// Immediate width and range, where LLVM states them.
+    pub fn imm(&self) -> Option<ImmInfo> {
+        self.d.imm
+    }
+
+    /// Sub-operands (`MIOperandInfo`): (type, name).
+    pub fn sub_operands(&self) -> impl Iterator<Item = (OperandType, &'static str)> + 'static {
+        let isa = self.isa;
+        slice(isa.sub_operands, self.d.sub)
+            .iter()
+            .map(move |&(id, n)| {
+                (
+                    OperandType {
+                        isa,
+                        d: &isa.operand_types[id as usize],
+                    },
+                    n,
+                )
+            })
+    }
+}
+
+/// A register.
+#[derive(Clone, Copy)]
+pub struct Reg {
+    isa: &'static Isa,
+    id: u16,
+}
+
+impl Reg {
+    fn d(&self) -> &'static RegDesc {
+        &self.isa.registers[self.id as usize]
+    }
+
+    /// Index in the arch's register table.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// Record name (`RAX`).
+    pub fn name(&self) -> &'static str {
+        self.d().name
+    }
+
+    /// Assembly name (`rax`); the record name lower-cased when LLVM gives none.
+    pub fn asm_name(&self) -> String {
+        let d = self.d();
+        if d.asm.is_empty() {
+            d.name.to_ascii_lowercase()
+        } else {
+            d.asm.to_string()
+        }
+    }
+
+    /// Alternative assembly names (`ra` for RISC-V `X1`).
+    pub fn alt_names(&self) -> &'static [&'static str] {
+        slice(self.isa.strs, self.d().alt)
+    }
+
+    /// Hardware encoding.
+    pub fn encoding(&self) -> u16 {
+        self.d().enc
+    }
+
+    /// Direct sub-registers.
+    pub fn sub_regs(&self) -> impl Iterator<Item = Reg> + 'static {
+        self.isa.reg_list(self.d().sub)
+    }
+
+    /// All sub-registers, transitively.
+    pub fn all_sub_regs(&self) -> impl Iterator<Item = Reg> + 'static {
+        self.isa.reg_list(self.d().all_sub)
+    }
+
+    /// Whether `self` contains `other` (`RAX` contains `EAX`, `AX`, `AL`).
+    pub fn contains(&self, other: Reg) -> bool {
+        self.all_sub_regs().any(|r| r == other)
+    }
+
+    /// Whether writing one of the two can change the other: same register,
+    /// one contains the other, or they share a sub-register (tuples).
+    pub fn overlaps(&self, other: Reg) -> bool {
+        if *self == other || self.contains(other) || other.contains(*self) {
+            return true;
+        }
+        let mine: Vec<Reg> = self.all_sub_regs().collect();
+        other.all_sub_regs().any(|r| mine.contains(&r))
+    }
+
+    /// Synthesized from a `RegisterTuples`.
+    pub fn is_tuple(&self) -> bool {
+        self.d().tuple
+    }
+}
+
+impl PartialEq for Reg {
+    fn eq(&self, other: &Reg) -> bool {
+        self.id == other.id && std::ptr::eq(self.isa, other.isa)
+    }
+}
+
+impl Eq for Reg {}
+
+impl fmt::Debug for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A register class.
+#[derive(Clone, Copy)]
+pub struct RegClass {
+    isa: &'static Isa,
+    id: u16,
+}
+
+impl RegClass {
+    fn d(&self) -> &'static RegClassDesc {
+        &self.isa.classes[self.id as usize]
+    }
+
+    /// Record name (`GR64`).
+    pub fn name(&self) -> &'static str {
+        self.d().name
+    }
+
+    /// Register size in bits.
+    pub fn bits(&self) -> u32 {
+        self.d().bits
+    }
+
+    /// Members in allocation order.
+    pub fn members(&self) -> impl Iterator<Item = Reg> + 'static {
+        self.isa.reg_list(self.d().members)
+    }
+
+    /// Whether `reg` is a member.
+    pub fn contains(&self, reg: Reg) -> bool {
+        self.members().any(|r| r == reg)
+    }
+}
+
+impl fmt::Debug for RegClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests;

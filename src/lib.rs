@@ -1,0 +1,12 @@
+//! winic measures, on the machine it runs on, the throughput and the
+//! per-operand latencies of the instruction forms of x86-64, AArch64 and
+//! RISC-V, from LLVM's TableGen records compiled into the binary.
+//!
+//! Modules, in pipeline order: [`isa`] (the tables), [`inspect`] (list and
+//! show them), [`error`] (failures of winic itself).
+
+#![warn(missing_docs, unsafe_op_in_unsafe_fn)]
+
+pub mod error;
+pub mod inspect;
+pub mod isa;
