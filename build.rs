@@ -143,8 +143,16 @@ struct Gen<'a> {
     /// Pool of u16 ids (registers, predicates, features), deduplicated by content.
     pool: Vec<u16>,
     pool_index: HashMap<Vec<u16>, u32>,
-    /// Pool of strings (alt names, sub-operand names).
+    /// String refs (alt names, sub-operand names), referenced by range.
     strs: Vec<String>,
+    /// All strings, concatenated; `Str(offset, len)` points into it. Offsets
+    /// instead of `&str` keep the tables free of relocations: in a static-pie
+    /// binary a `&str` costs 16 bytes plus a 24-byte dynamic relocation.
+    blob: String,
+    interned: HashMap<String, (u32, u32)>,
+    /// Rows of `ENCODINGS` (x86 fields or bit layouts) and of `FIELDS`.
+    encodings: Vec<String>,
+    fields: Vec<String>,
 }
 
 impl<'a> Gen<'a> {
@@ -160,6 +168,10 @@ impl<'a> Gen<'a> {
             pool: Vec::new(),
             pool_index: HashMap::new(),
             strs: Vec::new(),
+            blob: String::new(),
+            interned: HashMap::new(),
+            encodings: Vec::new(),
+            fields: Vec::new(),
         })
     }
 
@@ -195,6 +207,20 @@ impl<'a> Gen<'a> {
         Ok(self.ids(ids))
     }
 
+    /// Interns `text`; returns the Rust expression `Str(offset, len)`.
+    fn st(&mut self, text: &str) -> String {
+        let (o, l) = match self.interned.get(text) {
+            Some(&ol) => ol,
+            None => {
+                let ol = (self.blob.len() as u32, text.len() as u32);
+                self.blob.push_str(text);
+                self.interned.insert(text.to_string(), ol);
+                ol
+            }
+        };
+        format!("Str({o}, {l})")
+    }
+
     fn strings(&mut self, list: &Value) -> (u32, u32) {
         let items: Vec<String> = list
             .as_array()
@@ -228,20 +254,12 @@ impl<'a> Gen<'a> {
             self.arch
         )
         .unwrap();
-        let features = self.emit_features()?;
-        let preds = self.emit_predicates()?;
-        let regs = self.emit_registers()?;
-        let classes = self.emit_classes()?;
-        let optypes = self.emit_operand_types()?;
-        let (instrs, operands, name_index) = self.emit_instructions()?;
-        out += &features;
-        out += &preds;
-        out += &regs;
-        out += &classes;
-        out += &optypes;
-        out += &instrs;
-        out += &operands;
-        out += &name_index;
+        out += &self.emit_features()?;
+        out += &self.emit_predicates()?;
+        out += &self.emit_registers()?;
+        out += &self.emit_classes()?;
+        out += &self.emit_operand_types()?;
+        out += &self.emit_instructions()?;
         writeln!(
             out,
             "/// Ids referenced by (start, len) from the tables above."
@@ -254,32 +272,70 @@ impl<'a> Gen<'a> {
             self.pool
         )
         .unwrap();
+        let strs = std::mem::take(&mut self.strs);
+        let refs: Vec<String> = strs.iter().map(|t| self.st(t)).collect();
         writeln!(
             out,
             "/// Strings referenced by (start, len): alternative names, sub-operand names."
         )
         .unwrap();
-        write!(out, "pub static STRS: [&str; {}] = [", self.strs.len()).unwrap();
-        for st in &self.strs {
-            write!(out, "{},", lit(st)).unwrap();
-        }
-        writeln!(out, "];").unwrap();
+        writeln!(
+            out,
+            "pub static STRS: [Str; {}] = [{}];",
+            refs.len(),
+            refs.join(",")
+        )
+        .unwrap();
+        let enc_ty = if self.arch == "x86_64" {
+            "X86EncodingDesc"
+        } else {
+            "BitLayoutDesc"
+        };
+        writeln!(out, "/// Encodings, indexed by `InstrDesc::enc`.").unwrap();
+        writeln!(
+            out,
+            "pub static ENCODINGS: [{enc_ty}; {}] = [\n{}];",
+            self.encodings.len(),
+            self.encodings.join(",\n")
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "/// Operand fields of the bit layouts, referenced by (start, len)."
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "pub static FIELDS: [BitFieldDesc; {}] = [{}];",
+            self.fields.len(),
+            self.fields.join(",")
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "/// Every string of these tables; `Str(offset, len)` points into it."
+        )
+        .unwrap();
+        writeln!(out, "pub static BLOB: &str = {};", lit(&self.blob)).unwrap();
         Ok(out)
     }
 
     fn emit_features(&mut self) -> Result<String> {
         let m = obj(&self.data["features"], "features")?;
+        let features = self.features.clone();
         let mut out = format!("/// Subtarget features (LLVM `SubtargetFeature`), by name.\npub static FEATURES: [FeatureDesc; {}] = [\n", m.len());
         for (name, f) in m {
             let (is, il) = self
-                .names("feature", &self.features.clone(), &f["implies"])
+                .names("feature", &features, &f["implies"])
                 .map_err(|e| format!("feature {name}: {e}"))?;
+            let (n, r, d) = (
+                self.st(name),
+                self.st(s(&f["record"])),
+                self.st(s(&f["desc"])),
+            );
             writeln!(
                 out,
-                "FeatureDesc {{ name: {}, record: {}, desc: {}, implies: ({is}, {il}) }},",
-                lit(name),
-                lit(s(&f["record"])),
-                lit(s(&f["desc"]))
+                "FeatureDesc {{ name: {n}, record: {r}, desc: {d}, implies: ({is}, {il}) }},"
             )
             .unwrap();
         }
@@ -291,14 +347,8 @@ impl<'a> Gen<'a> {
         let m = obj(&self.data["predicates"], "predicates")?;
         let mut out = format!("/// Predicates (LLVM `Predicate`), by name; `cond` is over feature names.\npub static PREDICATES: [PredicateDesc; {}] = [\n", m.len());
         for (name, p) in m {
-            writeln!(
-                out,
-                "PredicateDesc {{ name: {}, cond: {}, raw: {} }},",
-                lit(name),
-                lit(s(&p["cond"])),
-                lit(s(&p["raw"]))
-            )
-            .unwrap();
+            let (n, c, r) = (self.st(name), self.st(s(&p["cond"])), self.st(s(&p["raw"])));
+            writeln!(out, "PredicateDesc {{ name: {n}, cond: {c}, raw: {r} }},").unwrap();
         }
         out += "];\n";
         Ok(out)
@@ -309,29 +359,19 @@ impl<'a> Gen<'a> {
         let regs = self.regs.clone();
         let mut out = format!("/// Registers, sorted by name; ids index this array.\npub static REGISTERS: [RegDesc; {}] = [\n", m.len());
         for (name, r) in m {
-            let enc = r["enc"]
-                .as_u64()
-                .ok_or_else(|| format!("register {name}: no enc"))?;
-            let (ss, sl) = self
-                .names("register", &regs, &r["sub"])
-                .map_err(|e| format!("register {name}: {e}"))?;
+            let err = |e: String| format!("register {name}: {e}");
+            let enc = r["enc"].as_u64().ok_or_else(|| err("no enc".into()))?;
+            let (ss, sl) = self.names("register", &regs, &r["sub"]).map_err(err)?;
             let all = if r.get("all_sub").is_some() {
                 &r["all_sub"]
             } else {
                 &r["sub"]
             };
-            let (as_, al) = self
-                .names("register", &regs, all)
-                .map_err(|e| format!("register {name}: {e}"))?;
+            let (as_, al) = self.names("register", &regs, all).map_err(err)?;
             let (ts, tl) = self.strings(&r["alt"]);
-            writeln!(
-                out,
-                "RegDesc {{ name: {}, asm: {}, alt: ({ts}, {tl}), enc: {enc}, sub: ({ss}, {sl}), all_sub: ({as_}, {al}), tuple: {} }},",
-                lit(name),
-                lit(s(&r["asm"])),
-                r["tuple"].as_bool().unwrap_or(false)
-            )
-            .unwrap();
+            let (n, a) = (self.st(name), self.st(s(&r["asm"])));
+            let tuple = r["tuple"].as_bool().unwrap_or(false);
+            writeln!(out, "RegDesc {{ name: {n}, asm: {a}, alt: ({ts}, {tl}), enc: {enc}, sub: ({ss}, {sl}), all_sub: ({as_}, {al}), tuple: {tuple} }},").unwrap();
         }
         out += "];\n";
         Ok(out)
@@ -345,10 +385,10 @@ impl<'a> Gen<'a> {
             let (ms, ml) = self
                 .names("register", &regs, &c["members"])
                 .map_err(|e| format!("class {name}: {e}"))?;
+            let n = self.st(name);
             writeln!(
                 out,
-                "RegClassDesc {{ name: {}, bits: {}, members: ({ms}, {ml}) }},",
-                lit(name),
+                "RegClassDesc {{ name: {n}, bits: {}, members: ({ms}, {ml}) }},",
                 c["bits"].as_u64().unwrap_or(0)
             )
             .unwrap();
@@ -360,7 +400,7 @@ impl<'a> Gen<'a> {
     fn emit_operand_types(&mut self) -> Result<String> {
         let m = obj(&self.data["operand_types"], "operand_types")?;
         let mut out = format!("/// Operand types (register classes, RegisterOperands, Operands), sorted by name.\npub static OPERAND_TYPES: [OperandTypeDesc; {}] = [\n", m.len());
-        let mut subs: Vec<(u16, String)> = Vec::new();
+        let mut subs: Vec<String> = Vec::new();
         for (name, t) in m {
             let kind = match s(&t["kind"]) {
                 "reg" => "Reg",
@@ -401,35 +441,31 @@ impl<'a> Gen<'a> {
                 .unwrap_or(&[])
             {
                 let tname = s(&st[0]);
-                let id = self.optypes.get(tname).ok_or_else(|| {
+                let id = *self.optypes.get(tname).ok_or_else(|| {
                     format!("operand type {name}: unknown sub-operand type {tname}")
                 })?;
-                subs.push((*id as u16, s(&st[1]).to_string()));
+                let sn = self.st(s(&st[1]));
+                subs.push(format!("({id}, {sn})"));
             }
-            writeln!(
-                out,
-                "OperandTypeDesc {{ name: {}, kind: OperandKind::{kind}, class: {class}, optype: {}, vt: {}, print: {}, encode: {}, decode: {}, parser: {}, imm: {imm}, sub: ({sub_start}, {}) }},",
-                lit(name),
-                lit(s(&t["optype"])),
-                lit(s(&t["vt"])),
-                lit(s(&t["print"])),
-                lit(s(&t["encode"])),
-                lit(s(&t["decode"])),
-                lit(s(&t["parser"])),
-                subs.len() - sub_start
-            )
-            .unwrap();
+            let sub_len = subs.len() - sub_start;
+            let [n, optype, vt, print, encode, decode, parser] = [
+                name.as_str(),
+                s(&t["optype"]),
+                s(&t["vt"]),
+                s(&t["print"]),
+                s(&t["encode"]),
+                s(&t["decode"]),
+                s(&t["parser"]),
+            ]
+            .map(|x| self.st(x));
+            writeln!(out, "OperandTypeDesc {{ name: {n}, kind: OperandKind::{kind}, class: {class}, optype: {optype}, vt: {vt}, print: {print}, encode: {encode}, decode: {decode}, parser: {parser}, imm: {imm}, sub: ({sub_start}, {sub_len}) }},").unwrap();
         }
         out += "];\n";
-        write!(out, "/// Sub-operands of complex operand types: (type id, name).\npub static SUB_OPERANDS: [(u16, &str); {}] = [", subs.len()).unwrap();
-        for (id, n) in &subs {
-            write!(out, "({id}, {}),", lit(n)).unwrap();
-        }
-        out += "];\n";
+        writeln!(out, "/// Sub-operands of complex operand types: (type id, name).\npub static SUB_OPERANDS: [(u16, Str); {}] = [{}];", subs.len(), subs.join(",")).unwrap();
         Ok(out)
     }
 
-    fn emit_instructions(&mut self) -> Result<(String, String, String)> {
+    fn emit_instructions(&mut self) -> Result<String> {
         let list = self.data["instructions"]
             .as_array()
             .ok_or("instructions is not a list")?;
@@ -449,6 +485,9 @@ impl<'a> Gen<'a> {
                 return Err(err("duplicate name".into()));
             }
             let ops = ins["ops"].as_array().ok_or_else(|| err("no ops".into()))?;
+            if ops.len() > u8::MAX as usize {
+                return Err(err(format!("{} operands", ops.len())));
+            }
             let op_start = n_ops;
             let early: Vec<&str> = ins
                 .get("earlyclobber")
@@ -474,13 +513,9 @@ impl<'a> Gen<'a> {
                 };
                 let io = if s(&op["io"]) == "out" { "Out" } else { "In" };
                 let (ss, sl) = self.strings(op.get("sub_names").unwrap_or(&Value::Null));
-                writeln!(
-                    ops_out,
-                    "OperandDesc {{ name: {}, io: Io::{io}, ty: {ty_id}, tied_to: {tied}, sub_names: ({ss}, {sl}), early_clobber: {} }},",
-                    lit(oname),
-                    early.contains(&oname)
-                )
-                .unwrap();
+                let on = self.st(oname);
+                let ec = early.contains(&oname);
+                writeln!(ops_out, "OperandDesc {{ name: {on}, io: Io::{io}, ty: {ty_id}, tied_to: {tied}, sub_names: ({ss}, {sl}), early_clobber: {ec} }},").unwrap();
                 n_ops += 1;
             }
             let (ds, dl) = self.names("register", &regs, &ins["defs"]).map_err(err)?;
@@ -490,61 +525,49 @@ impl<'a> Gen<'a> {
                 .map_err(err)?;
             let flags = flag_bits(&FLAGS, &ins["flags"]).map_err(err)?;
             let unknown = flag_bits(&FLAGS, &ins["unknown"]).map_err(err)?;
-            let encoding = self.encoding(ins).map_err(err)?;
-            writeln!(
-                out,
-                "InstrDesc {{ name: {}, asm: {}, size: {}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), encoding: {encoding} }},",
-                lit(name),
-                lit(s(&ins["asm"])),
-                ins["size"].as_u64().unwrap_or(0),
-                ops.len()
-            )
-            .unwrap();
+            let enc = self.encoding(ins).map_err(err)?;
+            let (n, a) = (self.st(name), self.st(s(&ins["asm"])));
+            let size = ins["size"].as_u64().unwrap_or(0);
+            writeln!(out, "InstrDesc {{ name: {n}, asm: {a}, size: {size}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), enc: {enc} }},", ops.len()).unwrap();
         }
         out += "];\n";
-        let ops = format!("/// Operands of all instructions, referenced by (start, len).\npub static OPERANDS: [OperandDesc; {n_ops}] = [\n{ops_out}];\n");
-        let mut idx = format!("/// Instruction ids sorted by name, for binary search.\npub static BY_NAME: [u32; {}] = [", names.len());
-        for i in names.values() {
-            write!(idx, "{i},").unwrap();
-        }
-        idx += "];\n";
-        Ok((out, ops, idx))
+        writeln!(out, "/// Operands of all instructions, referenced by (start, len).\npub static OPERANDS: [OperandDesc; {n_ops}] = [\n{ops_out}];").unwrap();
+        let ids: Vec<String> = names.values().map(|i| i.to_string()).collect();
+        writeln!(out, "/// Instruction ids sorted by name, for binary search.\npub static BY_NAME: [u32; {}] = [{}];", ids.len(), ids.join(",")).unwrap();
+        Ok(out)
     }
 
+    /// Adds the instruction's encoding to `ENCODINGS`; returns its index, or
+    /// `NO_ENCODING`.
     fn encoding(&mut self, ins: &Value) -> Result<String> {
         if let Some(x) = ins.get("x86") {
-            let bits = flag_bits(
-                &X86_BITS,
-                &Value::Array(
-                    X86_BITS
-                        .iter()
-                        .filter(|b| x.get(**b).is_some())
-                        .map(|b| Value::from(*b))
-                        .collect(),
-                ),
-            )?;
+            let set: Vec<Value> = X86_BITS
+                .iter()
+                .filter(|b| x.get(**b).is_some())
+                .map(|b| Value::from(*b))
+                .collect();
+            let bits = flag_bits(&X86_BITS, &Value::Array(set))?;
             let num = |k: &str| x[k].as_u64().unwrap_or(0);
-            return Ok(format!(
-                "Encoding::X86(X86Encoding {{ form: {}, form_value: {}, map: {}, prefix: {}, openc: {}, opcode: {}, opsize: {}, adsize: {}, immt: {}, explicit_prefix: {}, fpform: {}, bits: X86Bits({bits:#x}), cd8_scale: {}, cd8_form: {}, cd8_elt_size: {}, vect_size: {} }})",
-                lit(s(&x["form"])),
-                num("form_value"),
-                lit(s(&x["map"])),
-                lit(s(&x["prefix"])),
-                lit(s(&x["openc"])),
-                num("opcode"),
-                lit(s(&x["opsize"])),
-                lit(s(&x["adsize"])),
-                lit(s(&x["immt"])),
-                lit(s(&x["explicit_prefix"])),
-                lit(s(&x["fpform"])),
-                num("cd8_scale"),
-                num("cd8_form"),
-                num("cd8_elt_size"),
-                num("vect_size")
+            let [form, map, prefix, openc, opsize, adsize, immt, explicit_prefix, fpform] = [
+                "form",
+                "map",
+                "prefix",
+                "openc",
+                "opsize",
+                "adsize",
+                "immt",
+                "explicit_prefix",
+                "fpform",
+            ]
+            .map(|k| self.st(s(&x[k])));
+            self.encodings.push(format!(
+                "X86EncodingDesc {{ form: {form}, form_value: {}, map: {map}, prefix: {prefix}, openc: {openc}, opcode: {}, opsize: {opsize}, adsize: {adsize}, immt: {immt}, explicit_prefix: {explicit_prefix}, fpform: {fpform}, bits: X86Bits({bits:#x}), cd8_scale: {}, cd8_form: {}, cd8_elt_size: {}, vect_size: {} }}",
+                num("form_value"), num("opcode"), num("cd8_scale"), num("cd8_form"), num("cd8_elt_size"), num("vect_size")
             ));
+            return Ok((self.encodings.len() - 1).to_string());
         }
         let Some(pattern) = ins.get("inst").and_then(|p| p.as_str()) else {
-            return Ok("Encoding::None".into());
+            return Ok("NO_ENCODING".into());
         };
         let width = pattern.len();
         if width > 64 || width == 0 {
@@ -562,7 +585,7 @@ impl<'a> Gen<'a> {
                 _ => return Err(format!("bad Inst pattern char {c:?}")),
             }
         }
-        let mut fields = String::new();
+        let field_start = self.fields.len();
         let mut covered = 0u64;
         for f in ins["fields"]
             .as_array()
@@ -586,17 +609,17 @@ impl<'a> Gen<'a> {
                 return Err(format!("field {var} overlaps other bits"));
             }
             covered |= m;
-            write!(
-                fields,
-                "BitField {{ var: {}, var_lo: {var_lo}, inst_lo: {lo}, width: {w} }},",
-                lit(var)
-            )
-            .unwrap();
+            let v = self.st(var);
+            self.fields.push(format!(
+                "BitFieldDesc {{ var: {v}, var_lo: {var_lo}, inst_lo: {lo}, width: {w} }}"
+            ));
         }
-        Ok(format!(
-            "Encoding::Bits(BitLayout {{ width: {width}, fixed: {fixed:#x}, known: {known:#x}, fields: &[{fields}], post_encoder: {} }})",
-            lit(s(&ins["post_encoder"]))
-        ))
+        let post = self.st(s(&ins["post_encoder"]));
+        self.encodings.push(format!(
+            "BitLayoutDesc {{ width: {width}, fixed: {fixed:#x}, known: {known:#x}, fields: ({field_start}, {}), post_encoder: {post} }}",
+            self.fields.len() - field_start
+        ));
+        Ok((self.encodings.len() - 1).to_string())
     }
 }
 

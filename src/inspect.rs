@@ -1,8 +1,8 @@
 //! Human-readable views of the ISA tables: `winic list` and `winic show`.
 
 use crate::error::Error;
-use crate::isa::desc::{Encoding, OperandKind};
-use crate::isa::{Arch, Instr, Isa, Operand, OperandType};
+use crate::isa::desc::OperandKind;
+use crate::isa::{Arch, Encoding, Instr, Isa, Operand, OperandType};
 use std::fmt::Write as _;
 
 /// What `winic list` selects.
@@ -149,8 +149,7 @@ fn describe_type(t: &OperandType) -> String {
         OperandKind::Ptr => s.push_str(" (pointer register)"),
         OperandKind::Other => s.push_str(" (other)"),
     }
-    let d = t.desc();
-    let methods: Vec<String> = [("print", d.print), ("encode", d.encode)]
+    let methods: Vec<String> = [("print", t.print_method()), ("encode", t.encoder_method())]
         .iter()
         .filter(|(_, m)| !m.is_empty() && *m != "printOperand")
         .map(|(k, m)| format!("{k} {m}"))
@@ -220,7 +219,7 @@ pub fn show(i: &Instr) -> String {
     }
     let preds: Vec<String> = i
         .predicates()
-        .map(|p| format!("{} ({})", p.name, p.cond))
+        .map(|p| format!("{} ({})", p.name(), p.cond()))
         .collect();
     let _ = writeln!(s, "  predicates: {}", list(preds));
     let _ = writeln!(
@@ -240,35 +239,43 @@ fn encoding(i: &Instr) -> String {
             let _ = writeln!(
                 s,
                 "  encoding:   {} map {} prefix {} opcode {:#04x} form {} ({}) imm {} opsize {} adsize {}",
-                e.openc, e.map, e.prefix, e.opcode, e.form, e.form_value, e.immt, e.opsize, e.adsize
+                e.openc(),
+                e.map(),
+                e.prefix(),
+                e.opcode(),
+                e.form(),
+                e.form_value(),
+                e.immt(),
+                e.opsize(),
+                e.adsize()
             );
-            let bits: Vec<&str> = e.bits.names().collect();
+            let bits: Vec<&str> = e.bits().names().collect();
             if !bits.is_empty() {
                 let _ = writeln!(s, "              {}", bits.join(" "));
             }
-            if e.cd8_scale != 0 || e.cd8_elt_size != 0 {
+            let (scale, form, elt) = e.cd8();
+            if scale != 0 || elt != 0 {
                 let _ = writeln!(
                     s,
-                    "              cd8 scale {} form {} element size {}",
-                    e.cd8_scale, e.cd8_form, e.cd8_elt_size
+                    "              cd8 scale {scale} form {form} element size {elt}"
                 );
             }
         }
         Encoding::Bits(b) => {
-            let width = b.width as usize;
+            let width = b.width() as usize;
             let mut pattern: Vec<char> = (0..width)
                 .rev()
                 .map(|bit| {
-                    if b.known >> bit & 1 == 0 {
+                    if b.known() >> bit & 1 == 0 {
                         '-'
-                    } else if b.fixed >> bit & 1 == 1 {
+                    } else if b.fixed() >> bit & 1 == 1 {
                         '1'
                     } else {
                         '0'
                     }
                 })
                 .collect();
-            for f in b.fields {
+            for f in b.fields() {
                 for k in 0..f.width as usize {
                     pattern[width - 1 - (f.inst_lo as usize + k)] = 'x';
                 }
@@ -279,9 +286,9 @@ fn encoding(i: &Instr) -> String {
                 "  encoding:   {} bits  {}  (fixed {:#x})",
                 width,
                 grouped.join(" "),
-                b.fixed
+                b.fixed()
             );
-            for f in b.fields {
+            for f in b.fields() {
                 let hi = f.inst_lo + f.width - 1;
                 let vhi = f.var_lo + f.width - 1;
                 let _ = writeln!(
@@ -290,8 +297,8 @@ fn encoding(i: &Instr) -> String {
                     f.inst_lo, f.var, f.var_lo
                 );
             }
-            if !b.post_encoder.is_empty() {
-                let _ = writeln!(s, "              post-encoder {}", b.post_encoder);
+            if !b.post_encoder().is_empty() {
+                let _ = writeln!(s, "              post-encoder {}", b.post_encoder());
             }
         }
         Encoding::None => {

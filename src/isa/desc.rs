@@ -6,6 +6,15 @@
 /// A `(start, len)` range into a pool.
 pub type Range = (u32, u32);
 
+/// A string of the arch's `BLOB`: `(offset, len)`. Offsets instead of
+/// `&'static str` keep the tables free of pointers, which would each cost a
+/// dynamic relocation in a static-pie binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Str(pub u32, pub u32);
+
+/// `InstrDesc::enc` of a record without encoding (pseudos).
+pub const NO_ENCODING: u32 = u32::MAX;
+
 /// Whether an operand is written (LLVM's `outs`) or read (`ins`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Io {
@@ -61,11 +70,11 @@ pub struct X86Bits(pub u32);
 #[derive(Debug)]
 pub struct FeatureDesc {
     /// LLVM feature name (`avx512f`, `sve2`, `zbb`).
-    pub name: &'static str,
+    pub name: Str,
     /// The TableGen record (`FeatureAVX512`).
-    pub record: &'static str,
+    pub record: Str,
     /// LLVM's description.
-    pub desc: &'static str,
+    pub desc: Str,
     /// Features it implies (feature ids).
     pub implies: Range,
 }
@@ -74,21 +83,21 @@ pub struct FeatureDesc {
 #[derive(Debug)]
 pub struct PredicateDesc {
     /// Record name (`HasAVX512`).
-    pub name: &'static str,
+    pub name: Str,
     /// Boolean expression over feature names (`avx512f && avx512vl`);
     /// `?call()` marks a C++ condition no feature maps to.
-    pub cond: &'static str,
+    pub cond: Str,
     /// LLVM's C++ `CondString`.
-    pub raw: &'static str,
+    pub raw: Str,
 }
 
 /// A register.
 #[derive(Debug)]
 pub struct RegDesc {
     /// Record name (`RAX`, `Q0_Q1`, `V8M2`).
-    pub name: &'static str,
+    pub name: Str,
     /// Assembly name (`rax`; empty for some tuples).
-    pub asm: &'static str,
+    pub asm: Str,
     /// Alternative assembly names (`ra` for RISC-V `X1`), into `STRS`.
     pub alt: Range,
     /// Hardware encoding (`HWEncoding`).
@@ -105,7 +114,7 @@ pub struct RegDesc {
 #[derive(Debug)]
 pub struct RegClassDesc {
     /// Record name (`GR64`).
-    pub name: &'static str,
+    pub name: Str,
     /// Register size in bits.
     pub bits: u32,
     /// Members (register ids) in allocation order.
@@ -116,23 +125,23 @@ pub struct RegClassDesc {
 #[derive(Debug)]
 pub struct OperandTypeDesc {
     /// Record name (`GR64`, `i64i32imm`, `simm12`).
-    pub name: &'static str,
+    pub name: Str,
     /// Kind.
     pub kind: OperandKind,
     /// Register class id, for register operands.
     pub class: Option<u16>,
     /// LLVM `OperandType` (`OPERAND_IMMEDIATE`, `OPERAND_SIMM12` ...).
-    pub optype: &'static str,
+    pub optype: Str,
     /// Value type (`i64`).
-    pub vt: &'static str,
+    pub vt: Str,
     /// `PrintMethod`.
-    pub print: &'static str,
+    pub print: Str,
     /// `EncoderMethod`.
-    pub encode: &'static str,
+    pub encode: Str,
     /// `DecoderMethod`.
-    pub decode: &'static str,
+    pub decode: Str,
     /// Name of its `ParserMatchClass`.
-    pub parser: &'static str,
+    pub parser: Str,
     /// Immediate width and range, for immediates.
     pub imm: Option<ImmInfo>,
     /// Sub-operands (`MIOperandInfo`), into `SUB_OPERANDS`.
@@ -143,7 +152,7 @@ pub struct OperandTypeDesc {
 #[derive(Debug)]
 pub struct OperandDesc {
     /// Name in the instruction (`dst`, `src1`, `Rd`).
-    pub name: &'static str,
+    pub name: Str,
     /// Written or read.
     pub io: Io,
     /// Operand type id.
@@ -158,29 +167,29 @@ pub struct OperandDesc {
 
 /// x86 encoding fields of an instruction record.
 #[derive(Debug)]
-pub struct X86Encoding {
+pub struct X86EncodingDesc {
     /// `Form` (`MRMSrcReg`, `MRM2r` ...).
-    pub form: &'static str,
+    pub form: Str,
     /// Numeric value of the form.
     pub form_value: u8,
     /// `OpMap` (`OB`, `TB`, `T8`, `TA`, `T_MAP5` ...).
-    pub map: &'static str,
+    pub map: Str,
     /// `OpPrefix` (`NoPrfx`, `PD`, `XS`, `XD`, `PS`).
-    pub prefix: &'static str,
+    pub prefix: Str,
     /// `OpEnc` (`EncNormal`, `EncVEX`, `EncEVEX`, `EncXOP`).
-    pub openc: &'static str,
+    pub openc: Str,
     /// Opcode byte.
     pub opcode: u8,
     /// `OpSize` (`OpSizeFixed`, `OpSize16`, `OpSize32`).
-    pub opsize: &'static str,
+    pub opsize: Str,
     /// `AdSize`.
-    pub adsize: &'static str,
+    pub adsize: Str,
     /// `ImmT` (`NoImm`, `Imm8`, `Imm32S` ...).
-    pub immt: &'static str,
+    pub immt: Str,
     /// `explicitOpPrefix`.
-    pub explicit_prefix: &'static str,
+    pub explicit_prefix: Str,
     /// `FPForm` (x87).
-    pub fpform: &'static str,
+    pub fpform: Str,
     /// REX.W, VEX.vvvv, VEX.L, EVEX.K/Z/L'/B/RC, prefixes ...
     pub bits: X86Bits,
     /// EVEX compressed displacement scale.
@@ -196,9 +205,9 @@ pub struct X86Encoding {
 /// A run of operand bits in a fixed-width encoding:
 /// `Inst[inst_lo +: width] = var[var_lo +: width]`.
 #[derive(Debug)]
-pub struct BitField {
+pub struct BitFieldDesc {
     /// The operand (or sub-operand) field name in LLVM's `Inst`.
-    pub var: &'static str,
+    pub var: Str,
     /// First bit taken from the operand value.
     pub var_lo: u8,
     /// First instruction bit written.
@@ -209,37 +218,26 @@ pub struct BitField {
 
 /// LLVM's `Inst` bit layout (AArch64, RISC-V).
 #[derive(Debug)]
-pub struct BitLayout {
+pub struct BitLayoutDesc {
     /// Instruction width in bits (16 or 32).
     pub width: u8,
     /// Constant bits.
     pub fixed: u64,
     /// Which bits are constant.
     pub known: u64,
-    /// Operand fields.
-    pub fields: &'static [BitField],
+    /// Operand fields, into `FIELDS`.
+    pub fields: Range,
     /// `PostEncoderMethod`, if any.
-    pub post_encoder: &'static str,
-}
-
-/// How an instruction is encoded.
-#[derive(Debug)]
-pub enum Encoding {
-    /// x86 encoding fields.
-    X86(X86Encoding),
-    /// A fixed-width bit layout.
-    Bits(BitLayout),
-    /// No encoding (pseudo).
-    None,
+    pub post_encoder: Str,
 }
 
 /// An instruction form (one LLVM instruction record).
 #[derive(Debug)]
 pub struct InstrDesc {
     /// LLVM record name (`ADD64rr`).
-    pub name: &'static str,
+    pub name: Str,
     /// `AsmString` template.
-    pub asm: &'static str,
+    pub asm: Str,
     /// Size in bytes where LLVM states it (AArch64/RISC-V).
     pub size: u8,
     /// Operands, into `OPERANDS`.
@@ -254,6 +252,6 @@ pub struct InstrDesc {
     pub flags: Flags,
     /// Tri-state flags LLVM left unset (`?`) and infers from patterns.
     pub unknown: Flags,
-    /// Encoding description.
-    pub encoding: Encoding,
+    /// Index into `ENCODINGS`, or `NO_ENCODING`.
+    pub enc: u32,
 }

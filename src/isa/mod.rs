@@ -180,18 +180,22 @@ pub struct Isa {
     instrs: &'static [InstrDesc],
     operands: &'static [OperandDesc],
     operand_types: &'static [OperandTypeDesc],
-    sub_operands: &'static [(u16, &'static str)],
+    sub_operands: &'static [(u16, Str)],
     registers: &'static [RegDesc],
     classes: &'static [RegClassDesc],
     features: &'static [FeatureDesc],
     predicates: &'static [PredicateDesc],
     by_name: &'static [u32],
     pool: &'static [u16],
-    strs: &'static [&'static str],
+    strs: &'static [Str],
+    x86_encodings: &'static [X86EncodingDesc],
+    layouts: &'static [BitLayoutDesc],
+    fields: &'static [BitFieldDesc],
+    blob: &'static str,
 }
 
 macro_rules! isa_of {
-    ($arch:expr, $m:ident) => {
+    ($arch:expr, $m:ident, $x86:expr, $layouts:expr) => {
         Isa {
             arch: $arch,
             instrs: &tables::$m::INSTRS,
@@ -205,19 +209,30 @@ macro_rules! isa_of {
             by_name: &tables::$m::BY_NAME,
             pool: &tables::$m::POOL,
             strs: &tables::$m::STRS,
+            x86_encodings: $x86,
+            layouts: $layouts,
+            fields: &tables::$m::FIELDS,
+            blob: tables::$m::BLOB,
         }
     };
 }
 
-static X86_64: Isa = isa_of!(Arch::X86_64, x86_64);
-static AARCH64: Isa = isa_of!(Arch::Aarch64, aarch64);
-static RISCV64: Isa = isa_of!(Arch::Riscv64, riscv64);
+static X86_64: Isa = isa_of!(Arch::X86_64, x86_64, &tables::x86_64::ENCODINGS, &[]);
+static AARCH64: Isa = isa_of!(Arch::Aarch64, aarch64, &[], &tables::aarch64::ENCODINGS);
+static RISCV64: Isa = isa_of!(Arch::Riscv64, riscv64, &[], &tables::riscv64::ENCODINGS);
 
 fn slice<T>(all: &'static [T], r: Range) -> &'static [T] {
     &all[r.0 as usize..(r.0 + r.1) as usize]
 }
 
 impl Isa {
+    /// The text of a table string.
+    fn s(&self, s: Str) -> &'static str {
+        // The blob is 'static; the borrow of self is not needed beyond it.
+        let blob: &'static str = self.blob;
+        &blob[s.0 as usize..(s.0 + s.1) as usize]
+    }
+
     /// The tables of `arch`.
     pub fn get(arch: Arch) -> &'static Isa {
         match arch {
@@ -253,7 +268,7 @@ impl Isa {
     /// The instruction record named `name` (exact, case-sensitive).
     pub fn instr(&'static self, name: &str) -> Option<Instr> {
         self.by_name
-            .binary_search_by(|&i| self.instrs[i as usize].name.cmp(name))
+            .binary_search_by(|&i| self.s(self.instrs[i as usize].name).cmp(name))
             .ok()
             .map(|k| Instr {
                 isa: self,
@@ -269,7 +284,7 @@ impl Isa {
             .instrs
             .iter()
             .map(|d| {
-                let cand = d.name.to_ascii_lowercase();
+                let cand = self.s(d.name).to_ascii_lowercase();
                 let score = if cand == lower {
                     0
                 } else if cand.starts_with(&lower) {
@@ -277,7 +292,7 @@ impl Isa {
                 } else {
                     100 + edit_distance(&lower, &cand)
                 };
-                (score, d.name)
+                (score, self.s(d.name))
             })
             .collect();
         scored.sort();
@@ -295,7 +310,7 @@ impl Isa {
     /// The register named `name` (record name, e.g. `RAX`, `Q0_Q1`).
     pub fn register(&'static self, name: &str) -> Option<Reg> {
         self.registers
-            .binary_search_by(|r| r.name.cmp(name))
+            .binary_search_by(|r| self.s(r.name).cmp(name))
             .ok()
             .map(|i| Reg {
                 isa: self,
@@ -314,7 +329,7 @@ impl Isa {
     /// The register class named `name`.
     pub fn class(&'static self, name: &str) -> Option<RegClass> {
         self.classes
-            .binary_search_by(|c| c.name.cmp(name))
+            .binary_search_by(|c| self.s(c.name).cmp(name))
             .ok()
             .map(|i| RegClass {
                 isa: self,
@@ -323,16 +338,19 @@ impl Isa {
     }
 
     /// The subtarget feature named `name` (LLVM's name, `avx512f`).
-    pub fn feature(&'static self, name: &str) -> Option<&'static FeatureDesc> {
+    pub fn feature(&'static self, name: &str) -> Option<Feature> {
         self.features
-            .binary_search_by(|f| f.name.cmp(name))
+            .binary_search_by(|f| self.s(f.name).cmp(name))
             .ok()
-            .map(|i| &self.features[i])
+            .map(|i| Feature {
+                isa: self,
+                d: &self.features[i],
+            })
     }
 
     /// All subtarget features, by name.
-    pub fn features(&'static self) -> &'static [FeatureDesc] {
-        self.features
+    pub fn features(&'static self) -> impl Iterator<Item = Feature> + 'static {
+        self.features.iter().map(move |d| Feature { isa: self, d })
     }
 
     /// Names of the features `name` implies, transitively (not itself).
@@ -340,11 +358,11 @@ impl Isa {
         let mut out: Vec<&'static str> = Vec::new();
         let mut todo = vec![name.to_string()];
         while let Some(f) = todo.pop() {
-            let Some(desc) = self.feature(&f) else {
+            let Some(feature) = self.feature(&f) else {
                 continue;
             };
-            for &id in slice(self.pool, desc.implies) {
-                let n = self.features[id as usize].name;
+            for &id in slice(self.pool, feature.d.implies) {
+                let n = self.s(self.features[id as usize].name);
                 if !out.contains(&n) {
                     out.push(n);
                     todo.push(n.to_string());
@@ -397,7 +415,7 @@ impl Instr {
 
     /// LLVM record name (`ADD64rr`).
     pub fn name(&self) -> &'static str {
-        self.d().name
+        self.isa.s(self.d().name)
     }
 
     /// LLVM opcode number (as in `llvm-mc -show-inst`).
@@ -407,14 +425,14 @@ impl Instr {
 
     /// The raw `AsmString` template.
     pub fn asm_string(&self) -> &'static str {
-        self.d().asm
+        self.isa.s(self.d().asm)
     }
 
     /// The assembly template in the syntax winic prints: Intel on x86
     /// (variant 1 of `{att|intel}`), the only variant elsewhere.
     pub fn asm_template(&self) -> String {
         let variant = if self.isa.arch == Arch::X86_64 { 1 } else { 0 };
-        select_asm_variant(self.d().asm, variant)
+        select_asm_variant(self.asm_string(), variant)
     }
 
     /// The mnemonic of [`Instr::asm_template`] (empty for pseudos).
@@ -480,11 +498,14 @@ impl Instr {
     }
 
     /// The predicates this form requires.
-    pub fn predicates(&self) -> impl Iterator<Item = &'static PredicateDesc> + 'static {
+    pub fn predicates(&self) -> impl Iterator<Item = Predicate> + 'static {
         let isa = self.isa;
         slice(isa.pool, self.d().predicates)
             .iter()
-            .map(move |&id| &isa.predicates[id as usize])
+            .map(move |&id| Predicate {
+                isa,
+                d: &isa.predicates[id as usize],
+            })
     }
 
     /// The required features as one expression (`avx512f && avx512vl`), or
@@ -492,15 +513,28 @@ impl Instr {
     pub fn required_features(&self) -> Option<String> {
         let conds: Vec<&str> = self
             .predicates()
-            .map(|p| p.cond)
+            .map(|p| p.cond())
             .filter(|c| *c != "true")
             .collect();
         (!conds.is_empty()).then(|| conds.join(" && "))
     }
 
     /// The encoding description.
-    pub fn encoding(&self) -> &'static Encoding {
-        &self.d().encoding
+    pub fn encoding(&self) -> Encoding {
+        let (isa, enc) = (self.isa, self.d().enc);
+        if enc == NO_ENCODING {
+            Encoding::None
+        } else if isa.arch == Arch::X86_64 {
+            Encoding::X86(X86Enc {
+                isa,
+                d: &isa.x86_encodings[enc as usize],
+            })
+        } else {
+            Encoding::Bits(BitEnc {
+                isa,
+                d: &isa.layouts[enc as usize],
+            })
+        }
     }
 }
 
@@ -574,7 +608,7 @@ impl Operand {
 
     /// Name (`dst`, `src1`, `Rd`).
     pub fn name(&self) -> &'static str {
-        self.d.name
+        self.isa.s(self.d.name)
     }
 
     /// Written (`outs`) or read (`ins`).
@@ -607,8 +641,11 @@ impl Operand {
 
     /// The sub-operand names the instruction gives a complex operand
     /// (`(arith_shifted_reg64 $Rm, $shift)`); empty otherwise.
-    pub fn sub_names(&self) -> &'static [&'static str] {
+    pub fn sub_names(&self) -> Vec<&'static str> {
         slice(self.isa.strs, self.d.sub_names)
+            .iter()
+            .map(|&s| self.isa.s(s))
+            .collect()
     }
 }
 
@@ -620,14 +657,39 @@ pub struct OperandType {
 }
 
 impl OperandType {
-    /// The raw description.
-    pub fn desc(&self) -> &'static OperandTypeDesc {
-        self.d
-    }
-
     /// Record name.
     pub fn name(&self) -> &'static str {
-        self.d.name
+        self.isa.s(self.d.name)
+    }
+
+    /// LLVM `OperandType` (`OPERAND_IMMEDIATE`, `OPERAND_SIMM12` …).
+    pub fn operand_type(&self) -> &'static str {
+        self.isa.s(self.d.optype)
+    }
+
+    /// Value type (`i64`).
+    pub fn value_type(&self) -> &'static str {
+        self.isa.s(self.d.vt)
+    }
+
+    /// `PrintMethod` (empty when none).
+    pub fn print_method(&self) -> &'static str {
+        self.isa.s(self.d.print)
+    }
+
+    /// `EncoderMethod` (empty when none).
+    pub fn encoder_method(&self) -> &'static str {
+        self.isa.s(self.d.encode)
+    }
+
+    /// `DecoderMethod` (empty when none).
+    pub fn decoder_method(&self) -> &'static str {
+        self.isa.s(self.d.decode)
+    }
+
+    /// Name of the `ParserMatchClass` (empty when none).
+    pub fn parser_class(&self) -> &'static str {
+        self.isa.s(self.d.parser)
     }
 
     /// Kind.
@@ -656,7 +718,7 @@ impl OperandType {
                         isa,
                         d: &isa.operand_types[id as usize],
                     },
-                    n,
+                    isa.s(n),
                 )
             })
     }
@@ -681,22 +743,23 @@ impl Reg {
 
     /// Record name (`RAX`).
     pub fn name(&self) -> &'static str {
-        self.d().name
+        self.isa.s(self.d().name)
     }
 
     /// Assembly name (`rax`); the record name lower-cased when LLVM gives none.
     pub fn asm_name(&self) -> String {
-        let d = self.d();
-        if d.asm.is_empty() {
-            d.name.to_ascii_lowercase()
-        } else {
-            d.asm.to_string()
+        match self.isa.s(self.d().asm) {
+            "" => self.name().to_ascii_lowercase(),
+            asm => asm.to_string(),
         }
     }
 
     /// Alternative assembly names (`ra` for RISC-V `X1`).
-    pub fn alt_names(&self) -> &'static [&'static str] {
+    pub fn alt_names(&self) -> Vec<&'static str> {
         slice(self.isa.strs, self.d().alt)
+            .iter()
+            .map(|&s| self.isa.s(s))
+            .collect()
     }
 
     /// Hardware encoding.
@@ -763,7 +826,7 @@ impl RegClass {
 
     /// Record name (`GR64`).
     pub fn name(&self) -> &'static str {
-        self.d().name
+        self.isa.s(self.d().name)
     }
 
     /// Register size in bits.
@@ -785,6 +848,184 @@ impl RegClass {
 impl fmt::Debug for RegClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A subtarget feature.
+#[derive(Clone, Copy)]
+pub struct Feature {
+    isa: &'static Isa,
+    d: &'static FeatureDesc,
+}
+
+impl Feature {
+    /// LLVM feature name (`avx512f`, `sve2`, `zbb`).
+    pub fn name(&self) -> &'static str {
+        self.isa.s(self.d.name)
+    }
+
+    /// The TableGen record (`FeatureAVX512`).
+    pub fn record(&self) -> &'static str {
+        self.isa.s(self.d.record)
+    }
+
+    /// LLVM's description.
+    pub fn description(&self) -> &'static str {
+        self.isa.s(self.d.desc)
+    }
+}
+
+/// A predicate an instruction form requires.
+#[derive(Clone, Copy)]
+pub struct Predicate {
+    isa: &'static Isa,
+    d: &'static PredicateDesc,
+}
+
+impl Predicate {
+    /// Record name (`HasAVX512`).
+    pub fn name(&self) -> &'static str {
+        self.isa.s(self.d.name)
+    }
+
+    /// Boolean expression over feature names (`avx512f && avx512vl`);
+    /// `?call()` marks a C++ condition no feature maps to.
+    pub fn cond(&self) -> &'static str {
+        self.isa.s(self.d.cond)
+    }
+
+    /// LLVM's C++ `CondString`.
+    pub fn raw(&self) -> &'static str {
+        self.isa.s(self.d.raw)
+    }
+}
+
+/// How an instruction form is encoded.
+#[derive(Clone, Copy)]
+pub enum Encoding {
+    /// x86 encoding fields.
+    X86(X86Enc),
+    /// A fixed-width bit layout (AArch64, RISC-V).
+    Bits(BitEnc),
+    /// No encoding (pseudo).
+    None,
+}
+
+/// The x86 encoding fields of an instruction record.
+#[derive(Clone, Copy)]
+pub struct X86Enc {
+    isa: &'static Isa,
+    d: &'static X86EncodingDesc,
+}
+
+impl X86Enc {
+    /// `Form` (`MRMSrcReg`, `MRM2r` …).
+    pub fn form(&self) -> &'static str {
+        self.isa.s(self.d.form)
+    }
+    /// Numeric value of the form.
+    pub fn form_value(&self) -> u8 {
+        self.d.form_value
+    }
+    /// `OpMap` (`OB`, `TB`, `T8`, `TA`, `T_MAP5` …).
+    pub fn map(&self) -> &'static str {
+        self.isa.s(self.d.map)
+    }
+    /// `OpPrefix` (`NoPrfx`, `PD`, `XS`, `XD`, `PS`).
+    pub fn prefix(&self) -> &'static str {
+        self.isa.s(self.d.prefix)
+    }
+    /// `OpEnc` (`EncNormal`, `EncVEX`, `EncEVEX`, `EncXOP`).
+    pub fn openc(&self) -> &'static str {
+        self.isa.s(self.d.openc)
+    }
+    /// Opcode byte.
+    pub fn opcode(&self) -> u8 {
+        self.d.opcode
+    }
+    /// `OpSize` (`OpSizeFixed`, `OpSize16`, `OpSize32`).
+    pub fn opsize(&self) -> &'static str {
+        self.isa.s(self.d.opsize)
+    }
+    /// `AdSize`.
+    pub fn adsize(&self) -> &'static str {
+        self.isa.s(self.d.adsize)
+    }
+    /// `ImmT` (`NoImm`, `Imm8`, `Imm32S` …).
+    pub fn immt(&self) -> &'static str {
+        self.isa.s(self.d.immt)
+    }
+    /// `explicitOpPrefix`.
+    pub fn explicit_prefix(&self) -> &'static str {
+        self.isa.s(self.d.explicit_prefix)
+    }
+    /// `FPForm` (x87).
+    pub fn fpform(&self) -> &'static str {
+        self.isa.s(self.d.fpform)
+    }
+    /// REX.W, VEX.vvvv, VEX.L, EVEX.K/Z/L'/B/RC, prefixes …
+    pub fn bits(&self) -> X86Bits {
+        self.d.bits
+    }
+    /// EVEX compressed displacement: (scale, form, element size).
+    pub fn cd8(&self) -> (u8, u8, u8) {
+        (self.d.cd8_scale, self.d.cd8_form, self.d.cd8_elt_size)
+    }
+    /// Vector size in bytes.
+    pub fn vect_size(&self) -> u8 {
+        self.d.vect_size
+    }
+}
+
+/// A run of operand bits in a fixed-width encoding:
+/// `Inst[inst_lo +: width] = var[var_lo +: width]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    /// The operand (or sub-operand) field name in LLVM's `Inst`.
+    pub var: &'static str,
+    /// First bit taken from the operand value.
+    pub var_lo: u8,
+    /// First instruction bit written.
+    pub inst_lo: u8,
+    /// Number of bits.
+    pub width: u8,
+}
+
+/// LLVM's `Inst` bit layout of an instruction record.
+#[derive(Clone, Copy)]
+pub struct BitEnc {
+    isa: &'static Isa,
+    d: &'static BitLayoutDesc,
+}
+
+impl BitEnc {
+    /// Instruction width in bits (16 or 32).
+    pub fn width(&self) -> u8 {
+        self.d.width
+    }
+    /// Constant bits.
+    pub fn fixed(&self) -> u64 {
+        self.d.fixed
+    }
+    /// Which bits are constant.
+    pub fn known(&self) -> u64 {
+        self.d.known
+    }
+    /// Operand fields.
+    pub fn fields(&self) -> impl Iterator<Item = BitField> + 'static {
+        let isa = self.isa;
+        slice(isa.fields, self.d.fields)
+            .iter()
+            .map(move |f| BitField {
+                var: isa.s(f.var),
+                var_lo: f.var_lo,
+                inst_lo: f.inst_lo,
+                width: f.width,
+            })
+    }
+    /// `PostEncoderMethod` (empty when none).
+    pub fn post_encoder(&self) -> &'static str {
+        self.isa.s(self.d.post_encoder)
     }
 }
 

@@ -116,8 +116,8 @@ fn adc64ri32_reads_and_writes_eflags_with_src1_tied_to_dst() {
     let Encoding::X86(e) = i.encoding() else {
         panic!("no x86 encoding")
     };
-    assert_eq!((e.opcode, e.form, e.immt), (0x81, "MRM2r", "Imm32S"));
-    assert!(e.bits.has("rex_w"));
+    assert_eq!((e.opcode(), e.form(), e.immt()), (0x81, "MRM2r", "Imm32S"));
+    assert!(e.bits().has("rex_w"));
 }
 
 #[test]
@@ -138,13 +138,12 @@ fn fmaddd_has_four_fpr64_operands_and_reads_fpcr() {
     let Encoding::Bits(b) = i.encoding() else {
         panic!("no bit layout")
     };
-    assert_eq!(b.width, 32);
+    assert_eq!(b.width(), 32);
     // fmadd d0, d0, d0, d0 is 0x1f400000 (all register fields zero).
-    assert_eq!(b.fixed, 0x1f40_0000);
+    assert_eq!(b.fixed(), 0x1f40_0000);
     assert_eq!(
-        b.known
-            | b.fields
-                .iter()
+        b.known()
+            | b.fields()
                 .fold(0, |m, f| m | (((1u64 << f.width) - 1) << f.inst_lo)),
         0xffff_ffff
     );
@@ -161,12 +160,8 @@ fn riscv_add_has_three_gpr_operands() {
     let Encoding::Bits(b) = i.encoding() else {
         panic!("no bit layout")
     };
-    assert_eq!(b.fixed, 0x33);
-    let fields: Vec<(&str, u8, u8)> = b
-        .fields
-        .iter()
-        .map(|f| (f.var, f.inst_lo, f.width))
-        .collect();
+    assert_eq!(b.fixed(), 0x33);
+    let fields: Vec<(&str, u8, u8)> = b.fields().map(|f| (f.var, f.inst_lo, f.width)).collect();
     assert_eq!(fields, [("rd", 7, 5), ("rs1", 15, 5), ("rs2", 20, 5)]);
 }
 
