@@ -7,6 +7,7 @@
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
+pub mod arch;
 pub mod error;
 pub mod inspect;
 pub mod isa;

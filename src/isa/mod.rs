@@ -462,6 +462,40 @@ impl Instr {
             })
     }
 
+    /// The flattened machine operands (LLVM's `MCOperand` list): each
+    /// operand, or for a complex operand each of its sub-operands, named by
+    /// the instruction (`(arith_shifted_reg64 $Rm, $shift)`) or else by the
+    /// operand type's `MIOperandInfo`. Encoders place values by these names.
+    pub fn mc_operands(&self) -> Vec<McOperand> {
+        let mut out = Vec::new();
+        for op in self.operands() {
+            let ty = op.ty();
+            let subs: Vec<(OperandType, &'static str)> = ty.sub_operands().collect();
+            if subs.is_empty() || ty.kind() == OperandKind::Mem {
+                out.push(McOperand {
+                    operand: op,
+                    ty,
+                    name: op.name(),
+                });
+                continue;
+            }
+            let given = op.sub_names();
+            for (k, (sty, sname)) in subs.into_iter().enumerate() {
+                let name = given
+                    .get(k)
+                    .copied()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or(sname);
+                out.push(McOperand {
+                    operand: op,
+                    ty: sty,
+                    name,
+                });
+            }
+        }
+        out
+    }
+
     /// The operand named `name`.
     pub fn operand(&self, name: &str) -> Option<Operand> {
         self.operands().find(|o| o.name() == name)
@@ -647,6 +681,17 @@ impl Operand {
             .map(|&s| self.isa.s(s))
             .collect()
     }
+}
+
+/// One machine operand: an operand, or one sub-operand of a complex one.
+#[derive(Clone, Copy)]
+pub struct McOperand {
+    /// The instruction operand it belongs to.
+    pub operand: Operand,
+    /// Its own type (the sub-operand's type for complex operands).
+    pub ty: OperandType,
+    /// Its name, as the encoding's fields use it.
+    pub name: &'static str,
 }
 
 /// An operand type: register class, register operand, immediate, memory …

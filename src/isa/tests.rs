@@ -283,3 +283,28 @@ fn unknown_names_get_close_suggestions() {
     let s = a64().closest_instr_names("ADDXr", 3);
     assert!(s.iter().any(|n| n.starts_with("ADDXr")), "{s:?}");
 }
+
+#[test]
+fn complex_operands_flatten_into_named_sub_operands() {
+    let mc: Vec<(&str, &str)> = instr(a64(), "ADDXrs")
+        .mc_operands()
+        .iter()
+        .map(|m| (m.name, m.ty.name()))
+        .collect();
+    assert_eq!(
+        mc,
+        [
+            ("Rd", "GPR64"),
+            ("Rn", "GPR64"),
+            ("Rm", "GPR64"),
+            ("shift", "arith_shift64")
+        ]
+    );
+    // Every Inst field of a register/immediate form names one machine operand.
+    let i = instr(a64(), "ADDXrs");
+    let Encoding::Bits(b) = i.encoding() else {
+        panic!()
+    };
+    let names: Vec<&str> = i.mc_operands().iter().map(|m| m.name).collect();
+    assert!(b.fields().all(|f| names.contains(&f.var)));
+}

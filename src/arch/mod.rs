@@ -1,0 +1,70 @@
+//! The per-arch parts of winic behind one trait, [`Target`]: encoding an
+//! instruction form with concrete operands, printing it, and which registers
+//! a kernel may use. Generic code asks the `Target` and never matches on an
+//! arch. Only the implementations in this folder know an arch's details.
+
+pub mod bits;
+
+use crate::isa::{Arch, Instr, Reg};
+use std::fmt;
+
+/// A concrete value for one machine operand (see [`Instr::mc_operands`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpValue {
+    /// A register.
+    Reg(Reg),
+    /// An immediate, as the assembly text writes it (not yet encoded).
+    Imm(i64),
+}
+
+/// An instruction form with one value per machine operand.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// The form.
+    pub form: Instr,
+    /// Values, in the order of `form.mc_operands()`.
+    pub ops: Vec<OpValue>,
+}
+
+/// Why a form or an instruction cannot be encoded. A value, not a failure of
+/// winic: it flows into reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The form is not supported by this encoder, with the reason
+    /// (e.g. "no iced-x86 code: APX (EVEX map 4)").
+    Unsupported(String),
+    /// An operand value does not fit the form (wrong class, out of range).
+    BadOperand(String),
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::Unsupported(m) => write!(f, "unsupported: {m}"),
+            EncodeError::BadOperand(m) => write!(f, "bad operand: {m}"),
+        }
+    }
+}
+
+/// The per-arch hooks.
+pub trait Target: Sync {
+    /// The arch.
+    fn arch(&self) -> Arch;
+
+    /// Encodes one instruction to its bytes (little-endian on all three).
+    fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError>;
+
+    /// Prints one instruction as assembly text in the syntax winic uses
+    /// (Intel on x86).
+    fn print(&self, inst: &Inst) -> Result<String, EncodeError>;
+
+    /// Why a kernel must never use `reg` (stack pointer, zero register,
+    /// platform register, loop counter …), or `None` when it may.
+    fn reserved(&self, reg: Reg) -> Option<&'static str>;
+
+    /// The CPU feature a register needs beyond its class (x86 R16-R31 need
+    /// APX `egpr`), if any.
+    fn register_feature(&self, _reg: Reg) -> Option<&'static str> {
+        None
+    }
+}
