@@ -41,7 +41,7 @@ fn list_defaults_to_the_host_arch() {
     let host = if cfg!(target_arch = "x86_64") {
         "ADD64rr"
     } else if cfg!(target_arch = "aarch64") {
-        "ADDXrr"
+        "ADDXrs"
     } else {
         "VADD_VV"
     };

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test-cross.sh — run winic's whole test suite as AArch64 and as RISC-V under
+# qemu-user, then smoke-test the static binaries in dist/ under qemu.
+#
+# Usage: scripts/test-cross.sh [aarch64|riscv64|all]   (default: all)
+# Needs: sudo scripts/setup-cross.sh, and scripts/build-static.sh for the
+# smoke tests (they are built here if dist/ lacks them).
+#
+# `cargo test --target <triple>` runs every test binary under
+# `qemu-<arch> -cpu max` (cargo's target runner); the CLI tests start the
+# winic that cargo built for the target, through the same emulator
+# (WINIC_TEST_RUNNER). WINIC_EMULATED=1 tells tests that expect timings of
+# real hardware to skip, each printing why.
+set -euo pipefail
+
+WINIC_SCRIPT=test-cross
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+. "$here/cross-env.sh"
+which=${1:-all}
+case "$which" in
+  all) archs=(aarch64 riscv64) ;;
+  aarch64 | riscv64) archs=("$which") ;;
+  *) echo "test-cross: unknown arch '$which' (valid: aarch64 riscv64 all)" >&2; exit 2 ;;
+esac
+
+failures=0
+fail() { echo "test-cross: FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# smoke ARCH EXPECTED_EXIT DESCRIPTION -- ARGS...: runs the dist binary under
+# qemu and checks its exit code; the output is kept in $smoke_out.
+smoke() {
+  local want=$1 what=$2 code=0
+  shift 3
+  smoke_out=$($WINIC_QEMU "$bin" "$@" 2>&1) || code=$?
+  if [ "$code" != "$want" ]; then
+    fail "$arch: $what: 'winic $*' exited $code, expected $want"
+    printf '%s\n' "$smoke_out" | head -n 20 >&2
+    return 1
+  fi
+  echo "test-cross: $arch: ok: $what (winic $*, exit $code)"
+}
+
+for arch in "${archs[@]}"; do
+  log=$(mktemp)
+  if ! (
+    set -o pipefail
+    winic_cross_env "$arch"
+    export WINIC_EMULATED=1 WINIC_TEST_RUNNER="$WINIC_QEMU"
+    cd "$repo"
+    echo "test-cross: $arch: cargo test --target $WINIC_TRIPLE under '$WINIC_QEMU' ($WINIC_TOOLCHAIN)"
+    start=$(date +%s)
+    "${WINIC_CARGO[@]}" test --locked --target "$WINIC_TRIPLE" 2>&1 | tee "$log"
+    echo "test-cross: $arch: cargo test took $(($(date +%s) - start)) s"
+  ); then
+    fail "$arch: cargo test --target failed"
+  fi
+  # One summary line per arch: the sums of every `test result:` line.
+  awk -v a="$arch" '/^test result:/ {
+      for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^(passed|failed|ignored)/) n[$(i+1)] += $i }
+      ok = ok && $3 == "ok."; seen = 1 }
+    BEGIN { ok = 1 }
+    END { if (!seen) ok = 0; printf "test result (%s): %s. %d passed; %d failed; %d ignored\n", a, ok ? "ok" : "FAILED", n["passed;"], n["failed;"], n["ignored;"] }' "$log"
+  grep -h '^winic-test: skipped' "$log" | sort | uniq -c | sed "s/^/test-cross: $arch: /" || true
+  rm -f "$log"
+
+  # Smoke tests of the static binary itself.
+  bin=$repo/dist/winic-$arch-linux
+  [ -x "$bin" ] || "$here/build-static.sh" "$arch"
+  (
+    winic_qemu_check "$arch"
+    "$here/check-static.sh" "$bin"
+    case "$arch" in
+      aarch64) form=ADDXrs listed=ADDXrs other=x86 other_form=ADD64rr ;;
+      riscv64) form=ADD listed=VADD_VV other=x86 other_form=ADD64rr ;;
+    esac
+    st=0
+    smoke 0 "version" -- --version || st=1
+    grep -q '^winic ' <<<"$smoke_out" || { fail "$arch: --version printed: $smoke_out"; st=1; }
+    smoke 0 "help" -- --help || st=1
+    smoke 0 "list defaults to the host arch" -- list || st=1
+    awk -v f="$listed" '$2 == f { found = 1 } END { exit !found }' <<<"$smoke_out" ||
+      { fail "$arch: a bare 'winic list' did not list $listed"; st=1; }
+    smoke 0 "list of another arch" -- list --arch "$other" --filter "^$other_form\$" || st=1
+    smoke 0 "show a form of the host arch" -- show "$form" || st=1
+    smoke 2 "unknown form is a usage error" -- show NO_SUCH_FORM_X || st=1
+    smoke 2 "unknown arch is a usage error" -- list --arch sparc || st=1
+    exit $st
+  ) || failures=$((failures + 1))
+done
+
+if [ "$failures" -gt 0 ]; then
+  echo "test-cross: $failures failure(s)" >&2
+  exit 1
+fi
+echo "test-cross: all passed"
