@@ -5,6 +5,7 @@
 
 pub mod bits;
 
+use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
 use std::fmt;
 
@@ -46,6 +47,29 @@ impl fmt::Display for EncodeError {
     }
 }
 
+/// The outcome of decoding an emitted instruction and comparing it with
+/// what was intended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// The decoder agrees: same instruction (aliases count as equal), same
+    /// operands.
+    Ok,
+    /// No decoder here can decode this extension (Capstone 5.0.6 lacks it),
+    /// with the reason. Not a pass and not a failure.
+    Unchecked(String),
+    /// The decoder disagrees, or rejects bytes it should decode: what it
+    /// saw against what was intended.
+    Mismatch(String),
+}
+
+/// Whether every machine operand of `form` is a register or an immediate:
+/// the forms `winic selfcheck` proves (no memory, no PC-relative target).
+pub fn reg_imm_only(form: &Instr) -> bool {
+    form.mc_operands()
+        .iter()
+        .all(|m| matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm))
+}
+
 /// The per-arch hooks.
 pub trait Target: Sync {
     /// The arch.
@@ -61,6 +85,16 @@ pub trait Target: Sync {
     /// Why a kernel must never use `reg` (stack pointer, zero register,
     /// platform register, loop counter …), or `None` when it may.
     fn reserved(&self, reg: Reg) -> Option<&'static str>;
+
+    /// One valid instance of `form`: registers a kernel may use (distinct
+    /// where the form allows, tied operands equal), immediates valid for
+    /// their operand type and range. `Err` when the form cannot be encoded
+    /// by this encoder, with the reason.
+    fn example(&self, form: Instr) -> Result<Inst, EncodeError>;
+
+    /// Decodes `bytes` (the encoding of `inst`, printed as `text`) with an
+    /// independent decoder and compares it with what was intended.
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check;
 
     /// The CPU feature a register needs beyond its class (x86 R16-R31 need
     /// APX `egpr`), if any.
