@@ -3,7 +3,9 @@
 //! RISC-V, from LLVM's TableGen records compiled into the binary.
 //!
 //! Modules, in pipeline order: [`isa`] (the tables), [`inspect`] (list and
-//! show them), [`error`] (failures of winic itself).
+//! show them), [`arch`] (the per-arch encoders, printers and decode checks
+//! behind one trait), [`selfcheck`] (proving them on every form),
+//! [`error`] (failures of winic itself).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -11,3 +13,4 @@ pub mod arch;
 pub mod error;
 pub mod inspect;
 pub mod isa;
+pub mod selfcheck;
