@@ -11,6 +11,7 @@
 
 pub mod arch;
 pub mod error;
+pub mod exec;
 pub mod inspect;
 pub mod isa;
 pub mod selfcheck;

@@ -1,0 +1,223 @@
+//! One measurement in a forked child: pinned to a CPU, its results sent back
+//! over a pipe, watched with a deadline. Whatever the child does (fault,
+//! exit, garbage, silence, hang) the parent reaps it and returns a value.
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::libc;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{fork, pipe2, ForkResult, Pid};
+use std::fmt;
+use std::os::fd::{AsFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// Why a child gave no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChildError {
+    /// Killed by a signal (SIGILL for an instruction the CPU lacks, SIGSEGV,
+    /// SIGBUS, SIGFPE, SIGTRAP ...).
+    Signal(String),
+    /// Exited with a non-zero status.
+    Exit(i32),
+    /// Did not finish within the deadline; it was killed.
+    Timeout(Duration),
+    /// Sent something that is not a result.
+    Garbage(String),
+    /// winic could not fork, pin or talk to the child.
+    System(String),
+}
+
+impl fmt::Display for ChildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChildError::Signal(s) => write!(f, "killed by {s}"),
+            ChildError::Exit(c) => write!(f, "exited with status {c}"),
+            ChildError::Timeout(d) => {
+                write!(f, "no result within {:.1} s (killed)", d.as_secs_f64())
+            }
+            ChildError::Garbage(m) => write!(f, "sent no valid result: {m}"),
+            ChildError::System(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// Runs `work` in a forked child pinned to `cpu` (if given) and returns the
+/// numbers it produced, or why there are none. The child is always reaped;
+/// on timeout it is killed first.
+///
+/// The child runs only `work` and then `_exit`s, so nothing of the parent's
+/// state (buffers, destructors, other threads) is touched twice.
+pub fn in_child(
+    cpu: Option<usize>,
+    deadline: Duration,
+    work: impl FnOnce() -> Vec<f64>,
+) -> Result<Vec<f64>, ChildError> {
+    let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
+    let (rx, tx) = pipe2(OFlag::O_CLOEXEC).map_err(|e| sys("pipe", e))?;
+    // SAFETY: the child only pins itself, runs `work`, writes to the pipe
+    // and calls `_exit`; it never returns into the caller's code.
+    match unsafe { fork() }.map_err(|e| sys("fork", e))? {
+        ForkResult::Child => {
+            drop(rx);
+            let status = child_main(cpu, tx, work);
+            // SAFETY: `_exit` ends the process without running the
+            // parent's atexit handlers or destructors.
+            unsafe { libc::_exit(status) }
+        }
+        ForkResult::Parent { child } => {
+            drop(tx);
+            let got = read_until(&rx, deadline);
+            drop(rx);
+            let timed_out = matches!(got, Err(ChildError::Timeout(_)));
+            if timed_out {
+                let _ = kill(child, Signal::SIGKILL);
+            }
+            let status = reap(child)?;
+            match (got, status) {
+                (_, WaitStatus::Signaled(_, sig, _)) if !timed_out => {
+                    Err(ChildError::Signal(sig.as_str().to_string()))
+                }
+                (_, WaitStatus::Exited(_, code)) if code != 0 => Err(ChildError::Exit(code)),
+                (Ok(bytes), _) => decode(&bytes),
+                (Err(e), _) => Err(e),
+            }
+        }
+    }
+}
+
+fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
+    if let Some(cpu) = cpu {
+        let mut set = CpuSet::new();
+        if set.set(cpu).is_err() || sched_setaffinity(Pid::from_raw(0), &set).is_err() {
+            return 101;
+        }
+    }
+    let values = work();
+    let mut out = Vec::with_capacity(8 + 8 * values.len());
+    out.extend_from_slice(&(values.len() as u64).to_le_bytes());
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut rest = &out[..];
+    while !rest.is_empty() {
+        match nix::unistd::write(&tx, rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(Errno::EINTR) => {}
+            Err(_) => return 102,
+        }
+    }
+    0
+}
+
+/// Reads the pipe until the child closes it or the deadline passes.
+fn read_until(rx: &OwnedFd, deadline: Duration) -> Result<Vec<u8>, ChildError> {
+    let end = Instant::now() + deadline;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ChildError::Timeout(deadline));
+        }
+        let ms = PollTimeout::try_from(left.as_millis().clamp(1, i32::MAX as u128) as i32)
+            .unwrap_or(PollTimeout::MAX);
+        let mut fds = [PollFd::new(rx.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, ms) {
+            Ok(0) | Err(Errno::EINTR) => continue,
+            Ok(_) => {}
+            Err(e) => return Err(ChildError::System(format!("poll: {e}"))),
+        }
+        match nix::unistd::read(rx, &mut buf) {
+            Ok(0) => return Ok(got),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(Errno::EINTR | Errno::EAGAIN) => {}
+            Err(e) => return Err(ChildError::System(format!("read: {e}"))),
+        }
+    }
+}
+
+fn reap(child: Pid) -> Result<WaitStatus, ChildError> {
+    loop {
+        match waitpid(child, None) {
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(ChildError::System(format!("waitpid: {e}"))),
+            Ok(s @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => return Ok(s),
+            Ok(_) => continue,
+        }
+    }
+}
+
+/// Parses the child's message: a count, then that many `f64`s.
+fn decode(bytes: &[u8]) -> Result<Vec<f64>, ChildError> {
+    let garbage = |m: String| Err(ChildError::Garbage(m));
+    if bytes.len() < 8 {
+        return garbage(format!("{} bytes, expected at least 8", bytes.len()));
+    }
+    let (head, body) = bytes.split_at(8);
+    let n = u64::from_le_bytes(head.try_into().expect("8 bytes"));
+    if body.len() as u64 != n.saturating_mul(8) {
+        return garbage(format!("announced {n} values, sent {} bytes", body.len()));
+    }
+    Ok(body
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHORT: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn values_come_back() {
+        let got = in_child(Some(0), SHORT, || vec![1.5, -2.0, 1e9]);
+        assert_eq!(got, Ok(vec![1.5, -2.0, 1e9]));
+        assert_eq!(in_child(None, SHORT, Vec::new), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_fault_is_a_value() {
+        let got = in_child(None, SHORT, || {
+            // SAFETY: not safe at all, on purpose: the child dies of a
+            // real fault (raise() would be caught by std's handler).
+            unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
+            vec![1.0]
+        });
+        assert_eq!(got, Err(ChildError::Signal("SIGSEGV".into())));
+    }
+
+    #[test]
+    fn an_exit_status_is_reported() {
+        let got = in_child(None, SHORT, || unsafe { libc::_exit(7) });
+        assert_eq!(got, Err(ChildError::Exit(7)));
+    }
+
+    #[test]
+    fn a_hang_is_killed_and_reaped() {
+        let t = Instant::now();
+        let got = in_child(None, Duration::from_millis(300), || loop {
+            std::hint::spin_loop();
+        });
+        assert_eq!(got, Err(ChildError::Timeout(Duration::from_millis(300))));
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn garbage_is_recognised() {
+        assert!(matches!(decode(&[1, 2, 3]), Err(ChildError::Garbage(_))));
+        let mut msg = 2u64.to_le_bytes().to_vec();
+        msg.extend_from_slice(&1.0f64.to_le_bytes());
+        assert!(matches!(decode(&msg), Err(ChildError::Garbage(_))));
+    }
+
+    #[test]
+    fn a_pin_to_a_missing_cpu_is_reported() {
+        let got = in_child(Some(CpuSet::count() - 1 + 1), SHORT, || vec![0.0]);
+        assert_eq!(got, Err(ChildError::Exit(101)));
+    }
+}
