@@ -14,4 +14,5 @@ pub mod error;
 pub mod exec;
 pub mod inspect;
 pub mod isa;
+pub mod measure;
 pub mod selfcheck;

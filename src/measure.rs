@@ -1,0 +1,191 @@
+//! Turning wall-clock runs of a kernel into a cost per iteration on a noisy
+//! machine: scale the iteration count until one run is long enough to be
+//! precise, repeat, keep the minimum, re-measure while the repetitions
+//! disagree, and remove the loop overhead by the unroll difference
+//! T(body×2) − T(body×1).
+
+use std::time::Duration;
+
+/// How to time one kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// A timed run must last at least this long (timer resolution and
+    /// call overhead become negligible).
+    pub min_run: Duration,
+    /// Repetitions per attempt; the minimum is kept.
+    pub reps: usize,
+    /// Largest accepted spread of the best half of the repetitions,
+    /// relative to the minimum (0.02 = 2%).
+    pub max_spread: f64,
+    /// Attempts before accepting a spread above `max_spread`.
+    pub attempts: usize,
+    /// First iteration count tried.
+    pub first_iterations: u64,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan {
+            min_run: Duration::from_millis(2),
+            reps: 7,
+            max_spread: 0.02,
+            attempts: 4,
+            first_iterations: 256,
+        }
+    }
+}
+
+/// The time of one iteration, as measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Nanoseconds per iteration: the minimum over the repetitions.
+    pub ns_per_iter: f64,
+    /// Iterations per timed run.
+    pub iterations: u64,
+    /// Spread of the best half of the repetitions relative to the minimum.
+    pub spread: f64,
+    /// Whether the spread stayed above `Plan::max_spread` in every attempt.
+    pub noisy: bool,
+}
+
+/// Times `run(iterations)` (which returns the wall time of running the
+/// kernel `iterations` times) by `plan`.
+pub fn time(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> Timing {
+    let iterations = scale(plan, &mut run);
+    let mut best: Option<Timing> = None;
+    for _ in 0..plan.attempts.max(1) {
+        let mut ns: Vec<f64> = (0..plan.reps.max(1))
+            .map(|_| run(iterations).as_nanos() as f64 / iterations as f64)
+            .collect();
+        ns.sort_by(f64::total_cmp);
+        let half = ns[(ns.len() - 1) / 2];
+        let t = Timing {
+            ns_per_iter: ns[0],
+            iterations,
+            spread: (half - ns[0]) / ns[0].max(f64::MIN_POSITIVE),
+            noisy: false,
+        };
+        // Keep the lowest minimum seen: noise only ever adds time.
+        best = Some(match best {
+            Some(b) if b.ns_per_iter <= t.ns_per_iter => Timing {
+                spread: b.spread.min(t.spread),
+                ..b
+            },
+            _ => t,
+        });
+        if t.spread <= plan.max_spread {
+            return best.expect("set above");
+        }
+    }
+    let b = best.expect("at least one attempt");
+    Timing {
+        noisy: b.spread > plan.max_spread,
+        ..b
+    }
+}
+
+/// Doubles the iteration count from `plan.first_iterations` until a run
+/// lasts `plan.min_run` (then one more step to be safe from a fast first
+/// run), capped so a slow kernel does not run for ever.
+fn scale(plan: &Plan, run: &mut impl FnMut(u64) -> Duration) -> u64 {
+    let mut n = plan.first_iterations.max(1);
+    let cap = 1u64 << 40;
+    while n < cap {
+        let t = run(n);
+        if t >= plan.min_run {
+            break;
+        }
+        // Jump close to the goal when the run is far too short.
+        let factor = if t.is_zero() {
+            16.0
+        } else {
+            (plan.min_run.as_secs_f64() / t.as_secs_f64()).clamp(2.0, 16.0)
+        };
+        n = ((n as f64) * factor).ceil() as u64;
+    }
+    n.min(cap)
+}
+
+/// The cost of one copy of the body from the per-iteration times of a loop
+/// with the body once and with it twice: the loop overhead (counter, branch)
+/// cancels.
+pub fn unroll_difference(once: &Timing, twice: &Timing) -> f64 {
+    twice.ns_per_iter - once.ns_per_iter
+}
+
+/// Cycles from nanoseconds at `ghz`.
+pub fn cycles(ns: f64, ghz: f64) -> f64 {
+    ns * ghz
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel of `ns` per iteration plus `fixed` per call, with the noise
+    /// of `noise` (a function of the call number) added.
+    fn kernel(
+        ns: f64,
+        fixed: f64,
+        mut noise: impl FnMut(usize) -> f64,
+    ) -> impl FnMut(u64) -> Duration {
+        let mut calls = 0;
+        move |n| {
+            calls += 1;
+            Duration::from_nanos((ns * n as f64 + fixed + noise(calls)) as u64)
+        }
+    }
+
+    #[test]
+    fn a_quiet_kernel_is_timed_exactly() {
+        let t = time(&Plan::default(), kernel(0.5, 0.0, |_| 0.0));
+        assert!((t.ns_per_iter - 0.5).abs() < 1e-3, "{t:?}");
+        assert!(t.iterations as f64 * 0.5 >= 2e6, "{t:?}");
+        assert!(!t.noisy && t.spread == 0.0, "{t:?}");
+    }
+
+    #[test]
+    fn the_minimum_ignores_spikes() {
+        // Every third run is slowed down by a neighbour.
+        let t = time(
+            &Plan::default(),
+            kernel(2.0, 0.0, |c| if c % 3 == 0 { 5e6 } else { 0.0 }),
+        );
+        assert!((t.ns_per_iter - 2.0).abs() < 1e-3, "{t:?}");
+    }
+
+    #[test]
+    fn persistent_noise_is_flagged() {
+        // Two runs in three are 10% slower, whatever the attempt.
+        let t = time(
+            &Plan::default(),
+            kernel(1.0, 0.0, |c| if c % 3 != 0 { 2e5 } else { 0.0 }),
+        );
+        assert!(t.noisy, "{t:?}");
+        assert!((t.ns_per_iter - 1.0).abs() < 0.01, "{t:?}");
+    }
+
+    #[test]
+    fn the_unroll_difference_removes_the_loop_overhead() {
+        // Body 3 ns; loop overhead 1 ns per iteration; call overhead 500 ns.
+        let once = time(&Plan::default(), kernel(3.0 + 1.0, 500.0, |_| 0.0));
+        let twice = time(&Plan::default(), kernel(6.0 + 1.0, 500.0, |_| 0.0));
+        let body = unroll_difference(&once, &twice);
+        assert!((body - 3.0).abs() < 0.01, "{body}");
+        assert!((cycles(body, 3.0) - 9.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn a_slow_kernel_is_not_scaled_up() {
+        let mut calls = Vec::new();
+        let plan = Plan::default();
+        time(&plan, |n| {
+            calls.push(n);
+            Duration::from_millis(5) * n as u32
+        });
+        assert!(
+            calls.iter().all(|&n| n == plan.first_iterations),
+            "{calls:?}"
+        );
+    }
+}
