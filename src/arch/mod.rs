@@ -4,6 +4,7 @@
 //! arch. Only the implementations in this folder know an arch's details.
 
 pub mod bits;
+pub mod x86_64;
 
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};

@@ -1,0 +1,353 @@
+//! x86-64: encoding through iced-x86, with each LLVM record mapped to an
+//! iced [`Code`](iced_x86::Code) computed from its encoding fields
+//! ([`mapping`]); printing in LLVM's Intel syntax from the record's
+//! `AsmString` ([`printer`]); checking with capstone and, for extensions
+//! capstone 5.0.6 lacks, iced's own decoder ([`checker`]).
+
+pub mod checker;
+pub mod mapping;
+pub mod printer;
+#[cfg(test)]
+mod tests;
+
+use super::{Check, EncodeError, Inst, OpValue, Target};
+use crate::isa::desc::OperandKind;
+use crate::isa::{Arch, Instr, Isa, Reg};
+use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
+use mapping::{class_cat, Cat, Plan, Slot};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The loop-counter register of winic's kernels (LLVM name). R15: a
+/// callee-saved register no x86 instruction uses implicitly, so no form
+/// under test ever reads or writes it behind the kernel's back.
+pub const LOOP_COUNTER: &str = "R15";
+
+/// The x86-64 target.
+pub struct X86_64;
+
+impl Target for X86_64 {
+    fn arch(&self) -> Arch {
+        Arch::X86_64
+    }
+
+    fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError> {
+        let plan = plan_of(&inst.form)?;
+        validate(inst)?;
+        let instr = build(plan, inst)?;
+        let mut enc = Encoder::new(64);
+        enc.encode(&instr, 0)
+            .map_err(|e| EncodeError::BadOperand(format!("iced-x86: {e}")))?;
+        Ok(enc.take_buffer())
+    }
+
+    fn print(&self, inst: &Inst) -> Result<String, EncodeError> {
+        let plan = plan_of(&inst.form)?;
+        printer::print(plan, inst)
+    }
+
+    fn reserved(&self, reg: Reg) -> Option<&'static str> {
+        reserved_reason(reg)
+    }
+
+    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+        plan_of(&form)?;
+        example_of(form)
+    }
+
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+        match plan_of(&inst.form) {
+            Ok(plan) => checker::check(plan, inst, bytes, text),
+            Err(e) => Check::Mismatch(format!("no plan: {e}")),
+        }
+    }
+
+    fn register_feature(&self, reg: Reg) -> Option<&'static str> {
+        egpr_number(reg.name()).map(|_| "egpr")
+    }
+}
+
+fn plan_of(form: &Instr) -> Result<&'static Plan, EncodeError> {
+    mapping::plan(form).map_err(|e| EncodeError::Unsupported(e.to_string()))
+}
+
+/// `R16`, `R17D`, `R31B` → the number when it is an APX register (16-31).
+fn egpr_number(name: &str) -> Option<u32> {
+    let digits: String = name
+        .strip_prefix('R')?
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    let n: u32 = digits.parse().ok()?;
+    (16..32).contains(&n).then_some(n)
+}
+
+fn reserved_reason(reg: Reg) -> Option<&'static str> {
+    let isa = Isa::get(Arch::X86_64);
+    let hits = |name: &str| isa.register(name).is_some_and(|r| r.overlaps(reg));
+    if hits("RSP") {
+        Some("stack pointer")
+    } else if hits("RIP") {
+        Some("instruction pointer")
+    } else if hits(LOOP_COUNTER) {
+        Some("loop counter")
+    } else {
+        None
+    }
+}
+
+/// The iced register of an LLVM register, by name (`R8B` is iced's `R8L`,
+/// `K2_K3` the pair's first register).
+pub fn iced_reg(reg: Reg) -> Option<Register> {
+    static MAP: OnceLock<HashMap<String, Register>> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        Register::values()
+            .map(|r| (format!("{r:?}").to_ascii_uppercase(), r))
+            .collect()
+    });
+    let name = reg.name();
+    let key = if let Some((first, _)) = name.split_once('_') {
+        first.to_string()
+    } else if name.starts_with('R') && name.ends_with('B') && name.len() <= 4 {
+        format!("{}L", &name[..name.len() - 1])
+    } else {
+        name.to_string()
+    };
+    map.get(&key).copied()
+}
+
+/// Checks every value against its operand: register class, immediate
+/// range, ties.
+fn validate(inst: &Inst) -> Result<(), EncodeError> {
+    let mc = inst.form.mc_operands();
+    if mc.len() != inst.ops.len() {
+        return Err(EncodeError::BadOperand(format!(
+            "{} takes {} operands, got {}",
+            inst.form.name(),
+            mc.len(),
+            inst.ops.len()
+        )));
+    }
+    for (i, (m, v)) in mc.iter().zip(&inst.ops).enumerate() {
+        match (m.ty.kind(), v) {
+            (OperandKind::Reg, OpValue::Reg(r)) => {
+                if !m.ty.class().is_some_and(|c| c.contains(*r)) {
+                    return Err(bad(m.name, format!("{} is not in its class", r.name())));
+                }
+            }
+            (OperandKind::Imm, OpValue::Imm(x)) => check_imm(m, *x)?,
+            _ => return Err(bad(m.name, format!("wrong kind of value {v:?}"))),
+        }
+        if let Some(t) = m.operand.tied_to() {
+            let tied = mc.iter().position(|o| o.operand.index() == t);
+            if tied.is_some_and(|k| inst.ops[k] != inst.ops[i]) {
+                return Err(bad(m.name, "differs from the operand it is tied to".into()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bad(name: &str, what: String) -> EncodeError {
+    EncodeError::BadOperand(format!("${name}: {what}"))
+}
+
+fn check_imm(m: &crate::isa::McOperand, x: i64) -> Result<(), EncodeError> {
+    let (lo, hi) = imm_range(m);
+    if x < lo || x > hi {
+        return Err(bad(m.name, format!("{x} outside {lo}..={hi}")));
+    }
+    Ok(())
+}
+
+/// The accepted range of an immediate operand.
+fn imm_range(m: &crate::isa::McOperand) -> (i64, i64) {
+    if m.ty.name() == "AVX512RC" {
+        return (0, 3);
+    }
+    let Some(info) = m.ty.imm() else {
+        return (i64::MIN, i64::MAX);
+    };
+    let bits = info.bits.clamp(1, 64);
+    let (dlo, dhi) = match (bits, info.signed) {
+        (64, _) => (i64::MIN, i64::MAX),
+        // The assembler takes both signed and unsigned spellings.
+        (b, _) => (-(1i64 << (b - 1)), (1i64 << b) - 1),
+    };
+    (info.min.unwrap_or(dlo), info.max.unwrap_or(dhi))
+}
+
+/// Builds the iced instruction of `inst` under `plan`.
+fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
+    let mut ins = Instruction::default();
+    ins.set_code(plan.code);
+    let kinds = plan.code.op_code().op_kinds();
+    for (n, (slot, kind)) in plan.slots.iter().zip(kinds).enumerate() {
+        let n = n as u32;
+        match *slot {
+            Slot::Fixed(r) => set_reg(&mut ins, n, r),
+            Slot::One => set_imm(&mut ins, n, *kind, 1)?,
+            Slot::Mc(i) => match inst.ops[i] {
+                OpValue::Reg(r) => set_reg(&mut ins, n, to_iced(r)?),
+                OpValue::Imm(x) => set_imm(&mut ins, n, *kind, x)?,
+            },
+        }
+    }
+    if let Some(OpValue::Reg(k)) = plan.mask.map(|i| inst.ops[i]) {
+        ins.set_op_mask(to_iced(k)?);
+    }
+    ins.set_zeroing_masking(plan.zeroing);
+    ins.set_suppress_all_exceptions(plan.sae);
+    if let Some(OpValue::Imm(rc)) = plan.rc.map(|i| inst.ops[i]) {
+        ins.set_rounding_control(rounding(rc)?);
+    }
+    Ok(ins)
+}
+
+fn to_iced(r: Reg) -> Result<Register, EncodeError> {
+    iced_reg(r).ok_or_else(|| EncodeError::BadOperand(format!("{}: no iced register", r.name())))
+}
+
+fn set_reg(ins: &mut Instruction, n: u32, r: Register) {
+    ins.set_op_kind(n, OpKind::Register);
+    ins.set_op_register(n, r);
+}
+
+/// LLVM's static rounding mode (0 rn … 3 rz) as iced's.
+fn rounding(v: i64) -> Result<RoundingControl, EncodeError> {
+    Ok(match v {
+        0 => RoundingControl::RoundToNearest,
+        1 => RoundingControl::RoundDown,
+        2 => RoundingControl::RoundUp,
+        3 => RoundingControl::RoundTowardZero,
+        _ => return Err(EncodeError::BadOperand(format!("rounding mode {v}"))),
+    })
+}
+
+fn set_imm(ins: &mut Instruction, n: u32, kind: OpCodeOperandKind, x: i64) -> Result<(), EncodeError> {
+    use OpCodeOperandKind as K;
+    let first_imm = !(0..n).any(|k| {
+        matches!(
+            ins.op_kind(k),
+            OpKind::Immediate8 | OpKind::Immediate16 | OpKind::Immediate32
+        )
+    });
+    let op_kind = match kind {
+        K::imm8 | K::imm8_const_1 | K::imm4_m2z if first_imm => OpKind::Immediate8,
+        K::imm8 => OpKind::Immediate8_2nd,
+        K::imm8sex16 => OpKind::Immediate8to16,
+        K::imm8sex32 => OpKind::Immediate8to32,
+        K::imm8sex64 => OpKind::Immediate8to64,
+        K::imm16 => OpKind::Immediate16,
+        K::imm32 => OpKind::Immediate32,
+        K::imm32sex64 => OpKind::Immediate32to64,
+        K::imm64 => OpKind::Immediate64,
+        k => return Err(EncodeError::BadOperand(format!("immediate for {k:?}"))),
+    };
+    ins.set_op_kind(n, op_kind);
+    let v = match op_kind {
+        OpKind::Immediate8 | OpKind::Immediate8_2nd => x as u8 as u64,
+        OpKind::Immediate16 => x as u16 as u64,
+        OpKind::Immediate32 => x as u32 as u64,
+        _ => x as u64,
+    };
+    ins.try_set_immediate_u64(n, v)
+        .map_err(|e| EncodeError::BadOperand(format!("immediate {x}: {e}")))
+}
+
+/// Registers in the order `example` tries them: low encodings first (short
+/// encodings, no VEX3→VEX2 operand swap by llvm-mc), 0 and the
+/// REX-extended ones after.
+const ENCODING_ORDER: [u16; 32] = [
+    1, 2, 3, 6, 7, 4, 5, 0, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+    26, 27, 28, 29, 30, 31,
+];
+
+/// One valid instance of `form`.
+fn example_of(form: Instr) -> Result<Inst, EncodeError> {
+    let mc = form.mc_operands();
+    let mut ops: Vec<Option<OpValue>> = vec![None; mc.len()];
+    let mut used: Vec<Reg> = Vec::new();
+    let apx = form.predicates().any(|p| p.cond().contains("egpr"));
+    for (i, m) in mc.iter().enumerate() {
+        if m.operand.tied_to().is_some_and(|t| t < m.operand.index()) {
+            continue;
+        }
+        ops[i] = Some(match m.ty.kind() {
+            OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
+            OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
+            _ => return Err(EncodeError::Unsupported("memory or PC-relative operand".into())),
+        });
+        if let Some(OpValue::Reg(r)) = ops[i] {
+            used.push(r);
+        }
+    }
+    // Tied operands take the value of what they are tied to.
+    for i in 0..mc.len() {
+        if ops[i].is_none() {
+            let t = mc[i].operand.tied_to().unwrap_or(usize::MAX);
+            ops[i] = mc
+                .iter()
+                .position(|o| o.operand.index() == t)
+                .and_then(|k| ops[k]);
+        }
+    }
+    let ops = ops
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| EncodeError::Unsupported("unresolved tied operand".into()))?;
+    Ok(Inst { form, ops })
+}
+
+fn pick_reg(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<Reg, EncodeError> {
+    let class = m
+        .ty
+        .class()
+        .ok_or_else(|| EncodeError::Unsupported(format!("${} has no class", m.name)))?;
+    let cat = class_cat(class.name());
+    let usable = |r: &Reg| {
+        reserved_reason(*r).is_none()
+            && (apx || egpr_number(r.name()).is_none())
+            && !is_high_byte(*r)
+            && !used.iter().any(|u| u.overlaps(*r) || same_slot(cat, *u, *r))
+    };
+    let members: Vec<Reg> = class.members().filter(usable).collect();
+    ENCODING_ORDER
+        .iter()
+        .find_map(|&e| members.iter().find(|r| r.encoding() == e).copied())
+        .or_else(|| members.first().copied())
+        .ok_or_else(|| {
+            EncodeError::Unsupported(format!("no free register in class {}", class.name()))
+        })
+}
+
+/// AH, BH, CH, DH: not encodable with a REX prefix; never chosen.
+fn is_high_byte(r: Reg) -> bool {
+    matches!(r.name(), "AH" | "BH" | "CH" | "DH")
+}
+
+/// Whether two registers of the same file share a number (`xmm1` and
+/// `zmm1` do not overlap in LLVM's tables for every class pair).
+fn same_slot(cat: Option<Cat>, a: Reg, b: Reg) -> bool {
+    let vec = |c: Option<Cat>| matches!(c, Some(Cat::Xmm | Cat::Ymm | Cat::Zmm));
+    vec(cat)
+        && a.encoding() == b.encoding()
+        && ["XMM", "YMM", "ZMM"].iter().any(|p| a.name().starts_with(p))
+}
+
+/// A legal immediate that also pins llvm-mc to this form: 8-bit fields get
+/// 2 (1 would turn `shl r, 1` into the `D1` form), wider fields 0x1234 (a
+/// value that fits in 8 bits would let llvm-mc pick the `imm8` form).
+fn pick_imm(form: &Instr, m: &crate::isa::McOperand) -> i64 {
+    if m.ty.name() == "AVX512RC" {
+        return 1;
+    }
+    let immt = match form.encoding() {
+        crate::isa::Encoding::X86(e) => e.immt(),
+        _ => "",
+    };
+    let bits = m.ty.imm().map(|i| i.bits).unwrap_or(8);
+    let want = if bits > 8 && !immt.starts_with("Imm8") { 0x1234 } else { 2 };
+    let (lo, hi) = imm_range(m);
+    want.clamp(lo, hi)
+}

@@ -1,0 +1,205 @@
+//! Decoding what was emitted and comparing it with what was intended:
+//! capstone (Intel syntax, 64-bit) against the printed text; for the
+//! extensions Capstone 5.0.6 cannot decode, iced-x86's decoder against the
+//! intended iced instruction.
+
+use super::mapping::Plan;
+use crate::arch::{Check, Inst};
+use capstone::arch::x86::{ArchMode, ArchSyntax};
+use capstone::prelude::*;
+use iced_x86::{Decoder, DecoderOptions, Instruction, OpKind};
+
+thread_local! {
+    static CS: Option<Capstone> = Capstone::new()
+        .x86()
+        .mode(ArchMode::Mode64)
+        .syntax(ArchSyntax::Intel)
+        .build()
+        .ok();
+}
+
+/// Features (LLVM names, as in the form's predicates) whose instructions
+/// Capstone 5.0.6 cannot decode.
+const CAPSTONE_LACKS: [&str; 14] = [
+    "avx512fp16",
+    "avxvnni",
+    "amx",
+    "avxifma",
+    "avxneconvert",
+    "sha512",
+    "sm3",
+    "sm4",
+    "usermsr",
+    "raoint",
+    "cmpccxadd",
+    "egpr",
+    "ndd",
+    "avx10",
+];
+
+/// Checks `bytes` (and `text`) against `inst`.
+pub fn check(plan: &Plan, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+    match capstone_text(bytes) {
+        Ok(Some(decoded)) => compare_text(text, &decoded),
+        Ok(None) => match lacking_feature(inst) {
+            Some(f) => iced_check(plan, inst, bytes, f),
+            None => Check::Mismatch(format!(
+                "capstone cannot decode {} for `{text}`",
+                hex(bytes)
+            )),
+        },
+        Err(e) => Check::Unchecked(format!("capstone unavailable: {e}")),
+    }
+}
+
+/// The extension of `inst` that capstone lacks, if any.
+fn lacking_feature(inst: &Inst) -> Option<&'static str> {
+    let req = inst.form.required_features()?;
+    CAPSTONE_LACKS.iter().copied().find(|f| req.contains(f))
+}
+
+/// Capstone's `mnemonic operands`, `None` when it does not decode all of
+/// `bytes` as one instruction.
+fn capstone_text(bytes: &[u8]) -> Result<Option<String>, String> {
+    CS.with(|cs| {
+        let cs = cs.as_ref().ok_or("capstone x86 engine did not build")?;
+        let insns = match cs.disasm_count(bytes, 0, 1) {
+            Ok(i) => i,
+            Err(_) => return Ok(None),
+        };
+        let Some(i) = insns.iter().next() else {
+            return Ok(None);
+        };
+        if i.bytes().len() != bytes.len() {
+            return Ok(None);
+        }
+        let m = i.mnemonic().unwrap_or("");
+        let o = i.op_str().unwrap_or("");
+        Ok(Some(format!("{m} {o}")))
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Compares two Intel texts as instructions: pseudo-prefixes dropped,
+/// spacing and number bases normalised, aliases equal.
+pub fn compare_text(ours: &str, decoded: &str) -> Check {
+    let a = normalize(ours);
+    let b = normalize(decoded);
+    if equivalent(&a, &b) {
+        Check::Ok
+    } else {
+        Check::Mismatch(format!("intended `{ours}`, capstone decodes `{decoded}`"))
+    }
+}
+
+/// Mnemonic and operands, normalised.
+#[derive(Debug, PartialEq, Eq)]
+struct Norm {
+    mnemonic: String,
+    ops: Vec<String>,
+}
+
+fn normalize(text: &str) -> Norm {
+    let mut t = text.trim().to_ascii_lowercase();
+    for p in ["{vex}", "{evex}", "{vex3}"] {
+        if let Some(r) = t.strip_prefix(p) {
+            t = r.trim_start().to_string();
+        }
+    }
+    let (m, rest) = t.split_once(char::is_whitespace).unwrap_or((&t, ""));
+    let ops = rest
+        .split(',')
+        .map(|o| o.split_whitespace().collect::<String>())
+        .filter(|o| !o.is_empty())
+        .map(|o| number(&o).map_or(o, |v| v.to_string()))
+        .collect();
+    Norm {
+        mnemonic: m.to_string(),
+        ops,
+    }
+}
+
+fn number(s: &str) -> Option<i64> {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let v = if let Some(h) = s.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()? as i64
+    } else {
+        s.parse::<i64>().ok()?
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// Mnemonics capstone spells differently from LLVM for the same encoding.
+const MNEMONIC_ALIASES: [(&str, &str); 2] = [("movabs", "mov"), ("sal", "shl")];
+
+fn same_mnemonic(a: &str, b: &str) -> bool {
+    a == b
+        || MNEMONIC_ALIASES
+            .iter()
+            .any(|&(x, y)| (a == x && b == y) || (a == y && b == x))
+}
+
+fn equivalent(a: &Norm, b: &Norm) -> bool {
+    if !same_mnemonic(&a.mnemonic, &b.mnemonic) {
+        return false;
+    }
+    if a.ops == b.ops {
+        return true;
+    }
+    // Capstone spells out the implicit `1` of the shift-by-one forms.
+    let mut bo = b.ops.clone();
+    if bo.len() == a.ops.len() + 1 && bo.last().is_some_and(|o| o == "1") {
+        bo.pop();
+    }
+    a.ops == bo
+}
+
+/// The second check: iced's decoder must give back the intended code and
+/// operands.
+fn iced_check(plan: &Plan, inst: &Inst, bytes: &[u8], feature: &str) -> Check {
+    let Ok(want) = super::build(plan, inst) else {
+        return Check::Mismatch("cannot rebuild the intended instruction".into());
+    };
+    let mut dec = Decoder::with_ip(64, bytes, 0, DecoderOptions::NONE);
+    let got = dec.decode();
+    if got.is_invalid() || got.len() != bytes.len() {
+        return Check::Unchecked(format!(
+            "{feature}: capstone 5.0.6 lacks it and iced-x86 does not decode {}",
+            hex(bytes)
+        ));
+    }
+    match differs(&want, &got) {
+        None => Check::Ok,
+        Some(d) => Check::Mismatch(format!("iced-x86 decodes {:?}: {d}", got.code())),
+    }
+}
+
+fn differs(want: &Instruction, got: &Instruction) -> Option<String> {
+    if want.code() != got.code() {
+        return Some(format!("code, intended {:?}", want.code()));
+    }
+    for n in 0..want.op_count() {
+        let same = match want.op_kind(n) {
+            OpKind::Register => want.op_register(n) == got.op_register(n),
+            _ => want.immediate(n) == got.immediate(n),
+        };
+        if !same {
+            return Some(format!("operand {n}"));
+        }
+    }
+    let decorations = |i: &Instruction| {
+        (
+            i.op_mask(),
+            i.zeroing_masking(),
+            i.suppress_all_exceptions(),
+            i.rounding_control(),
+        )
+    };
+    (decorations(want) != decorations(got)).then(|| "mask, {z}, {sae} or rounding".into())
+}

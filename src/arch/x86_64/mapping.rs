@@ -1,0 +1,592 @@
+//! From an LLVM X86 record to an iced-x86 [`Code`], computed from the
+//! record's encoding fields (`OpEnc`, `OpMap`, `OpPrefix`, opcode, `Form`,
+//! REX.W, VEX.L / EVEX.L'L, operand size) and its operand kinds, matched
+//! against iced's [`OpCodeInfo`] table. No list of names: every `Code` is
+//! indexed once by its structural key, and the candidates sharing a
+//! record's key are told apart by their operand kinds.
+
+use crate::isa::desc::OperandKind;
+use crate::isa::{Instr, X86Enc};
+use iced_x86::{
+    Code, EncodingKind, MandatoryPrefix, OpCodeInfo, OpCodeOperandKind as OK, OpCodeTableKind,
+    Register,
+};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// One piece of a printed operand, in the record's Intel `AsmString`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// The value of machine operand `i`.
+    Mc(usize),
+    /// A write mask `{kN}` from machine operand `i`.
+    Mask(usize),
+    /// Zeroing `{z}`.
+    Zero,
+    /// Literal text (`cl`, `st`, `{sae}`).
+    Lit(&'static str),
+}
+
+/// Where the value of one iced operand comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Machine operand `i`.
+    Mc(usize),
+    /// A fixed register the `Code` implies (`cl` of `shl r64, cl`).
+    Fixed(Register),
+    /// The constant 1 of `shl r64, 1`.
+    One,
+}
+
+/// How one record is encoded with iced and printed.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The iced code.
+    pub code: Code,
+    /// Value source of each iced operand, in iced's operand order.
+    pub slots: Vec<Slot>,
+    /// The machine operand holding the write mask.
+    pub mask: Option<usize>,
+    /// Zeroing masking (`{z}`).
+    pub zeroing: bool,
+    /// Suppress all exceptions (`{sae}`).
+    pub sae: bool,
+    /// The machine operand holding the static rounding mode.
+    pub rc: Option<usize>,
+    /// The mnemonic as LLVM's Intel syntax spells it.
+    pub mnemonic: &'static str,
+    /// The operands as printed, each a run of pieces.
+    pub operands: Vec<Vec<Tok>>,
+    /// Pseudo-prefix that pins the encoding llvm-mc must choose.
+    pub pseudo: &'static str,
+}
+
+/// The plan of `form`, or why it has none. Computed once for all records.
+pub fn plan(form: &Instr) -> Result<&'static Plan, &'static str> {
+    static PLANS: OnceLock<Vec<Result<Plan, String>>> = OnceLock::new();
+    let plans = PLANS.get_or_init(|| {
+        let isa = form.isa();
+        isa.instrs().map(|f| make_plan(&f)).collect()
+    });
+    match plans.get(form.opcode() as usize) {
+        Some(Ok(p)) => Ok(p),
+        Some(Err(e)) => Err(e.as_str()),
+        None => Err("no such record"),
+    }
+}
+
+/// The structural key both sides are indexed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    enc: EncodingKind,
+    table: OpCodeTableKind,
+    /// 0 none, 1 66, 2 F3, 3 F2.
+    prefix: u8,
+    opcode: u32,
+    /// ModRM.reg fixed by the opcode (`/4`), if any.
+    group: Option<i32>,
+    /// ModRM.rm fixed by the opcode (`0F 01 C1`), if any.
+    rm_group: Option<i32>,
+}
+
+fn index() -> &'static HashMap<Key, Vec<Code>> {
+    static INDEX: OnceLock<HashMap<Key, Vec<Code>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut m: HashMap<Key, Vec<Code>> = HashMap::new();
+        for code in Code::values() {
+            let info = code.op_code();
+            if !info.is_instruction() || !info.mode64() {
+                continue;
+            }
+            m.entry(iced_key(info)).or_default().push(code);
+        }
+        m
+    })
+}
+
+fn iced_key(info: &OpCodeInfo) -> Key {
+    let prefix = match info.mandatory_prefix() {
+        MandatoryPrefix::P66 => 1,
+        MandatoryPrefix::PF3 => 2,
+        MandatoryPrefix::PF2 => 3,
+        _ => 0,
+    };
+    Key {
+        enc: info.encoding(),
+        table: info.table(),
+        prefix,
+        opcode: info.op_code(),
+        group: info.is_group().then(|| info.group_index()),
+        rm_group: info.is_rm_group().then(|| info.rm_group_index()),
+    }
+}
+
+/// The record's key, or why it cannot have one.
+fn llvm_key(e: &X86Enc) -> Result<Key, String> {
+    let (enc, table) = match (e.openc(), e.map()) {
+        (_, "T_MAP4") => return Err("APX (EVEX map 4): iced-x86 1.22 has no APX".into()),
+        (_, "T_MAP7") => return Err("USER_MSR (map 7): iced-x86 1.22 has no map 7".into()),
+        ("EncNormal", "ThreeDNow") => (EncodingKind::D3NOW, OpCodeTableKind::T0F),
+        (openc, map) => (encoding_kind(openc)?, table_kind(map)?),
+    };
+    let prefix = match e.prefix() {
+        "PD" => 1,
+        "XS" => 2,
+        "XD" => 3,
+        _ => 0,
+    };
+    let form = e.form();
+    let (group, rm_group) = if let Some(n) = group_of(form) {
+        (Some(n), None)
+    } else if let Some(hex) = form.strip_prefix("MRM_") {
+        let b = i32::from_str_radix(hex, 16).map_err(|_| format!("form {form}"))?;
+        (Some((b >> 3) & 7), Some(b & 7))
+    } else {
+        (None, None)
+    };
+    Ok(Key {
+        enc,
+        table,
+        prefix,
+        opcode: u32::from(e.opcode()),
+        group,
+        rm_group,
+    })
+}
+
+/// `MRM4r` / `MRM4X` → 4.
+fn group_of(form: &str) -> Option<i32> {
+    let rest = form.strip_prefix("MRM")?;
+    let (digit, tail) = rest.split_at(1.min(rest.len()));
+    let n: i32 = digit.parse().ok()?;
+    matches!(tail, "r" | "X").then_some(n)
+}
+
+fn encoding_kind(openc: &str) -> Result<EncodingKind, String> {
+    Ok(match openc {
+        "EncNormal" => EncodingKind::Legacy,
+        "EncVEX" => EncodingKind::VEX,
+        "EncEVEX" => EncodingKind::EVEX,
+        "EncXOP" => EncodingKind::XOP,
+        o => return Err(format!("encoding {o}")),
+    })
+}
+
+fn table_kind(map: &str) -> Result<OpCodeTableKind, String> {
+    Ok(match map {
+        "OB" => OpCodeTableKind::Normal,
+        "TB" => OpCodeTableKind::T0F,
+        "T8" => OpCodeTableKind::T0F38,
+        "TA" => OpCodeTableKind::T0F3A,
+        "T_MAP5" => OpCodeTableKind::MAP5,
+        "T_MAP6" => OpCodeTableKind::MAP6,
+        "XOP8" => OpCodeTableKind::MAP8,
+        "XOP9" => OpCodeTableKind::MAP9,
+        "XOPA" => OpCodeTableKind::MAP10,
+        m => return Err(format!("opcode map {m}")),
+    })
+}
+
+/// Register file of a register operand, shared by LLVM classes and iced
+/// operand kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cat {
+    /// 8-bit general-purpose.
+    R8,
+    /// 16-bit general-purpose.
+    R16,
+    /// 32-bit general-purpose.
+    R32,
+    /// 64-bit general-purpose.
+    R64,
+    /// MMX.
+    Mm,
+    /// 128-bit vector.
+    Xmm,
+    /// 256-bit vector.
+    Ymm,
+    /// 512-bit vector.
+    Zmm,
+    /// Mask.
+    K,
+    /// Mask pair (`k2` names `k2:k3`).
+    KPair,
+    /// AMX tile.
+    Tmm,
+    /// x87 stack.
+    St,
+    /// Segment.
+    Seg,
+    /// Control.
+    Cr,
+    /// Debug.
+    Dr,
+}
+
+/// The register file of an LLVM register class.
+pub fn class_cat(class: &str) -> Option<Cat> {
+    let c = class;
+    Some(if c.starts_with("GR8") {
+        Cat::R8
+    } else if c.starts_with("GR16") {
+        Cat::R16
+    } else if c.starts_with("GR32") {
+        Cat::R32
+    } else if c.starts_with("GR64") {
+        Cat::R64
+    } else if c.starts_with("VR128") || c.starts_with("FR") {
+        Cat::Xmm
+    } else if c.starts_with("VR256") {
+        Cat::Ymm
+    } else if c.starts_with("VR512") {
+        Cat::Zmm
+    } else if c.starts_with("VK") && c.to_ascii_uppercase().ends_with("PAIR") {
+        Cat::KPair
+    } else if c.starts_with("VK") {
+        Cat::K
+    } else if c == "VR64" {
+        Cat::Mm
+    } else if c == "TILE" {
+        Cat::Tmm
+    } else if c == "RST" {
+        Cat::St
+    } else if c == "SEGMENT_REG" {
+        Cat::Seg
+    } else if c == "CONTROL_REG" {
+        Cat::Cr
+    } else if c == "DEBUG_REG" {
+        Cat::Dr
+    } else {
+        return None;
+    })
+}
+
+/// What an iced operand kind wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Want {
+    Reg(Cat),
+    Imm,
+    Fixed(Register),
+    One,
+    Other,
+}
+
+fn want(k: OK) -> Want {
+    use Cat::{Cr, Dr, KPair, Mm, Seg, St, Tmm, Xmm, Ymm, Zmm, R16, R32, R64, R8};
+    match k {
+        OK::r8_or_mem | OK::r8_reg | OK::r8_opcode => Want::Reg(R8),
+        OK::r16_or_mem | OK::r16_reg | OK::r16_reg_mem | OK::r16_rm | OK::r16_opcode => Want::Reg(R16),
+        OK::r32_or_mem
+        | OK::r32_or_mem_mpx
+        | OK::r32_reg
+        | OK::r32_reg_mem
+        | OK::r32_rm
+        | OK::r32_opcode
+        | OK::r32_vvvv => Want::Reg(R32),
+        OK::r64_or_mem
+        | OK::r64_or_mem_mpx
+        | OK::r64_reg
+        | OK::r64_reg_mem
+        | OK::r64_rm
+        | OK::r64_opcode
+        | OK::r64_vvvv => Want::Reg(R64),
+        OK::mm_or_mem | OK::mm_reg | OK::mm_rm => Want::Reg(Mm),
+        OK::xmm_or_mem | OK::xmm_reg | OK::xmm_rm | OK::xmm_vvvv | OK::xmm_is4 | OK::xmm_is5 => {
+            Want::Reg(Xmm)
+        }
+        OK::ymm_or_mem | OK::ymm_reg | OK::ymm_rm | OK::ymm_vvvv | OK::ymm_is4 | OK::ymm_is5 => {
+            Want::Reg(Ymm)
+        }
+        OK::zmm_or_mem | OK::zmm_reg | OK::zmm_rm | OK::zmm_vvvv => Want::Reg(Zmm),
+        OK::k_or_mem | OK::k_reg | OK::k_rm | OK::k_vvvv => Want::Reg(Cat::K),
+        OK::kp1_reg => Want::Reg(KPair),
+        OK::tmm_reg | OK::tmm_rm | OK::tmm_vvvv => Want::Reg(Tmm),
+        OK::sti_opcode => Want::Reg(St),
+        OK::seg_reg => Want::Reg(Seg),
+        OK::cr_reg => Want::Reg(Cr),
+        OK::dr_reg => Want::Reg(Dr),
+        OK::imm4_m2z
+        | OK::imm8
+        | OK::imm8sex16
+        | OK::imm8sex32
+        | OK::imm8sex64
+        | OK::imm16
+        | OK::imm32
+        | OK::imm32sex64
+        | OK::imm64 => Want::Imm,
+        OK::imm8_const_1 => Want::One,
+        OK::al => Want::Fixed(Register::AL),
+        OK::cl => Want::Fixed(Register::CL),
+        OK::ax => Want::Fixed(Register::AX),
+        OK::dx => Want::Fixed(Register::DX),
+        OK::eax => Want::Fixed(Register::EAX),
+        OK::rax => Want::Fixed(Register::RAX),
+        OK::st0 => Want::Fixed(Register::ST0),
+        OK::es => Want::Fixed(Register::ES),
+        OK::cs => Want::Fixed(Register::CS),
+        OK::ss => Want::Fixed(Register::SS),
+        OK::ds => Want::Fixed(Register::DS),
+        OK::fs => Want::Fixed(Register::FS),
+        OK::gs => Want::Fixed(Register::GS),
+        _ => Want::Other,
+    }
+}
+
+/// What a printed LLVM operand is, for matching.
+#[derive(Clone, Copy, Debug)]
+enum Have {
+    Reg(Cat, usize),
+    Imm(usize),
+    Lit(&'static str),
+}
+
+/// The Intel `AsmString` of a record, split into mnemonic, pseudo-prefix
+/// and operands.
+struct Template {
+    mnemonic: &'static str,
+    pseudo: &'static str,
+    operands: Vec<Vec<Tok>>,
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn parse_template(form: &Instr) -> Result<Template, String> {
+    let t = form.asm_template();
+    let mut rest = t.trim();
+    let mut pseudo = "";
+    if let Some(r) = rest.strip_prefix("{vex}") {
+        pseudo = "{vex} ";
+        rest = r.trim_start();
+    }
+    let (mn, ops) = match rest.find(|c: char| c.is_whitespace()) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest, ""),
+    };
+    let names: Vec<&str> = form.mc_operands().iter().map(|m| m.name).collect();
+    let mut operands = Vec::new();
+    if !ops.is_empty() {
+        for piece in ops.split(',') {
+            operands.push(parse_operand(piece.trim(), &names)?);
+        }
+    }
+    Ok(Template {
+        mnemonic: leak(mn.to_string()),
+        pseudo,
+        operands,
+    })
+}
+
+fn mc_index(names: &[&str], name: &str) -> Result<usize, String> {
+    names
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| format!("operand ${name} of the AsmString is no machine operand"))
+}
+
+/// One printed operand: `$dst {${mask}} {z}`, `${src}`, `cl`, `{sae}`.
+fn parse_operand(s: &str, names: &[&str]) -> Result<Vec<Tok>, String> {
+    let mut out = Vec::new();
+    for word in s.split_whitespace() {
+        if let Some(inner) = word
+            .strip_prefix("{${")
+            .and_then(|w| w.strip_suffix("}}"))
+        {
+            out.push(Tok::Mask(mc_index(names, inner)?));
+        } else if word == "{z}" {
+            out.push(Tok::Zero);
+        } else if let Some(name) = word.strip_prefix('$') {
+            let name = name.trim_start_matches('{').trim_end_matches('}');
+            out.push(Tok::Mc(mc_index(names, name)?));
+        } else {
+            out.push(Tok::Lit(leak(word.to_string())));
+        }
+    }
+    Ok(out)
+}
+
+fn make_plan(form: &Instr) -> Result<Plan, String> {
+    let crate::isa::Encoding::X86(e) = form.encoding() else {
+        return Err("no encoding".into());
+    };
+    if e.form() == "PrefixByte" {
+        return Err("prefix-only form: iced-x86 encodes no bare prefix".into());
+    }
+    if form
+        .predicates()
+        .any(|p| p.name() == "Not64BitMode")
+    {
+        return Err("Not64BitMode: invalid in 64-bit mode".into());
+    }
+    let key = llvm_key(&e)?;
+    let tpl = parse_template(form)?;
+    let mc = form.mc_operands();
+    let mut haves = Vec::new();
+    let (mut mask, mut zeroing, mut sae, mut rc) = (None, false, false, None);
+    for op in &tpl.operands {
+        for t in op {
+            match *t {
+                Tok::Mask(i) => mask = Some(i),
+                Tok::Zero => zeroing = true,
+                Tok::Lit("{sae}") => sae = true,
+                Tok::Lit(l) => haves.push(Have::Lit(l)),
+                Tok::Mc(i) => {
+                    let ty = mc[i].ty;
+                    match ty.kind() {
+                        OperandKind::Reg => {
+                            let class = ty.class().map(|c| c.name()).unwrap_or("");
+                            let cat = class_cat(class)
+                                .ok_or_else(|| format!("register class {class}"))?;
+                            haves.push(Have::Reg(cat, i));
+                        }
+                        OperandKind::Imm if ty.name() == "AVX512RC" => rc = Some(i),
+                        OperandKind::Imm => haves.push(Have::Imm(i)),
+                        _ => return Err(format!("operand kind of {}", ty.name())),
+                    }
+                }
+            }
+        }
+    }
+    let cands = index()
+        .get(&key)
+        .ok_or_else(|| no_code_reason(&e, &key))?;
+    let mut found = None;
+    for &code in cands {
+        let info = code.op_code();
+        if !fits(info, &e, mask.is_some(), zeroing, sae, rc.is_some()) {
+            continue;
+        }
+        if let Some(slots) = match_ops(info.op_kinds(), &haves) {
+            found = Some((code, slots));
+            break;
+        }
+    }
+    let (code, slots) = found.ok_or_else(|| {
+        format!(
+            "no iced-x86 code with these operands ({} candidates share the opcode)",
+            cands.len()
+        )
+    })?;
+    let pseudo = match (tpl.pseudo, key.enc) {
+        ("", EncodingKind::VEX) => "{vex} ",
+        ("", EncodingKind::EVEX) => "{evex} ",
+        (p, _) => p,
+    };
+    Ok(Plan {
+        code,
+        slots,
+        mask,
+        zeroing,
+        sae,
+        rc,
+        mnemonic: tpl.mnemonic,
+        operands: tpl.operands,
+        pseudo,
+    })
+}
+
+fn no_code_reason(e: &X86Enc, key: &Key) -> String {
+    format!(
+        "no iced-x86 code for {} map {} prefix {} opcode {:#04x} form {}",
+        e.openc(),
+        e.map(),
+        e.prefix(),
+        key.opcode,
+        e.form()
+    )
+}
+
+/// Whether the iced code agrees with the record's W, L, operand size and
+/// EVEX capabilities.
+fn fits(info: &OpCodeInfo, e: &X86Enc, mask: bool, z: bool, sae: bool, rc: bool) -> bool {
+    let bits = e.bits();
+    let w = bits.has("rex_w");
+    let legacy = matches!(info.encoding(), EncodingKind::Legacy | EncodingKind::D3NOW);
+    if legacy {
+        let size = info.operand_size();
+        let op16 = e.opsize() == "OpSize16";
+        if op16 != (size == 16) {
+            return false;
+        }
+        let wide = size == 64 && !info.default_op_size64() && !info.force_op_size64();
+        if w != (wide || info.w() == 1) {
+            return false;
+        }
+    } else {
+        if !info.is_wig() && !info.is_wig32() && (info.w() == 1) != w {
+            return false;
+        }
+        let l = if bits.has("evex_l2") {
+            2
+        } else if bits.has("vex_l") {
+            1
+        } else {
+            0
+        };
+        if !info.is_lig() && info.l() != l {
+            return false;
+        }
+    }
+    (!mask || info.can_use_op_mask_register())
+        && (!z || info.can_use_zeroing_masking())
+        && (!sae || info.can_suppress_all_exceptions())
+        && (!rc || info.can_use_rounding_control())
+        && (mask || !info.require_op_mask_register())
+}
+
+/// Pairs iced's operand kinds with the printed LLVM operands, in order.
+fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
+    let mut slots = Vec::with_capacity(kinds.len());
+    let mut j = 0;
+    for &k in kinds {
+        // A literal iced does not model (`xmm0` of `blendvps`) is skipped.
+        while let Some(Have::Lit(l)) = haves.get(j) {
+            if matches!(want(k), Want::Fixed(r) if fixed_name(r) == *l) {
+                break;
+            }
+            j += 1;
+        }
+        match (want(k), haves.get(j)) {
+            (Want::Reg(c), Some(&Have::Reg(hc, i))) if c == hc => {
+                slots.push(Slot::Mc(i));
+                j += 1;
+            }
+            (Want::Imm, Some(&Have::Imm(i))) => {
+                slots.push(Slot::Mc(i));
+                j += 1;
+            }
+            (Want::Fixed(r), Some(&Have::Lit(l))) if fixed_name(r) == l => {
+                slots.push(Slot::Fixed(r));
+                j += 1;
+            }
+            (Want::Fixed(r), _) => slots.push(Slot::Fixed(r)),
+            (Want::One, _) => slots.push(Slot::One),
+            _ => return None,
+        }
+    }
+    let rest_literal = haves[j.min(haves.len())..]
+        .iter()
+        .all(|h| matches!(h, Have::Lit(_)));
+    rest_literal.then_some(slots)
+}
+
+/// How LLVM's Intel syntax spells a fixed register.
+fn fixed_name(r: Register) -> &'static str {
+    match r {
+        Register::AL => "al",
+        Register::CL => "cl",
+        Register::AX => "ax",
+        Register::DX => "dx",
+        Register::EAX => "eax",
+        Register::RAX => "rax",
+        Register::ST0 => "st",
+        Register::ES => "es",
+        Register::CS => "cs",
+        Register::SS => "ss",
+        Register::DS => "ds",
+        Register::FS => "fs",
+        Register::GS => "gs",
+        _ => "",
+    }
+}
