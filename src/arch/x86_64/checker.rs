@@ -123,7 +123,7 @@ struct Norm {
 
 fn normalize(text: &str) -> Norm {
     let mut t = text.trim().to_ascii_lowercase();
-    for p in ["{vex}", "{evex}", "{vex3}"] {
+    for p in ["{vex}", "{evex}", "{vex3}", "data16"] {
         if let Some(r) = t.strip_prefix(p) {
             t = r.trim_start().to_string();
         }

@@ -471,6 +471,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     let pseudo = match (tpl.pseudo, key.enc) {
         ("", EncodingKind::VEX) => "{vex} ",
         ("", EncodingKind::EVEX) => "{evex} ",
+        ("", EncodingKind::Legacy) if needs_data16(form, &e, &haves) => "data16 ",
         (p, _) => p,
     };
     Ok(Plan {
@@ -483,6 +484,46 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
         mnemonic: tpl.mnemonic,
         operands: tpl.operands,
         pseudo,
+    })
+}
+
+/// Whether llvm-mc would drop the 66 operand-size prefix of this 16-bit
+/// form for its Intel text: the text is also that of a non-16-bit record
+/// with the same kind of immediate and no register says the size (`ret`,
+/// `retf`, `push 2`), or it is `mov r16, sreg`, which llvm-mc shortens to
+/// the 32-bit form. `data16` on the same line gives back the same bytes.
+fn needs_data16(form: &Instr, e: &X86Enc, haves: &[Have]) -> bool {
+    if e.opsize() != "OpSize16" {
+        return false;
+    }
+    let has_seg = haves.iter().any(|h| matches!(h, Have::Reg(Cat::Seg, _)));
+    if has_seg && e.form() == "MRMDestReg" {
+        return true;
+    }
+    let only_imms = haves.iter().all(|h| matches!(h, Have::Imm(_)));
+    only_imms
+        && shared_texts()
+            .get(&form.asm_template())
+            .is_some_and(|v| v.iter().any(|(op, immt)| *op != "OpSize16" && *immt == e.immt()))
+}
+
+/// Intel templates of the real legacy records without register operands,
+/// with each record's operand size and immediate type.
+fn shared_texts() -> &'static HashMap<String, Vec<(&'static str, &'static str)>> {
+    static TEXTS: OnceLock<HashMap<String, Vec<(&'static str, &'static str)>>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let mut m: HashMap<String, Vec<(&'static str, &'static str)>> = HashMap::new();
+        let isa = crate::isa::Isa::get(crate::isa::Arch::X86_64);
+        for f in isa.real_instrs() {
+            let crate::isa::Encoding::X86(e) = f.encoding() else {
+                continue;
+            };
+            let regs = f.mc_operands().iter().any(|o| o.ty.kind() == OperandKind::Reg);
+            if e.openc() == "EncNormal" && !regs {
+                m.entry(f.asm_template()).or_default().push((e.opsize(), e.immt()));
+            }
+        }
+        m
     })
 }
 
