@@ -9,21 +9,39 @@ fn isa() -> &'static Isa {
 /// Runs example/encode/print/check over every reg/imm form; returns
 /// (ok, unchecked, mismatch, unsupported) with reasons, and writes the
 /// rows to `WINIC_X86_DUMP` when set (for the llvm-mc cross-check).
-fn sweep() -> (usize, BTreeMap<String, usize>, Vec<String>, BTreeMap<String, usize>) {
+fn sweep() -> (
+    usize,
+    BTreeMap<String, usize>,
+    Vec<String>,
+    BTreeMap<String, usize>,
+) {
     let t = X86_64;
-    let (mut ok, mut unchecked, mut mism, mut unsup) = (0, BTreeMap::new(), Vec::new(), BTreeMap::new());
+    let (mut ok, mut unchecked, mut mism, mut unsup) =
+        (0, BTreeMap::new(), Vec::new(), BTreeMap::new());
     let mut dump = String::new();
     for form in isa().real_instrs().filter(reg_imm_only) {
         let inst = match t.example(form) {
             Ok(i) => i,
             Err(e) => {
+                if std::env::var("WINIC_X86_UNSUP").is_ok() {
+                    eprintln!("UNSUP {} {e}", form.name());
+                }
                 *unsup.entry(e.to_string()).or_insert(0) += 1;
                 continue;
             }
         };
-        let bytes = t.encode(&inst).unwrap_or_else(|e| panic!("{}: {e}", form.name()));
-        let text = t.print(&inst).unwrap_or_else(|e| panic!("{}: {e}", form.name()));
-        dump.push_str(&format!("{}\t{}\t{}\n", form.name(), text, checker_hex(&bytes)));
+        let bytes = t
+            .encode(&inst)
+            .unwrap_or_else(|e| panic!("{}: {e}", form.name()));
+        let text = t
+            .print(&inst)
+            .unwrap_or_else(|e| panic!("{}: {e}", form.name()));
+        dump.push_str(&format!(
+            "{}\t{}\t{}\n",
+            form.name(),
+            text,
+            checker_hex(&bytes)
+        ));
         match t.check(&inst, &bytes, &text) {
             Check::Ok => ok += 1,
             Check::Unchecked(r) => *unchecked.entry(r).or_insert(0) += 1,
@@ -37,7 +55,10 @@ fn sweep() -> (usize, BTreeMap<String, usize>, Vec<String>, BTreeMap<String, usi
 }
 
 fn checker_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// An instance of record `name` with operands given by name (register
@@ -51,7 +72,11 @@ fn inst(name: &str, vals: &[(&str, &str)]) -> Inst {
     };
     let mut ops: Vec<Option<OpValue>> = mc
         .iter()
-        .map(|m| vals.iter().find(|(n, _)| *n == m.name).map(|(_, v)| value(v)))
+        .map(|m| {
+            vals.iter()
+                .find(|(n, _)| *n == m.name)
+                .map(|(_, v)| value(v))
+        })
         .collect();
     for i in 0..mc.len() {
         if ops[i].is_none() {
@@ -74,25 +99,44 @@ fn hex_of(i: &Inst) -> String {
 fn evex_masked_form_matches_llvm_mc() {
     let i = inst(
         "VADDPSZrrk",
-        &[("dst", "ZMM1"), ("mask", "K1"), ("src1", "ZMM2"), ("src2", "ZMM3")],
+        &[
+            ("dst", "ZMM1"),
+            ("mask", "K1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+        ],
     );
     assert_eq!(hex_of(&i), "62 f1 6c 49 58 cb");
-    assert_eq!(X86_64.print(&i).unwrap(), "{evex} vaddps zmm1 {k1}, zmm2, zmm3");
+    assert_eq!(
+        X86_64.print(&i).unwrap(),
+        "{evex} vaddps zmm1 {k1}, zmm2, zmm3"
+    );
 }
 
 #[test]
 fn evex_rounding_form_matches_llvm_mc() {
     let i = inst(
         "VADDPSZrrb",
-        &[("dst", "ZMM1"), ("src1", "ZMM2"), ("src2", "ZMM3"), ("rc", "1")],
+        &[
+            ("dst", "ZMM1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+            ("rc", "1"),
+        ],
     );
     assert_eq!(hex_of(&i), "62 f1 6c 38 58 cb");
-    assert_eq!(X86_64.print(&i).unwrap(), "{evex} vaddps zmm1, zmm2, zmm3, {rd-sae}");
+    assert_eq!(
+        X86_64.print(&i).unwrap(),
+        "{evex} vaddps zmm1, zmm2, zmm3, {rd-sae}"
+    );
 }
 
 #[test]
 fn vex_form_matches_llvm_mc() {
-    let i = inst("VADDPSrr", &[("dst", "XMM1"), ("src1", "XMM2"), ("src2", "XMM3")]);
+    let i = inst(
+        "VADDPSrr",
+        &[("dst", "XMM1"), ("src1", "XMM2"), ("src2", "XMM3")],
+    );
     assert_eq!(hex_of(&i), "c5 e8 58 cb");
     assert_eq!(X86_64.print(&i).unwrap(), "{vex} vaddps xmm1, xmm2, xmm3");
 }
@@ -141,30 +185,56 @@ fn iced_decodes_what_capstone_cannot() {
 fn out_of_range_immediates_are_refused() {
     let i = inst("ADD64ri8", &[("src1", "RCX"), ("src2", "300")]);
     assert!(matches!(X86_64.encode(&i), Err(EncodeError::BadOperand(_))));
-    let i = inst("VADDPSZrrb", &[("dst", "ZMM1"), ("src1", "ZMM2"), ("src2", "ZMM3"), ("rc", "4")]);
+    let i = inst(
+        "VADDPSZrrb",
+        &[
+            ("dst", "ZMM1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+            ("rc", "4"),
+        ],
+    );
     assert!(matches!(X86_64.encode(&i), Err(EncodeError::BadOperand(_))));
 }
 
 #[test]
 fn reserved_registers_and_features() {
     for name in ["RSP", "ESP", "SP", "SPL", "RIP", "R15", "R15D", "R15B"] {
-        assert!(X86_64.reserved(isa().register(name).unwrap()).is_some(), "{name}");
+        assert!(
+            X86_64.reserved(isa().register(name).unwrap()).is_some(),
+            "{name}"
+        );
     }
     assert!(X86_64.reserved(isa().register("RCX").unwrap()).is_none());
-    assert_eq!(X86_64.register_feature(isa().register("R17D").unwrap()), Some("egpr"));
+    assert_eq!(
+        X86_64.register_feature(isa().register("R17D").unwrap()),
+        Some("egpr")
+    );
     assert_eq!(X86_64.register_feature(isa().register("R9").unwrap()), None);
 }
 
 #[test]
 fn examples_never_use_reserved_registers_and_keep_registers_distinct() {
     for form in isa().real_instrs().filter(reg_imm_only) {
-        let Ok(i) = X86_64.example(form) else { continue };
+        let Ok(i) = X86_64.example(form) else {
+            continue;
+        };
         let mc = form.mc_operands();
         let mut seen: Vec<Reg> = Vec::new();
         for (m, v) in mc.iter().zip(&i.ops) {
             let OpValue::Reg(r) = *v else { continue };
-            assert!(X86_64.reserved(r).is_none(), "{}: {}", form.name(), r.name());
-            assert!(X86_64.register_feature(r).is_none(), "{}: {}", form.name(), r.name());
+            assert!(
+                X86_64.reserved(r).is_none(),
+                "{}: {}",
+                form.name(),
+                r.name()
+            );
+            assert!(
+                X86_64.register_feature(r).is_none(),
+                "{}: {}",
+                form.name(),
+                r.name()
+            );
             if m.operand.tied_to().is_none() {
                 let clash = seen.iter().any(|s| s.overlaps(r));
                 assert!(!clash, "{}: {} twice", form.name(), r.name());
