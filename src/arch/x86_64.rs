@@ -224,7 +224,12 @@ fn rounding(v: i64) -> Result<RoundingControl, EncodeError> {
     })
 }
 
-fn set_imm(ins: &mut Instruction, n: u32, kind: OpCodeOperandKind, x: i64) -> Result<(), EncodeError> {
+fn set_imm(
+    ins: &mut Instruction,
+    n: u32,
+    kind: OpCodeOperandKind,
+    x: i64,
+) -> Result<(), EncodeError> {
     use OpCodeOperandKind as K;
     let first_imm = !(0..n).any(|k| {
         matches!(
@@ -276,7 +281,11 @@ fn example_of(form: Instr) -> Result<Inst, EncodeError> {
         ops[i] = Some(match m.ty.kind() {
             OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
             OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
-            _ => return Err(EncodeError::Unsupported("memory or PC-relative operand".into())),
+            _ => {
+                return Err(EncodeError::Unsupported(
+                    "memory or PC-relative operand".into(),
+                ))
+            }
         });
         if let Some(OpValue::Reg(r)) = ops[i] {
             used.push(r);
@@ -300,16 +309,17 @@ fn example_of(form: Instr) -> Result<Inst, EncodeError> {
 }
 
 fn pick_reg(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<Reg, EncodeError> {
-    let class = m
-        .ty
-        .class()
-        .ok_or_else(|| EncodeError::Unsupported(format!("${} has no class", m.name)))?;
+    let class =
+        m.ty.class()
+            .ok_or_else(|| EncodeError::Unsupported(format!("${} has no class", m.name)))?;
     let cat = class_cat(class.name());
     let usable = |r: &Reg| {
         reserved_reason(*r).is_none()
             && (apx || egpr_number(r.name()).is_none())
             && !is_high_byte(*r)
-            && !used.iter().any(|u| u.overlaps(*r) || same_slot(cat, *u, *r))
+            && !used
+                .iter()
+                .any(|u| u.overlaps(*r) || same_slot(cat, *u, *r))
     };
     let members: Vec<Reg> = class.members().filter(usable).collect();
     ENCODING_ORDER
@@ -332,7 +342,9 @@ fn same_slot(cat: Option<Cat>, a: Reg, b: Reg) -> bool {
     let vec = |c: Option<Cat>| matches!(c, Some(Cat::Xmm | Cat::Ymm | Cat::Zmm));
     vec(cat)
         && a.encoding() == b.encoding()
-        && ["XMM", "YMM", "ZMM"].iter().any(|p| a.name().starts_with(p))
+        && ["XMM", "YMM", "ZMM"]
+            .iter()
+            .any(|p| a.name().starts_with(p))
 }
 
 /// A legal immediate that also pins llvm-mc to this form: 8-bit fields get
@@ -347,7 +359,11 @@ fn pick_imm(form: &Instr, m: &crate::isa::McOperand) -> i64 {
         _ => "",
     };
     let bits = m.ty.imm().map(|i| i.bits).unwrap_or(8);
-    let want = if bits > 8 && !immt.starts_with("Imm8") { 0x1234 } else { 2 };
+    let want = if bits > 8 && !immt.starts_with("Imm8") {
+        0x1234
+    } else {
+        2
+    };
     let (lo, hi) = imm_range(m);
     want.clamp(lo, hi)
 }

@@ -154,6 +154,21 @@ fn llvm_key(e: &X86Enc) -> Result<Key, String> {
     })
 }
 
+/// The key with ModRM (mod 11, the group's reg field, rm 0 or the fixed
+/// rm) folded into a two-byte opcode, as iced spells such forms.
+fn modrm_in_opcode(key: Key) -> Key {
+    let Some(reg) = key.group else {
+        return key;
+    };
+    let modrm = 0xC0 | (reg as u32) << 3 | key.rm_group.unwrap_or(0) as u32;
+    Key {
+        opcode: key.opcode << 8 | modrm,
+        group: None,
+        rm_group: None,
+        ..key
+    }
+}
+
 /// `MRM4r` / `MRM4X` → 4.
 fn group_of(form: &str) -> Option<i32> {
     let rest = form.strip_prefix("MRM")?;
@@ -275,7 +290,9 @@ fn want(k: OK) -> Want {
     use Cat::{Cr, Dr, KPair, Mm, Seg, St, Tmm, Xmm, Ymm, Zmm, R16, R32, R64, R8};
     match k {
         OK::r8_or_mem | OK::r8_reg | OK::r8_opcode => Want::Reg(R8),
-        OK::r16_or_mem | OK::r16_reg | OK::r16_reg_mem | OK::r16_rm | OK::r16_opcode => Want::Reg(R16),
+        OK::r16_or_mem | OK::r16_reg | OK::r16_reg_mem | OK::r16_rm | OK::r16_opcode => {
+            Want::Reg(R16)
+        }
         OK::r32_or_mem
         | OK::r32_or_mem_mpx
         | OK::r32_reg
@@ -389,10 +406,7 @@ fn mc_index(names: &[&str], name: &str) -> Result<usize, String> {
 fn parse_operand(s: &str, names: &[&str]) -> Result<Vec<Tok>, String> {
     let mut out = Vec::new();
     for word in s.split_whitespace() {
-        if let Some(inner) = word
-            .strip_prefix("{${")
-            .and_then(|w| w.strip_suffix("}}"))
-        {
+        if let Some(inner) = word.strip_prefix("{${").and_then(|w| w.strip_suffix("}}")) {
             out.push(Tok::Mask(mc_index(names, inner)?));
         } else if word == "{z}" {
             out.push(Tok::Zero);
@@ -413,10 +427,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     if e.form() == "PrefixByte" {
         return Err("prefix-only form: iced-x86 encodes no bare prefix".into());
     }
-    if form
-        .predicates()
-        .any(|p| p.name() == "Not64BitMode")
-    {
+    if form.predicates().any(|p| p.name() == "Not64BitMode") {
         return Err("Not64BitMode: invalid in 64-bit mode".into());
     }
     let key = llvm_key(&e)?;
@@ -448,8 +459,11 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
             }
         }
     }
+    // iced writes a fixed ModRM byte into the opcode (`0F 01 CA`, x87
+    // `D8 C0+i`): look there when the ModRM-group key has no code.
     let cands = index()
         .get(&key)
+        .or_else(|| index().get(&modrm_in_opcode(key)))
         .ok_or_else(|| no_code_reason(&e, &key))?;
     let mut found = None;
     for &code in cands {
@@ -471,6 +485,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     let pseudo = match (tpl.pseudo, key.enc) {
         ("", EncodingKind::VEX) => "{vex} ",
         ("", EncodingKind::EVEX) => "{evex} ",
+        ("", EncodingKind::Legacy) if needs_data16(form, &e, &haves) => "data16 ",
         (p, _) => p,
     };
     Ok(Plan {
@@ -483,6 +498,52 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
         mnemonic: tpl.mnemonic,
         operands: tpl.operands,
         pseudo,
+    })
+}
+
+/// Whether llvm-mc would drop the 66 operand-size prefix of this 16-bit
+/// form for its Intel text: the text is also that of a non-16-bit record
+/// with the same kind of immediate and no register says the size (`ret`,
+/// `retf`, `push 2`), or it is `mov r16, sreg`, which llvm-mc shortens to
+/// the 32-bit form. `data16` on the same line gives back the same bytes.
+fn needs_data16(form: &Instr, e: &X86Enc, haves: &[Have]) -> bool {
+    if e.opsize() != "OpSize16" {
+        return false;
+    }
+    let has_seg = haves.iter().any(|h| matches!(h, Have::Reg(Cat::Seg, _)));
+    if has_seg && e.form() == "MRMDestReg" {
+        return true;
+    }
+    let only_imms = haves.iter().all(|h| matches!(h, Have::Imm(_)));
+    only_imms
+        && shared_texts().get(&form.asm_template()).is_some_and(|v| {
+            v.iter()
+                .any(|(op, immt)| *op != "OpSize16" && *immt == e.immt())
+        })
+}
+
+/// Intel templates of the real legacy records without register operands,
+/// with each record's operand size and immediate type.
+fn shared_texts() -> &'static HashMap<String, Vec<(&'static str, &'static str)>> {
+    static TEXTS: OnceLock<HashMap<String, Vec<(&'static str, &'static str)>>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let mut m: HashMap<String, Vec<(&'static str, &'static str)>> = HashMap::new();
+        let isa = crate::isa::Isa::get(crate::isa::Arch::X86_64);
+        for f in isa.real_instrs() {
+            let crate::isa::Encoding::X86(e) = f.encoding() else {
+                continue;
+            };
+            let regs = f
+                .mc_operands()
+                .iter()
+                .any(|o| o.ty.kind() == OperandKind::Reg);
+            if e.openc() == "EncNormal" && !regs {
+                m.entry(f.asm_template())
+                    .or_default()
+                    .push((e.opsize(), e.immt()));
+            }
+        }
+        m
     })
 }
 
@@ -502,6 +563,14 @@ fn no_code_reason(e: &X86Enc, key: &Key) -> String {
 fn fits(info: &OpCodeInfo, e: &X86Enc, mask: bool, z: bool, sae: bool, rc: bool) -> bool {
     let bits = e.bits();
     let w = bits.has("rex_w");
+    let adsize = match e.adsize() {
+        "AdSize16" => 16,
+        "AdSize32" => 32,
+        _ => 64,
+    };
+    if info.address_size() != 0 && info.address_size() != adsize {
+        return false;
+    }
     let legacy = matches!(info.encoding(), EncodingKind::Legacy | EncodingKind::D3NOW);
     if legacy {
         let size = info.operand_size();

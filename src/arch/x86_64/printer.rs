@@ -42,7 +42,9 @@ fn piece(s: &mut String, plan: &Plan, inst: &Inst, t: &Tok) -> Result<(), Encode
         }
         Tok::Mc(i) if plan.rc == Some(i) => {
             let OpValue::Imm(v) = value(i)? else {
-                return Err(EncodeError::BadOperand("rounding mode is a register".into()));
+                return Err(EncodeError::BadOperand(
+                    "rounding mode is a register".into(),
+                ));
             };
             let mode = ["rn", "rd", "ru", "rz"]
                 .get(v as usize)

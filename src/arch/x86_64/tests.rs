@@ -9,21 +9,39 @@ fn isa() -> &'static Isa {
 /// Runs example/encode/print/check over every reg/imm form; returns
 /// (ok, unchecked, mismatch, unsupported) with reasons, and writes the
 /// rows to `WINIC_X86_DUMP` when set (for the llvm-mc cross-check).
-fn sweep() -> (usize, BTreeMap<String, usize>, Vec<String>, BTreeMap<String, usize>) {
+fn sweep() -> (
+    usize,
+    BTreeMap<String, usize>,
+    Vec<String>,
+    BTreeMap<String, usize>,
+) {
     let t = X86_64;
-    let (mut ok, mut unchecked, mut mism, mut unsup) = (0, BTreeMap::new(), Vec::new(), BTreeMap::new());
+    let (mut ok, mut unchecked, mut mism, mut unsup) =
+        (0, BTreeMap::new(), Vec::new(), BTreeMap::new());
     let mut dump = String::new();
     for form in isa().real_instrs().filter(reg_imm_only) {
         let inst = match t.example(form) {
             Ok(i) => i,
             Err(e) => {
+                if std::env::var("WINIC_X86_UNSUP").is_ok() {
+                    eprintln!("UNSUP {} {e}", form.name());
+                }
                 *unsup.entry(e.to_string()).or_insert(0) += 1;
                 continue;
             }
         };
-        let bytes = t.encode(&inst).unwrap_or_else(|e| panic!("{}: {e}", form.name()));
-        let text = t.print(&inst).unwrap_or_else(|e| panic!("{}: {e}", form.name()));
-        dump.push_str(&format!("{}\t{}\t{}\n", form.name(), text, checker_hex(&bytes)));
+        let bytes = t
+            .encode(&inst)
+            .unwrap_or_else(|e| panic!("{}: {e}", form.name()));
+        let text = t
+            .print(&inst)
+            .unwrap_or_else(|e| panic!("{}: {e}", form.name()));
+        dump.push_str(&format!(
+            "{}\t{}\t{}\n",
+            form.name(),
+            text,
+            checker_hex(&bytes)
+        ));
         match t.check(&inst, &bytes, &text) {
             Check::Ok => ok += 1,
             Check::Unchecked(r) => *unchecked.entry(r).or_insert(0) += 1,
@@ -37,7 +55,193 @@ fn sweep() -> (usize, BTreeMap<String, usize>, Vec<String>, BTreeMap<String, usi
 }
 
 fn checker_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An instance of record `name` with operands given by name (register
+/// names as LLVM spells them, or numbers); tied operands follow.
+fn inst(name: &str, vals: &[(&str, &str)]) -> Inst {
+    let form = isa().instr(name).expect("record");
+    let mc = form.mc_operands();
+    let value = |v: &str| match v.parse::<i64>() {
+        Ok(x) => OpValue::Imm(x),
+        Err(_) => OpValue::Reg(isa().register(v).expect("register")),
+    };
+    let mut ops: Vec<Option<OpValue>> = mc
+        .iter()
+        .map(|m| {
+            vals.iter()
+                .find(|(n, _)| *n == m.name)
+                .map(|(_, v)| value(v))
+        })
+        .collect();
+    for i in 0..mc.len() {
+        if ops[i].is_none() {
+            let t = mc[i].operand.tied_to().expect("every untied operand given");
+            let k = mc.iter().position(|o| o.operand.index() == t).expect("tie");
+            ops[i] = ops[k];
+        }
+    }
+    Inst {
+        form,
+        ops: ops.into_iter().map(|o| o.expect("value")).collect(),
+    }
+}
+
+fn hex_of(i: &Inst) -> String {
+    checker_hex(&X86_64.encode(i).expect("encodes"))
+}
+
+#[test]
+fn evex_masked_form_matches_llvm_mc() {
+    let i = inst(
+        "VADDPSZrrk",
+        &[
+            ("dst", "ZMM1"),
+            ("mask", "K1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+        ],
+    );
+    assert_eq!(hex_of(&i), "62 f1 6c 49 58 cb");
+    assert_eq!(
+        X86_64.print(&i).unwrap(),
+        "{evex} vaddps zmm1 {k1}, zmm2, zmm3"
+    );
+}
+
+#[test]
+fn evex_rounding_form_matches_llvm_mc() {
+    let i = inst(
+        "VADDPSZrrb",
+        &[
+            ("dst", "ZMM1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+            ("rc", "1"),
+        ],
+    );
+    assert_eq!(hex_of(&i), "62 f1 6c 38 58 cb");
+    assert_eq!(
+        X86_64.print(&i).unwrap(),
+        "{evex} vaddps zmm1, zmm2, zmm3, {rd-sae}"
+    );
+}
+
+#[test]
+fn vex_form_matches_llvm_mc() {
+    let i = inst(
+        "VADDPSrr",
+        &[("dst", "XMM1"), ("src1", "XMM2"), ("src2", "XMM3")],
+    );
+    assert_eq!(hex_of(&i), "c5 e8 58 cb");
+    assert_eq!(X86_64.print(&i).unwrap(), "{vex} vaddps xmm1, xmm2, xmm3");
+}
+
+#[test]
+fn rex_w_form_matches_llvm_mc() {
+    let i = inst("ADD64rr", &[("src1", "RCX"), ("src2", "RDX")]);
+    assert_eq!(hex_of(&i), "48 01 d1");
+    assert_eq!(X86_64.print(&i).unwrap(), "add rcx, rdx");
+}
+
+#[test]
+fn immediate_forms_match_llvm_mc() {
+    let i = inst("ADD64ri32", &[("src1", "RCX"), ("src2", "4660")]);
+    assert_eq!(hex_of(&i), "48 81 c1 34 12 00 00");
+    let i = inst("MOV64ri", &[("dst", "RCX"), ("src", "4660")]);
+    assert_eq!(hex_of(&i), "48 b9 34 12 00 00 00 00 00 00");
+    assert_eq!(X86_64.print(&i).unwrap(), "movabs rcx, 4660");
+    let i = inst("SHL64ri", &[("src1", "R8"), ("src2", "3")]);
+    assert_eq!(hex_of(&i), "49 c1 e0 03");
+}
+
+#[test]
+fn wrong_byte_is_a_mismatch() {
+    let i = X86_64.example(isa().instr("VADDPSZrr").unwrap()).unwrap();
+    let mut b = X86_64.encode(&i).unwrap();
+    let text = X86_64.print(&i).unwrap();
+    assert_eq!(X86_64.check(&i, &b, &text), Check::Ok);
+    let op = b.len() - 2;
+    b[op] = 0x59; // vmulps
+    assert!(matches!(X86_64.check(&i, &b, &text), Check::Mismatch(_)));
+}
+
+#[test]
+fn iced_decodes_what_capstone_cannot() {
+    let i = X86_64.example(isa().instr("VADDPHZrr").unwrap()).unwrap();
+    let mut b = X86_64.encode(&i).unwrap();
+    let text = X86_64.print(&i).unwrap();
+    assert_eq!(X86_64.check(&i, &b, &text), Check::Ok);
+    let last = b.len() - 1;
+    b[last] ^= 0x01; // another source register
+    assert!(matches!(X86_64.check(&i, &b, &text), Check::Mismatch(_)));
+}
+
+#[test]
+fn out_of_range_immediates_are_refused() {
+    let i = inst("ADD64ri8", &[("src1", "RCX"), ("src2", "300")]);
+    assert!(matches!(X86_64.encode(&i), Err(EncodeError::BadOperand(_))));
+    let i = inst(
+        "VADDPSZrrb",
+        &[
+            ("dst", "ZMM1"),
+            ("src1", "ZMM2"),
+            ("src2", "ZMM3"),
+            ("rc", "4"),
+        ],
+    );
+    assert!(matches!(X86_64.encode(&i), Err(EncodeError::BadOperand(_))));
+}
+
+#[test]
+fn reserved_registers_and_features() {
+    for name in ["RSP", "ESP", "SP", "SPL", "RIP", "R15", "R15D", "R15B"] {
+        assert!(
+            X86_64.reserved(isa().register(name).unwrap()).is_some(),
+            "{name}"
+        );
+    }
+    assert!(X86_64.reserved(isa().register("RCX").unwrap()).is_none());
+    assert_eq!(
+        X86_64.register_feature(isa().register("R17D").unwrap()),
+        Some("egpr")
+    );
+    assert_eq!(X86_64.register_feature(isa().register("R9").unwrap()), None);
+}
+
+#[test]
+fn examples_never_use_reserved_registers_and_keep_registers_distinct() {
+    for form in isa().real_instrs().filter(reg_imm_only) {
+        let Ok(i) = X86_64.example(form) else {
+            continue;
+        };
+        let mc = form.mc_operands();
+        let mut seen: Vec<Reg> = Vec::new();
+        for (m, v) in mc.iter().zip(&i.ops) {
+            let OpValue::Reg(r) = *v else { continue };
+            assert!(
+                X86_64.reserved(r).is_none(),
+                "{}: {}",
+                form.name(),
+                r.name()
+            );
+            assert!(
+                X86_64.register_feature(r).is_none(),
+                "{}: {}",
+                form.name(),
+                r.name()
+            );
+            if m.operand.tied_to().is_none() {
+                let clash = seen.iter().any(|s| s.overlaps(r));
+                assert!(!clash, "{}: {} twice", form.name(), r.name());
+                seen.push(r);
+            }
+        }
+    }
 }
 
 #[test]
@@ -55,4 +259,13 @@ fn every_reg_imm_form_encodes_prints_and_checks() {
         eprintln!("MISMATCH {m}");
     }
     eprintln!("mismatch {}", mism.len());
+    assert!(mism.is_empty(), "{} mismatches", mism.len());
+    let apx: usize = unsup
+        .iter()
+        .filter(|(k, _)| k.contains("APX"))
+        .map(|(_, v)| v)
+        .sum();
+    let total = ok + unchecked.values().sum::<usize>() + unsup.values().sum::<usize>();
+    let share = (ok + unchecked.values().sum::<usize>()) as f64 / (total - apx) as f64;
+    assert!(share >= 0.97, "ok+unchecked {share:.4} of non-APX forms");
 }
