@@ -25,6 +25,12 @@ LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-19")
 # Share of encoded forms that must agree with llvm-mc, per arch (issue 3).
 TARGETS = {"x86_64": 0.97, "aarch64": 0.98, "riscv64": 0.98}
 
+# x86: llvm-mc enforces some extensions (AVX-512 families, AMX, FP16 ...).
+X86_MATTR = os.environ.get(
+    "WINIC_X86_MATTR",
+    "+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd,+avx512vbmi,+avx512vbmi2,+avx512ifma,+avx512vnni,+avx512bitalg,+avx512vpopcntdq,+avx512bf16,+avx512fp16,+avx512vp2intersect,+avxvnni,+avxifma,+avxneconvert,+avxvnniint8,+avxvnniint16,+amx-tile,+amx-int8,+amx-bf16,+amx-fp16,+amx-complex,+sha512,+sm3,+sm4,+gfni,+vaes,+vpclmulqdq,+xop,+fma4,+fma,+f16c,+bmi,+bmi2,+tbm,+lwp,+sha,+kl,+widekl,+uintr,+serialize,+tsxldtrk,+hreset,+cmpccxadd,+raoint,+usermsr,+enqcmd,+movdiri,+movdir64b,+ptwrite,+rdpid,+rdseed,+rdrnd,+fsgsbase,+waitpkg,+cldemote,+clflushopt,+clwb,+pconfig,+invpcid,+sgx,+rtm,+xsave,+lzcnt,+popcnt,+prfchw,+sse4a,+adx,+3dnow,+3dnowa,+avx10.1-512,+prefetchi,+mwaitx,+clzero,+rdpru,+wbnoinvd,+shstk,+ibt,+crc32,+pku,+mmx",
+)
+
 # AArch64: every extension a register/immediate form may need, at once.
 AARCH64_MATTR = os.environ.get(
     "WINIC_AARCH64_MATTR",
@@ -140,7 +146,8 @@ def check_aarch64(rows):
 
 
 def check_x86(rows):
-    assemble(rows, ["-triple=x86_64", "-x86-asm-syntax=intel", "-output-asm-variant=1"])
+    assemble(rows, ["-triple=x86_64", "-x86-asm-syntax=intel", "-output-asm-variant=1",
+                    "-mattr=" + X86_MATTR])
 
 
 CHECKERS = {"x86_64": check_x86, "aarch64": check_aarch64, "riscv64": check_riscv}
