@@ -3,6 +3,7 @@
 //! a kernel may use. Generic code asks the `Target` and never matches on an
 //! arch. Only the implementations in this folder know an arch's details.
 
+pub mod aarch64;
 pub mod bits;
 pub mod x86_64;
 
