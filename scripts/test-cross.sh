@@ -83,6 +83,12 @@ for arch in "${archs[@]}"; do
       { fail "$arch: a bare 'winic list' did not list $listed"; st=1; }
     smoke 0 "list of another arch" -- list --arch "$other" --filter "^$other_form\$" || st=1
     smoke 0 "show a form of the host arch" -- show "$form" || st=1
+    grep -q 'decodes as intended' <<<"$smoke_out" ||
+      { fail "$arch: 'winic show $form' has no checked example: $smoke_out"; st=1; }
+    smoke 0 "selfcheck of the host arch" -- selfcheck --arch "$arch" || st=1
+    smoke 0 "selfcheck of all arches as JSON" -- selfcheck --json || st=1
+    [ "$(grep -c '^{"arch"' <<<"$smoke_out")" = 3 ] ||
+      { fail "$arch: 'winic selfcheck --json' did not print 3 objects"; st=1; }
     smoke 2 "unknown form is a usage error" -- show NO_SUCH_FORM_X || st=1
     smoke 2 "unknown arch is a usage error" -- list --arch sparc || st=1
     exit $st

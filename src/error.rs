@@ -14,16 +14,19 @@ pub enum Error {
     Unsupported(String),
     /// An I/O failure, with what was being done.
     Io(String, std::io::Error),
+    /// The command ran and found a failure it reports (selfcheck
+    /// mismatches).
+    Failed(String),
 }
 
 impl Error {
     /// The process exit code for this error: 2 for bad input (as clap
-    /// uses), 3 for unsupported, 1 for I/O.
+    /// uses), 3 for unsupported, 1 for I/O and reported failures.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::BadInput(_) => 2,
             Error::Unsupported(_) => 3,
-            Error::Io(..) => 1,
+            Error::Io(..) | Error::Failed(_) => 1,
         }
     }
 }
@@ -31,7 +34,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::BadInput(m) | Error::Unsupported(m) => f.write_str(m),
+            Error::BadInput(m) | Error::Unsupported(m) | Error::Failed(m) => f.write_str(m),
             Error::Io(what, e) => write!(f, "{what}: {e}"),
         }
     }

@@ -1,8 +1,10 @@
 //! Human-readable views of the ISA tables: `winic list` and `winic show`.
 
+use crate::arch::{self, reg_imm_only};
 use crate::error::Error;
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, Isa, Operand, OperandType};
+use crate::selfcheck::{self, Outcome};
 use std::fmt::Write as _;
 
 /// What `winic list` selects.
@@ -229,7 +231,31 @@ pub fn show(i: &Instr) -> String {
             .unwrap_or_else(|| "nothing beyond the base ISA".into())
     );
     s += &encoding(i);
+    s += &example(i);
     s
+}
+
+/// The example instruction `winic selfcheck` proves for `i`: its text,
+/// bytes and decode check, or why there is none.
+fn example(i: &Instr) -> String {
+    if !reg_imm_only(i) {
+        return "  example:    - (memory or PC-relative operands: selfcheck covers \
+                register/immediate forms)\n"
+            .into();
+    }
+    let row = selfcheck::check_form(arch::target(i.isa().arch()), *i);
+    let check = match &row.outcome {
+        Outcome::Unencodable(why) => return format!("  example:    - (unencodable: {why})\n"),
+        Outcome::Ok => "decodes as intended".to_string(),
+        Outcome::Unchecked(why) => format!("unchecked: {why}"),
+        Outcome::Mismatch(why) => format!("MISMATCH: {why}"),
+    };
+    let bytes: Vec<String> = row.bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "  example:    {}\n  bytes:      {}  ({check})\n",
+        row.text,
+        bytes.join(" ")
+    )
 }
 
 fn encoding(i: &Instr) -> String {

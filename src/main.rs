@@ -1,11 +1,12 @@
 //! The `winic` command line: parse, dispatch, exit codes. No logic here.
 
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use winic::error::Error;
 use winic::inspect::{self, ListQuery};
 use winic::isa::{Arch, Isa};
+use winic::{arch, selfcheck};
 
 /// winic — instruction throughput and per-operand latency, measured on this
 /// machine, for x86-64, AArch64 and RISC-V, from LLVM's instruction records.
@@ -45,6 +46,30 @@ enum Command {
         /// Architecture: x86_64 (x86), aarch64 (arm64) or riscv64 (riscv).
         #[arg(long, value_parser = parse_arch)]
         arch: Option<Arch>,
+    },
+    /// Prove the encoders: for every real form whose operands are all
+    /// registers or immediates, choose operands, encode, print, and decode
+    /// the bytes again with capstone (and iced-x86 on x86); count outcomes.
+    ///
+    /// Outcomes: ok; capstone-unsupported (no decoder here knows the
+    /// extension: neither a pass nor a failure); mismatch (decoded otherwise
+    /// than intended: each one is listed); unencodable (with the reason).
+    /// Exits 1 if there is any mismatch. scripts/cross-check.sh assembles
+    /// the --examples output with llvm-mc as the independent proof.
+    Selfcheck {
+        /// Architecture: x86_64 (x86), aarch64 (arm64) or riscv64 (riscv).
+        /// Default: all three.
+        #[arg(long, value_parser = parse_arch)]
+        arch: Option<Arch>,
+        /// One JSON object per arch and line, with the keys arch, total,
+        /// ok, capstone_unsupported, mismatch, unencodable, failures
+        /// ({llvmName, kind, reason, text, bytes}), reasons and seconds.
+        #[arg(long, conflicts_with = "examples")]
+        json: bool,
+        /// One line per form instead of the summary: arch, LLVM name,
+        /// outcome, required features, bytes (hex) and text, tab-separated.
+        #[arg(long)]
+        examples: bool,
     },
 }
 
@@ -92,8 +117,53 @@ fn run(cli: Cli) -> Result<(), Error> {
             let form = inspect::find(arch, &name)?;
             write!(out, "{}", inspect::show(&form)).map_err(io)?;
         }
+        Command::Selfcheck {
+            arch,
+            json,
+            examples,
+        } => {
+            let arches = match arch {
+                Some(a) => vec![a],
+                None => Arch::ALL.to_vec(),
+            };
+            let mut mismatches = 0;
+            for a in arches {
+                let (rows, summary) = selfcheck::run(arch::target(a), progress(a));
+                mismatches += summary.mismatch;
+                if examples {
+                    for r in &rows {
+                        writeln!(out, "{}", selfcheck::example_line(a.name(), r)).map_err(io)?;
+                    }
+                } else if json {
+                    let line = serde_json::to_string(&summary).expect("a summary is plain data");
+                    writeln!(out, "{line}").map_err(io)?;
+                } else {
+                    write!(out, "{}", summary.render()).map_err(io)?;
+                }
+            }
+            out.flush().map_err(io)?;
+            if mismatches > 0 {
+                return Err(Error::Failed(format!(
+                    "{mismatches} instructions decode otherwise than intended (listed as MISMATCH)"
+                )));
+            }
+        }
     }
     Ok(())
+}
+
+/// A progress line on standard error while `arch` is checked, when standard
+/// error is a terminal.
+fn progress(arch: Arch) -> impl FnMut(usize, usize) {
+    let tty = std::io::stderr().is_terminal();
+    move |done, total| {
+        if tty {
+            eprint!("\rselfcheck {arch}: {done}/{total} forms");
+            if done == total {
+                eprint!("\r\x1b[K");
+            }
+        }
+    }
 }
 
 fn main() -> ExitCode {

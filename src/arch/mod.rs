@@ -104,3 +104,12 @@ pub trait Target: Sync {
         None
     }
 }
+
+/// The `Target` of `arch`.
+pub fn target(arch: Arch) -> &'static dyn Target {
+    match arch {
+        Arch::X86_64 => &x86_64::X86_64,
+        Arch::Aarch64 => &aarch64::AArch64,
+        Arch::Riscv64 => &riscv64::Riscv64,
+    }
+}

@@ -2,43 +2,12 @@
 //! `AArch64InstPrinter` operand print methods for the forms winic encodes.
 
 use super::imm_codec::fp8_value;
-use crate::arch::{EncodeError, Inst, OpValue};
+use crate::arch::{template, EncodeError, Inst, OpValue};
 use crate::isa::{Instr, Operand, Reg};
 
 /// The assembly text of `inst` (`add x0, x1, x2, lsl #3`).
 pub fn print(inst: &Inst) -> Result<String, EncodeError> {
-    let form = &inst.form;
-    let tpl = form.asm_template();
-    let mut out = String::with_capacity(tpl.len() + 16);
-    let b = tpl.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'$' {
-            let next = tpl[i..].find('$').map_or(b.len(), |p| i + p);
-            out.push_str(&tpl[i..next]);
-            i = next;
-            continue;
-        }
-        let (name, end) = if b.get(i + 1) == Some(&b'{') {
-            let close = tpl[i..]
-                .find('}')
-                .map(|p| i + p)
-                .ok_or_else(|| unsupported(form, "unclosed ${"))?;
-            let inner = &tpl[i + 2..close];
-            (inner.split(':').next().unwrap_or(inner), close + 1)
-        } else {
-            let len = tpl[i + 1..]
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(b.len() - i - 1);
-            (&tpl[i + 1..i + 1 + len], i + 1 + len)
-        };
-        let op = form
-            .operand(name)
-            .ok_or_else(|| unsupported(form, &format!("${name} names no operand")))?;
-        out.push_str(&print_operand(inst, op)?);
-        i = end;
-    }
-    Ok(out.replacen('\t', " ", 1).replace('\t', " "))
+    template::expand(&inst.form, |op| print_operand(inst, op))
 }
 
 fn unsupported(form: &Instr, msg: &str) -> EncodeError {

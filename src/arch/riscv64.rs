@@ -1,0 +1,251 @@
+//! RISC-V (RV64): table-driven encoding from LLVM's `Inst` bit layouts,
+//! printing from `AsmString` with `RISCVInstPrinter`'s print methods, and
+//! a capstone check for the extensions Capstone 5.0.6 knows.
+
+mod check;
+mod operands;
+#[cfg(test)]
+mod tests;
+
+use super::{bits, template, Check, EncodeError, Inst, OpValue, Target};
+use crate::isa::desc::OperandKind;
+use crate::isa::{Arch, Encoding, Instr, Isa, McOperand, Reg};
+use operands::{imm_choice, imm_field, print_imm, ImmKind};
+
+/// The RISC-V target.
+pub struct Riscv64;
+
+/// The register that counts a kernel's loop iterations: `x31` (`t6`), a
+/// caller-saved temporary no calling-convention role depends on.
+pub const LOOP_COUNTER: &str = "X31";
+
+/// Extensions that exist only on RV32: their forms cannot run on RV64.
+const RV32_ONLY_EXTENSIONS: &[&str] = &["xwchc"];
+
+/// Registers a kernel never touches, with the reason.
+const RESERVED: &[(&str, &str)] = &[
+    ("X0", "zero register"),
+    ("X1", "return address (ra)"),
+    ("X2", "stack pointer (sp)"),
+    ("X3", "global pointer (gp)"),
+    ("X4", "thread pointer (tp)"),
+    ("X8", "frame pointer (s0)"),
+    (LOOP_COUNTER, "loop counter"),
+];
+
+fn reserved_reason(reg: Reg) -> Option<&'static str> {
+    let isa = Isa::get(Arch::Riscv64);
+    RESERVED
+        .iter()
+        .find(|(name, _)| isa.register(name).is_some_and(|r| r.overlaps(reg)))
+        .map(|(_, why)| *why)
+}
+
+impl Target for Riscv64 {
+    fn arch(&self) -> Arch {
+        Arch::Riscv64
+    }
+
+    fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError> {
+        let form = &inst.form;
+        let Encoding::Bits(layout) = form.encoding() else {
+            return Err(EncodeError::Unsupported(format!(
+                "{}: no encoding",
+                form.name()
+            )));
+        };
+        let mc = form.mc_operands();
+        if inst.ops.len() != mc.len() {
+            return Err(EncodeError::BadOperand(format!(
+                "{}: {} operand values for {} operands",
+                form.name(),
+                inst.ops.len(),
+                mc.len()
+            )));
+        }
+        let width = |m: &McOperand| {
+            layout
+                .fields()
+                .filter(|f| f.var == m.name)
+                .map(|f| f.var_lo as u32 + f.width as u32)
+                .max()
+                .unwrap_or(0)
+        };
+        let word = bits::encode_fields(form, &layout, |k, m| {
+            field_value(form, m, inst.ops[k], width(m))
+        })?;
+        let bytes = word.to_le_bytes();
+        Ok(bytes[..layout.width() as usize / 8].to_vec())
+    }
+
+    fn print(&self, inst: &Inst) -> Result<String, EncodeError> {
+        let mc = inst.form.mc_operands();
+        template::expand(&inst.form, |op| {
+            let k = mc
+                .iter()
+                .position(|m| m.operand.index() == op.index())
+                .ok_or_else(|| EncodeError::Unsupported(format!("${} has no value", op.name())))?;
+            print_operand(&inst.form, &mc[k], inst.ops[k])
+        })
+    }
+
+    fn reserved(&self, reg: Reg) -> Option<&'static str> {
+        reserved_reason(reg)
+    }
+
+    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+        if let Some(cond) = form.required_features() {
+            if let Some(ext) = RV32_ONLY_EXTENSIONS.iter().find(|e| cond.contains(*e)) {
+                return Err(EncodeError::Unsupported(format!(
+                    "RV32-only extension {ext}"
+                )));
+            }
+            if cond.contains("!64bit") {
+                return Err(EncodeError::Unsupported("RV32-only form (!64bit)".into()));
+            }
+        }
+        let mc = form.mc_operands();
+        let mut used: Vec<Reg> = Vec::new();
+        // v0 is the mask register: vector data operands never take it.
+        let isa = form.isa();
+        if let Some(v0) = isa.register("V0") {
+            used.push(v0);
+        }
+        // Untied operands first, then each tied one copies its partner
+        // (LLVM ties either way: `rd_wb` to a later `rd`, or an input to an
+        // earlier output).
+        // The records mark a tie on one or both ends; the output copies.
+        let partner = |m: &McOperand| {
+            let j = m
+                .operand
+                .tied_to()
+                .and_then(|t| mc.iter().position(|n| n.operand.index() == t))?;
+            (m.operand.is_def() || mc[j].operand.tied_to().is_none()).then_some(j)
+        };
+        let mut ops: Vec<Option<OpValue>> = vec![None; mc.len()];
+        for (k, m) in mc.iter().enumerate() {
+            if partner(m).is_none() {
+                ops[k] = Some(match m.ty.kind() {
+                    OperandKind::Reg => OpValue::Reg(choose_reg(&form, m, &mut used)?),
+                    _ => OpValue::Imm(imm_choice(&form, m)?),
+                });
+            }
+        }
+        let ops = mc
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                ops[k]
+                    .or_else(|| partner(m).and_then(|j| ops[j]))
+                    .ok_or_else(|| bad(&form, format!("{} is tied to a tied operand", m.name)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Inst { form, ops })
+    }
+
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+        check::check(inst, bytes, text)
+    }
+}
+
+fn bad(form: &Instr, msg: String) -> EncodeError {
+    EncodeError::BadOperand(format!("{}: {msg}", form.name()))
+}
+
+/// A register of `m`'s class: the mask operand takes `v0`; otherwise the
+/// first member that is not reserved and overlaps nothing chosen before.
+/// Classes of reserved registers only (`SP`, `GPRX0`, `GPRX1`) take their
+/// first member: the form itself fixes it.
+fn choose_reg(form: &Instr, m: &McOperand, used: &mut Vec<Reg>) -> Result<Reg, EncodeError> {
+    let class =
+        m.ty.class()
+            .ok_or_else(|| bad(form, format!("{} has no register class", m.name)))?;
+    let members: Vec<Reg> = class.members().collect();
+    if class.name() == "VMV0" {
+        return members
+            .first()
+            .copied()
+            .ok_or_else(|| bad(form, "empty class VMV0".into()));
+    }
+    let free = |r: &&Reg| !used.iter().any(|u| u.overlaps(**r));
+    let pick = members
+        .iter()
+        .filter(|r| reserved_reason(**r).is_none())
+        .find(free)
+        .or_else(|| {
+            members
+                .iter()
+                .all(|r| reserved_reason(*r).is_some())
+                .then(|| members.first())
+                .flatten()
+        })
+        .copied()
+        .ok_or_else(|| bad(form, format!("no free register in {}", class.name())))?;
+    used.push(pick);
+    Ok(pick)
+}
+
+/// The value of `m`'s field: a register's hardware encoding (the mask
+/// operand: 0 for `v0.t`, LLVM's `getVMaskReg`), or an immediate's encoded
+/// bits.
+///
+/// A register field narrower than the encodings (`rd'` of compressed
+/// forms: x8-x15 in 3 bits; Zcmp's s0-s7) takes the low bits, as LLVM's
+/// generated emitter does, when that keeps the class's members apart.
+fn field_value(form: &Instr, m: &McOperand, v: OpValue, width: u32) -> Result<u64, EncodeError> {
+    match v {
+        OpValue::Reg(r) => {
+            if m.ty.encoder_method() == "getVMaskReg" {
+                return match r.name() {
+                    "V0" => Ok(0),
+                    other => Err(bad(form, format!("mask register {other}, only v0 masks"))),
+                };
+            }
+            if let Some(class) = m.ty.class() {
+                if !class.contains(r) {
+                    return Err(bad(
+                        form,
+                        format!("{} is not in {}", r.name(), class.name()),
+                    ));
+                }
+            }
+            let e = r.encoding() as u64;
+            if width < 16 && e >> width != 0 {
+                if let Some(class) = m.ty.class() {
+                    let mask = (1u64 << width) - 1;
+                    let mut low: Vec<u64> = class
+                        .members()
+                        .map(|r| r.encoding() as u64 & mask)
+                        .collect();
+                    let n = low.len();
+                    low.sort_unstable();
+                    low.dedup();
+                    if low.len() == n {
+                        return Ok(e & mask);
+                    }
+                }
+            }
+            Ok(e)
+        }
+        OpValue::Imm(v) => imm_field(form, m, v),
+    }
+}
+
+fn print_operand(form: &Instr, m: &McOperand, v: OpValue) -> Result<String, EncodeError> {
+    match v {
+        OpValue::Reg(r) => Ok(match m.ty.print_method() {
+            "printVMaskReg" => format!(", {}.t", r.asm_name()),
+            "printZeroOffsetMemOp" => format!("({})", abi_name(r)),
+            _ => abi_name(r),
+        }),
+        OpValue::Imm(v) => print_imm(form, ImmKind::of(m), v),
+    }
+}
+
+/// The ABI name LLVM prints (`a0`, `fa0`); vector registers by number.
+pub fn abi_name(r: Reg) -> String {
+    r.alt_names()
+        .first()
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| r.asm_name())
+}

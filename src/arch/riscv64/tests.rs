@@ -1,0 +1,156 @@
+//! RISC-V encoder tests: known encodings (from llvm-mc-19 -show-encoding),
+//! range checks, register choice and a sweep over every form.
+
+use super::*;
+use crate::isa::Isa;
+
+fn form(name: &str) -> Instr {
+    Isa::get(Arch::Riscv64)
+        .instr(name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+fn reg(name: &str) -> OpValue {
+    OpValue::Reg(
+        Isa::get(Arch::Riscv64)
+            .register(name)
+            .unwrap_or_else(|| panic!("no {name}")),
+    )
+}
+
+fn enc(name: &str, ops: Vec<OpValue>) -> (String, Vec<u8>) {
+    let inst = Inst {
+        form: form(name),
+        ops,
+    };
+    let bytes = Riscv64.encode(&inst).unwrap();
+    (Riscv64.print(&inst).unwrap(), bytes)
+}
+
+#[test]
+fn known_encodings_from_llvm_mc() {
+    use OpValue::Imm;
+    let cases: Vec<(&str, Vec<OpValue>, &str, Vec<u8>)> = vec![
+        (
+            "ADD",
+            vec![reg("X10"), reg("X11"), reg("X12")],
+            "add a0, a1, a2",
+            vec![0x33, 0x85, 0xc5, 0x00],
+        ),
+        (
+            "C_ADDI",
+            vec![reg("X10"), reg("X10"), Imm(-3)],
+            "c.addi a0, -3",
+            vec![0x75, 0x15],
+        ),
+        (
+            "C_LUI",
+            vec![reg("X10"), Imm(1)],
+            "c.lui a0, 1",
+            vec![0x05, 0x65],
+        ),
+        (
+            "VADD_VV",
+            vec![reg("V1"), reg("V2"), reg("V3"), reg("V0")],
+            "vadd.vv v1, v2, v3, v0.t",
+            vec![0xd7, 0x80, 0x21, 0x00],
+        ),
+        (
+            "VSETVLI",
+            vec![reg("X10"), reg("X11"), Imm(0xd0)],
+            "vsetvli a0, a1, e32, m1, ta, ma",
+            vec![0x57, 0xf5, 0x05, 0x0d],
+        ),
+        (
+            "FMADD_D",
+            vec![
+                reg("F10_D"),
+                reg("F11_D"),
+                reg("F12_D"),
+                reg("F13_D"),
+                Imm(1),
+            ],
+            "fmadd.d fa0, fa1, fa2, fa3, rtz",
+            vec![0x43, 0x95, 0xc5, 0x6a],
+        ),
+    ];
+    for (name, ops, text, bytes) in cases {
+        assert_eq!(enc(name, ops), (text.to_string(), bytes), "{name}");
+    }
+}
+
+#[test]
+fn check_catches_other_bytes() {
+    let inst = Riscv64.example(form("ADD")).unwrap();
+    let bytes = Riscv64.encode(&inst).unwrap();
+    let text = Riscv64.print(&inst).unwrap();
+    assert_eq!(Riscv64.check(&inst, &bytes, &text), Check::Ok);
+    let mut wrong = bytes.clone();
+    wrong[3] ^= 0x40; // ADD -> SUB
+    assert!(matches!(
+        Riscv64.check(&inst, &wrong, &text),
+        Check::Mismatch(_)
+    ));
+}
+
+#[test]
+fn out_of_range_immediates_are_refused() {
+    use OpValue::Imm;
+    for (name, ops) in [
+        ("ADDI", vec![reg("X10"), reg("X11"), Imm(2048)]),
+        ("C_ADDI", vec![reg("X10"), reg("X10"), Imm(0)]),
+        ("SLLI", vec![reg("X10"), reg("X11"), Imm(64)]),
+        (
+            "FADD_D",
+            vec![reg("F10_D"), reg("F11_D"), reg("F12_D"), Imm(5)],
+        ),
+    ] {
+        let inst = Inst {
+            form: form(name),
+            ops,
+        };
+        assert!(
+            matches!(Riscv64.encode(&inst), Err(EncodeError::BadOperand(_))),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn examples_never_use_reserved_registers() {
+    for f in crate::selfcheck::forms(Isa::get(Arch::Riscv64)) {
+        let Ok(inst) = Riscv64.example(f) else {
+            continue;
+        };
+        let fixed = |r: &Reg| {
+            f.mc_operands()
+                .iter()
+                .filter_map(|m| m.ty.class())
+                .any(|c| c.contains(*r) && c.members().all(|x| reserved_reason(x).is_some()))
+        };
+        for v in &inst.ops {
+            if let OpValue::Reg(r) = v {
+                assert!(
+                    reserved_reason(*r).is_none() || fixed(r),
+                    "{}: {}",
+                    f.name(),
+                    r.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_register_immediate_form_encodes_and_checks() {
+    let (_, s) = crate::selfcheck::run(&Riscv64, |_, _| {});
+    let rv32: usize = s
+        .unencodable_reasons
+        .iter()
+        .filter(|(why, _)| why.contains("RV32-only"))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(s.mismatch, 0, "{}", s.render());
+    let share = (s.ok + s.capstone_unsupported) as f64 / (s.total - rv32) as f64;
+    assert!(share >= 0.98, "{:.3}\n{}", share, s.render());
+}
