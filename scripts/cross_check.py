@@ -40,7 +40,7 @@ AARCH64_MATTR = os.environ.get(
 ENC = re.compile(r"encoding: \[([^\]]*)\]")
 LABEL = re.compile(r"^\.Lrow(\d+):")
 ERR = re.compile(r"^<stdin>:(\d+):\d+: error: (.*)")
-REQUIRES = re.compile(r"LLVM ERROR: '([\w.]+)' requires '([\w.]+)'")
+REQUIRES = re.compile(r"LLVM ERROR: '([\w.*-]+)' requires '([\w.-]+)'")
 
 
 class Row:
@@ -97,8 +97,9 @@ def assemble(rows, args, prologue=()):
 
 
 def riscv_attrs(features):
-    """`(c || zca) && 64bit` -> {'c', 'zca'}: every extension named."""
-    names = set(re.findall(r"[A-Za-z_][\w.]*", features))
+    """`(c || zca) && 64bit && !no-rvc-hints` -> {'c', 'zca'}: every
+    extension the form needs (negated ones are what it must not have)."""
+    names = {n for neg, n in re.findall(r"(!?)([A-Za-z_][\w.-]*)", features) if not neg}
     return {n for n in names if n not in ("64bit", "32bit", "true")}
 
 

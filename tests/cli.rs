@@ -141,10 +141,17 @@ fn show_gives_an_example_instruction() {
         let example = out.lines().find(|l| l.contains("example:")).unwrap_or("");
         assert!(example.contains(text), "{arch} {name}: {example:?}\n{out}");
         let line = out.lines().find(|l| l.contains("bytes:")).unwrap_or("");
-        assert!(line.contains(bytes) && line.contains("decodes as intended"), "{line:?}");
+        assert!(
+            line.contains(bytes) && line.contains("decodes as intended"),
+            "{line:?}"
+        );
     }
     let o = winic(&["show", "MOV64rm", "--arch", "x86"]);
-    assert!(stdout(&o).contains("example:    - (memory"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("example:    - (memory"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -176,7 +183,10 @@ fn selfcheck_json(arch: &str) -> Counts {
         ok: n("ok"),
         unchecked: n("capstone_unsupported"),
         mismatch: n("mismatch"),
-        unencodable_for: v["unencodable_reasons"].as_object().cloned().unwrap_or_default(),
+        unencodable_for: v["unencodable_reasons"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 
@@ -208,6 +218,11 @@ fn selfcheck_meets_the_encoder_targets() {
             c.total,
             100.0 * min_share
         );
-        assert!(c.ok * 2 > c.total, "{arch}: only {} of {} checked by a decoder", c.ok, c.total);
+        assert!(
+            c.ok * 2 > c.total,
+            "{arch}: only {} of {} checked by a decoder",
+            c.ok,
+            c.total
+        );
     }
 }

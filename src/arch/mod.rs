@@ -5,6 +5,8 @@
 
 pub mod aarch64;
 pub mod bits;
+pub mod riscv64;
+pub mod template;
 pub mod x86_64;
 
 use crate::isa::desc::OperandKind;
