@@ -12,15 +12,17 @@ cargo build --release --locked --quiet
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || uname -m)
 pin=(); command -v taskset >/dev/null && pin=(taskset -c 0)
 echo "bench-encode: $cpu; one core; best of $runs runs"
-for arch in x86_64 aarch64 riscv64; do
-    for _ in $(seq "$runs"); do
-        "${pin[@]}" target/release/winic selfcheck --arch "$arch" --json || true
-    done | python3 -c '
+summarise='
 import json, sys
 runs = [json.loads(l) for l in sys.stdin if l.strip()]
 best = min(runs, key=lambda r: r["seconds"])
 rate = best["total"] / best["seconds"]
-print(f"{best[\"arch\"]:8} {best[\"total\"]:6} forms in {best[\"seconds\"]*1000:7.1f} ms: "
-      f"{rate:9,.0f} instructions/s (goal 50,000: {\"met\" if rate >= 50000 else \"NOT met\"})")
+verdict = "met" if rate >= 50000 else "NOT met"
+print("%-8s %6d forms in %7.1f ms: %9.0f instructions/s (goal 50,000: %s)"
+      % (best["arch"], best["total"], best["seconds"] * 1000, rate, verdict))
 '
+for arch in x86_64 aarch64 riscv64; do
+    for _ in $(seq "$runs"); do
+        "${pin[@]}" target/release/winic selfcheck --arch "$arch" --json || true
+    done | python3 -c "$summarise"
 done

@@ -14,10 +14,11 @@ mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{reg_imm_only, Check, EncodeError, Inst, OpValue, Target};
+use super::{reg_imm_only, reserved_table, Check, EncodeError, Inst, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, BitEnc, Encoding, Instr, McOperand, Operand, Reg};
 use operands::{imm_kind, ImmKind};
+use std::sync::OnceLock;
 
 /// The AArch64 target.
 pub struct AArch64;
@@ -268,13 +269,8 @@ fn post_encode(form: &Instr, method: &str, word: u64) -> Result<u64, EncodeError
 /// Why a register must never be chosen: itself or a register it contains
 /// is reserved.
 fn reserved_reason(reg: Reg) -> Option<&'static str> {
-    let own = |r: Reg| {
-        RESERVED
-            .iter()
-            .find(|(n, _)| *n == r.name())
-            .map(|(_, why)| *why)
-    };
-    own(reg).or_else(|| reg.all_sub_regs().find_map(own))
+    static TABLE: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    TABLE.get_or_init(|| reserved_table(Arch::Aarch64, RESERVED))[reg.id() as usize]
 }
 
 impl Target for AArch64 {

@@ -74,6 +74,26 @@ pub fn reg_imm_only(form: &Instr) -> bool {
         .all(|m| matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm))
 }
 
+/// For every register of `arch`, the reason of the first rule whose named
+/// register it overlaps (`("RSP", "stack pointer")` reserves SP, ESP, SPL
+/// …), or `None`. Computed once per arch by the caller (a `OnceLock`):
+/// register choice asks it for every candidate.
+pub fn reserved_table(arch: Arch, rules: &[(&str, &'static str)]) -> Vec<Option<&'static str>> {
+    let isa = crate::isa::Isa::get(arch);
+    let named: Vec<(Reg, &'static str)> = rules
+        .iter()
+        .filter_map(|(name, why)| isa.register(name).map(|r| (r, *why)))
+        .collect();
+    isa.registers()
+        .map(|reg| {
+            named
+                .iter()
+                .find(|(r, _)| r.overlaps(reg))
+                .map(|(_, why)| *why)
+        })
+        .collect()
+}
+
 /// The per-arch hooks.
 pub trait Target: Sync {
     /// The arch.

@@ -7,10 +7,11 @@ mod operands;
 #[cfg(test)]
 mod tests;
 
-use super::{bits, template, Check, EncodeError, Inst, OpValue, Target};
+use super::{bits, reserved_table, template, Check, EncodeError, Inst, OpValue, Target};
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Encoding, Instr, Isa, McOperand, Reg};
+use crate::isa::{Arch, Encoding, Instr, McOperand, Reg};
 use operands::{imm_choice, imm_field, print_imm, ImmKind};
+use std::sync::OnceLock;
 
 /// The RISC-V target.
 pub struct Riscv64;
@@ -34,11 +35,8 @@ const RESERVED: &[(&str, &str)] = &[
 ];
 
 fn reserved_reason(reg: Reg) -> Option<&'static str> {
-    let isa = Isa::get(Arch::Riscv64);
-    RESERVED
-        .iter()
-        .find(|(name, _)| isa.register(name).is_some_and(|r| r.overlaps(reg)))
-        .map(|(_, why)| *why)
+    static TABLE: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    TABLE.get_or_init(|| reserved_table(Arch::Riscv64, RESERVED))[reg.id() as usize]
 }
 
 impl Target for Riscv64 {

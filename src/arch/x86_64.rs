@@ -10,9 +10,9 @@ pub mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{Check, EncodeError, Inst, OpValue, Target};
+use super::{reserved_table, Check, EncodeError, Inst, OpValue, Target};
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Instr, Isa, Reg};
+use crate::isa::{Arch, Instr, Reg};
 use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
 use mapping::{class_cat, Cat, Plan, Slot};
 use std::collections::HashMap;
@@ -83,17 +83,17 @@ fn egpr_number(name: &str) -> Option<u32> {
 }
 
 fn reserved_reason(reg: Reg) -> Option<&'static str> {
-    let isa = Isa::get(Arch::X86_64);
-    let hits = |name: &str| isa.register(name).is_some_and(|r| r.overlaps(reg));
-    if hits("RSP") {
-        Some("stack pointer")
-    } else if hits("RIP") {
-        Some("instruction pointer")
-    } else if hits(LOOP_COUNTER) {
-        Some("loop counter")
-    } else {
-        None
-    }
+    static TABLE: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        reserved_table(
+            Arch::X86_64,
+            &[
+                ("RSP", "stack pointer"),
+                ("RIP", "instruction pointer"),
+                (LOOP_COUNTER, "loop counter"),
+            ],
+        )
+    })[reg.id() as usize]
 }
 
 /// The iced register of an LLVM register, by name (`R8B` is iced's `R8L`,

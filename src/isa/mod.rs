@@ -833,8 +833,10 @@ impl Reg {
         if *self == other || self.contains(other) || other.contains(*self) {
             return true;
         }
-        let mine: Vec<Reg> = self.all_sub_regs().collect();
-        other.all_sub_regs().any(|r| mine.contains(&r))
+        // Sub-register lists are short: compare them pairwise rather than
+        // allocate (register choice calls this for every candidate).
+        self.all_sub_regs()
+            .any(|a| other.all_sub_regs().any(|b| a == b))
     }
 
     /// Synthesized from a `RegisterTuples`.

@@ -61,14 +61,20 @@ pub struct Plan {
     pub pseudo: &'static str,
 }
 
-/// The plan of `form`, or why it has none. Computed once for all records.
+/// The plan of `form`, or why it has none. Computed once per record, when
+/// first asked for (a run that needs a few forms plans only those).
 pub fn plan(form: &Instr) -> Result<&'static Plan, &'static str> {
-    static PLANS: OnceLock<Vec<Result<Plan, String>>> = OnceLock::new();
+    type Lazy = OnceLock<Result<Plan, String>>;
+    static PLANS: OnceLock<Vec<Lazy>> = OnceLock::new();
     let plans = PLANS.get_or_init(|| {
-        let isa = form.isa();
-        isa.instrs().map(|f| make_plan(&f)).collect()
+        (0..form.isa().instrs().count())
+            .map(|_| Lazy::new())
+            .collect()
     });
-    match plans.get(form.opcode() as usize) {
+    match plans
+        .get(form.opcode() as usize)
+        .map(|slot| slot.get_or_init(|| make_plan(form)))
+    {
         Some(Ok(p)) => Ok(p),
         Some(Err(e)) => Err(e.as_str()),
         None => Err("no such record"),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::arch::reg_imm_only;
+use crate::isa::Isa;
 use std::collections::BTreeMap;
 
 fn isa() -> &'static Isa {
