@@ -6,6 +6,11 @@
 //! where LLVM names one (implemented here by name); complex operands whose
 //! type has an `EncoderMethod` (`getAddSubImmOpValue`, `getImm8OptLsl`,
 //! `getMemExtendOpValue`) fill the field named after the whole operand.
+//! That is why fields are placed here rather than by
+//! [`bits::encode_fields`](super::bits::encode_fields), which finds fields
+//! by machine-operand name only (the sub-operands of those types have no
+//! names); the placement and the refusal of values wider than their
+//! fields are the same.
 
 mod check;
 pub mod imm_codec;
@@ -37,7 +42,7 @@ const RESERVED: &[(&str, &str)] = &[
     ("WZR", "zero register"),
     ("X18", "platform register"),
     ("W18", "platform register"),
-    ("X28", "loop counter"),
+    (LOOP_COUNTER, "loop counter"),
     ("W28", "loop counter"),
     ("FP", "frame pointer"),
     ("W29", "frame pointer"),
@@ -71,6 +76,7 @@ impl AArch64 {
                 ),
             ));
         }
+        check_tied(form, &mc, &inst.ops)?;
         let vars = field_values(form, &mc, &inst.ops)?;
         let mut word = layout.fixed();
         let mut top: Vec<(&str, u32)> = Vec::new();
@@ -111,6 +117,29 @@ impl AArch64 {
 
 fn bad(form: &Instr, msg: String) -> EncodeError {
     EncodeError::BadOperand(format!("{}: {msg}", form.name()))
+}
+
+/// Refuses tied operands (`$Zdn = $_Zdn`) with different values.
+fn check_tied(form: &Instr, mc: &[McOperand], ops: &[OpValue]) -> Result<(), EncodeError> {
+    for (k, m) in mc.iter().enumerate() {
+        let Some(t) = m.operand.tied_to() else {
+            continue;
+        };
+        let Some(j) = mc.iter().position(|o| o.operand.index() == t) else {
+            continue;
+        };
+        let sub = k - mc
+            .iter()
+            .position(|o| o.operand.index() == m.operand.index())
+            .unwrap_or(k);
+        if ops.get(j + sub) != ops.get(k) {
+            return Err(bad(
+                form,
+                format!("{} must equal the operand it is tied to", m.name),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Complex operand types whose `EncoderMethod` encodes all sub-operands
@@ -230,15 +259,26 @@ fn reg_value(form: &Instr, m: &McOperand, r: Reg) -> Result<u64, EncodeError> {
             return Err(bad(form, format!("{} is not in {}", r.name(), c.name())));
         }
     }
+    if m.ty.parser_class() == "SyspXzrPair" && r.name() != "XZR" {
+        return Err(bad(form, format!("{} must be xzr", m.name)));
+    }
     let enc = u64::from(r.encoding());
     let method = m.ty.encoder_method();
+    let above = |base: u64| {
+        enc.checked_sub(base).ok_or_else(|| {
+            bad(
+                form,
+                format!("{} is below register {base} of {}", r.name(), m.name),
+            )
+        })
+    };
     Ok(match method {
         "" => enc,
         "EncodeRegAsMultipleOf<2>" => enc / 2,
         "EncodeRegAsMultipleOf<4>" => enc / 4,
-        "EncodePNR_p8to15" => enc - 8,
-        "encodeMatrixIndexGPR32<AArch64::W8>" => enc - 8,
-        "encodeMatrixIndexGPR32<AArch64::W12>" => enc - 12,
+        "EncodePNR_p8to15" => above(8)?,
+        "encodeMatrixIndexGPR32<AArch64::W8>" => above(8)?,
+        "encodeMatrixIndexGPR32<AArch64::W12>" => above(12)?,
         // Z0_Z8 … Z7_Z15, Z16_Z24 … Z23_Z31: bit 4 of the first register
         // becomes bit 3, its low 3 bits stay.
         "EncodeZPR2StridedRegisterClass" => ((enc & 0x10) >> 1) | (enc & 7),

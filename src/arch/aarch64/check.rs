@@ -1,4 +1,21 @@
 //! The Capstone check of AArch64 encodings.
+//!
+//! Capstone 5.0.6 decodes the bytes; its text and ours are brought to a
+//! canonical form ([`Canon`]: numbers in decimal, register lists
+//! expanded, `pnN` as `pN`, operands Capstone omits at their default
+//! dropped) and compared operand by operand. Where Capstone prints LLVM's
+//! preferred alias instead of the real instruction, the alias is accepted
+//! only if it denotes the same operands: aliases that keep the operands
+//! (`cpy` → `mov`, `not` → `mvn` …) compare them as they are; `movz`/`movn`
+//! compare the moved value; `ubfm`/`sbfm`/`bfm` translate Capstone's
+//! `lsl`/`ubfx`/`sxtw` … back to `immr`/`imms`; `hint #n` compares with
+//! the named hint; SYS aliases Capstone does not know compare the generic
+//! `sys` fields with the form's constant bits and register.
+//!
+//! A form is `Unchecked` when its required features need an extension
+//! Capstone 5.0.6 cannot decode (decided from the feature expression, not
+//! from a failed decode), or when it is in a short table of documented
+//! Capstone bugs.
 
 use crate::arch::{Check, Inst};
 use crate::isa::Encoding;
@@ -28,7 +45,7 @@ pub fn decode(bytes: &[u8]) -> Option<(String, String)> {
 /// An instruction text in a canonical form: lower case, operands split at
 /// top-level commas, register lists expanded (`{ z0.h - z3.h }` →
 /// `{z0.h,z1.h,z2.h,z3.h}`), numbers in decimal without `#`.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Canon {
     /// The mnemonic.
     pub mnemonic: String,
@@ -59,10 +76,63 @@ pub fn canon(text: &str) -> Canon {
     if !cur.trim().is_empty() {
         ops.push(canon_operand(&cur));
     }
+    // Operands equal to their default, which Capstone omits: a trailing
+    // `mul #1`, the option of `isb sy`, `clrex #15`, `dcps1 #0`.
+    if ops.last().is_some_and(|o| o == "mul1") {
+        ops.pop();
+    }
+    let default = match mnemonic {
+        "isb" => "sy",
+        "clrex" => "15",
+        "dcps1" | "dcps2" | "dcps3" => "0",
+        _ => "",
+    };
+    if ops.len() == 1 && ops[0] == default {
+        ops.clear();
+    }
     Canon {
         mnemonic: mnemonic.to_string(),
         ops,
     }
+}
+
+/// SVE bitwise immediates (`and z0.d, z0.d, #0x5555555555555555`, which
+/// Capstone prints as `and z0.b, z0.b, #0x55555555`): all `.d` with the
+/// element value replicated to 64 bits.
+fn sve_logical_imm(c: &mut Canon) {
+    let size = c
+        .ops
+        .first()
+        .and_then(|o| o.strip_prefix('z'))
+        .and_then(|o| o.split_once('.'));
+    let bits = match size.map(|(_, t)| t) {
+        Some("b") => 8,
+        Some("h") => 16,
+        Some("s") => 32,
+        Some("d") => 64,
+        _ => return,
+    };
+    let Some(v) = c.ops.last().and_then(|o| o.parse::<i64>().ok()) else {
+        return;
+    };
+    let elem = if bits == 64 {
+        v as u64
+    } else {
+        v as u64 & ((1u64 << bits) - 1)
+    };
+    let mut out = 0u64;
+    let mut at = 0;
+    while at < 64 {
+        out |= elem << at;
+        at += bits;
+    }
+    let n = c.ops.len();
+    for o in &mut c.ops[..n - 1] {
+        if let Some((r, _)) = o.split_once('.') {
+            *o = format!("{r}.d");
+        }
+    }
+    c.ops[n - 1] = (out as i64).to_string();
 }
 
 fn canon_operand(op: &str) -> String {
@@ -70,6 +140,18 @@ fn canon_operand(op: &str) -> String {
     let mut out = String::new();
     for tok in split_keep(&op) {
         out.push_str(&canon_token(tok));
+    }
+    // A zero offset, which Capstone omits: `[x0, #0]`, `[x0, #0, mul vl]`.
+    let out = out.replace(",0,mulvl]", "]").replace(",0]", "]");
+    // Element 0 of a Z register as its scalar view: `z1.b[0]` is `b1`.
+    if let Some((reg, kind)) = out
+        .strip_prefix('z')
+        .and_then(|r| r.strip_suffix("[0]"))
+        .and_then(|r| r.split_once('.'))
+    {
+        if reg.parse::<u8>().is_ok() && matches!(kind, "b" | "h" | "s" | "d" | "q") {
+            return format!("{kind}{reg}");
+        }
     }
     out
 }
@@ -95,9 +177,15 @@ fn split_keep(s: &str) -> Vec<&str> {
     out
 }
 
-/// A number in decimal (integers) or shortest float form; other tokens
-/// unchanged.
+/// A number in decimal (integers) or shortest float form; a predicate as
+/// counter `pnN` as `pN` (the same register); other tokens unchanged.
 fn canon_token(tok: &str) -> String {
+    if let Some(rest) = tok
+        .strip_prefix("pn")
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return format!("p{rest}");
+    }
     let t = tok.strip_prefix('#').unwrap_or(tok);
     let (neg, digits) = match t.strip_prefix('-') {
         Some(d) => (true, d),
@@ -108,7 +196,12 @@ fn canon_token(tok: &str) -> String {
         None => digits.parse::<u64>().ok(),
     };
     if let Some(v) = int {
-        return if neg { format!("-{v}") } else { v.to_string() };
+        // Capstone prints negative immediates as 64-bit hex.
+        return if neg {
+            format!("-{v}")
+        } else {
+            (v as i64).to_string()
+        };
     }
     if digits.contains('.') || digits.contains('e') {
         if let Ok(f) = t.parse::<f64>() {
@@ -123,8 +216,8 @@ fn expand_ranges(op: &str) -> String {
     let Some((a, b)) = op.split_once(" - ") else {
         return op.to_string();
     };
-    let first = a.rsplit(|c: char| c == '{' || c == ' ').next().unwrap_or(a);
-    let last = b.split(|c: char| c == '}' || c == ' ').next().unwrap_or(b);
+    let first = a.rsplit(['{', ' ']).next().unwrap_or(a);
+    let last = b.split(['}', ' ']).next().unwrap_or(b);
     let parse = |r: &str| -> Option<(char, u32, String)> {
         let kind = r.chars().next()?;
         let (num, suffix) = r[1..]
@@ -388,8 +481,12 @@ fn same(ours: &Canon, cs: &Canon, fixed: u32) -> bool {
         return ours.ops == cs.ops;
     }
     match (a, b) {
-        // Capstone omits the default option.
-        ("isb", "isb") => ours.ops == ["sy"] && cs.ops.is_empty(),
+        ("and" | "orr" | "eor" | "dupm", _) if a == b || (a, b) == ("dupm", "mov") => {
+            let (mut x, mut y) = (ours.clone(), cs.clone());
+            sve_logical_imm(&mut x);
+            sve_logical_imm(&mut y);
+            x.ops == y.ops && x.ops.first().is_some_and(|o| o.starts_with('z'))
+        }
         ("hint", _) => {
             let n = ours.ops.first().and_then(|v| v.parse::<i64>().ok());
             let name = format!("{b} {}", cs.ops.join(", "));

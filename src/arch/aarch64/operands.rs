@@ -17,7 +17,8 @@ use crate::isa::OperandType;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImmKind {
     /// A number in `min..=max`, a multiple of `scale`; the field holds
-    /// `value / scale` in `bits` bits (two's complement when signed).
+    /// `value / scale` (two's complement in `signed_bits` bits when
+    /// signed).
     Num {
         /// Smallest value (text).
         min: i64,
@@ -38,9 +39,9 @@ pub enum ImmKind {
     ShiftRight(i64),
     /// A left shift `0..n`, encoded as is.
     ShiftLeft(i64),
-    /// Fixed-point fraction bits `1..=n`, encoded as `64 - value`
-    /// (`getFixedPointScaleOpValue`); 32-bit forms fix the field's top
-    /// bit, so they take `32 - value`.
+    /// Fixed-point fraction bits `1..=n`, encoded as `n - value`:
+    /// `getFixedPointScaleOpValue` gives `64 - value`, of which the 32-bit
+    /// forms' field keeps the low 5 bits (its top bit is constant).
     FixedPoint(i64),
     /// A vector immediate shift `lsl #0/8/16/24` (MSL: `msl #8/16`), MC
     /// value a shifter; LLVM's `getVecShifterOpValue` and
@@ -53,6 +54,23 @@ pub enum ImmKind {
     },
     /// SVE `mul #imm` of inc/dec, `1..=16`, encoded as `value - 1`.
     IncDec,
+    /// A shift operand `(type << 6) | amount` (LLVM's shifter immediate):
+    /// `kinds` is the set of allowed types (bit t for type t), amounts are
+    /// multiples of `step` up to `max`.
+    Shifter {
+        /// Allowed shift types, bit 0 LSL … bit 4 MSL.
+        kinds: u8,
+        /// Largest amount.
+        max: i64,
+        /// Amounts are multiples of this.
+        step: i64,
+    },
+    /// An arithmetic extend `(extend << 3) | amount`, amount `0..=4`:
+    /// `kinds` is the set of allowed extends (bit e for UXTB 0 … SXTX 7).
+    Extend {
+        /// Allowed extends.
+        kinds: u8,
+    },
     /// An enumerated operand whose MC value is the field value; `example`
     /// is a legal choice and `max` the largest legal value.
     Enum {
@@ -65,7 +83,6 @@ pub enum ImmKind {
 
 /// How `ty` is to be chosen, printed and encoded.
 pub fn imm_kind(ty: OperandType) -> Result<ImmKind, EncodeError> {
-    let name = ty.name();
     let parser = ty.parser_class();
     let enc = ty.encoder_method();
     if ty.operand_type() == "OPERAND_IMPLICIT_IMM_0" {
@@ -109,7 +126,7 @@ pub fn imm_kind(ty: OperandType) -> Result<ImmKind, EncodeError> {
     if let Some(w) = parser.strip_prefix("LogicalImm") {
         return Ok(ImmKind::Logical(if w.starts_with("32") { 32 } else { 64 }));
     }
-    if let Some(k) = enum_kind(name, parser) {
+    if let Some(k) = enum_kind(parser) {
         return Ok(k);
     }
     num_kind(ty).ok_or_else(|| unsupported(ty))
@@ -133,6 +150,13 @@ impl ImmKind {
             ImmKind::ShiftLeft(_) => 2,
             ImmKind::VecShifter { msl, .. } => shifter(if msl { 4 } else { 0 }, 8),
             ImmKind::Enum { example, .. } => example,
+            ImmKind::Shifter { step, max, .. } => {
+                shifter(0, if step > 1 { step } else { 3.min(max) })
+            }
+            ImmKind::Extend { kinds } => {
+                let kind = (0..8).find(|k| kinds >> k & 1 == 1).unwrap_or(0);
+                arith_extend(kind, 2)
+            }
         }
     }
 
@@ -165,6 +189,9 @@ impl ImmKind {
                 } else {
                     Err(format!("{v} must be {c}"))
                 }
+            }
+            ImmKind::Logical(32) if !(0..1i64 << 32).contains(&v) => {
+                Err(format!("{v:#x} has bits above 32"))
             }
             ImmKind::Logical(w) => imm_codec::encode_logical(v as u64, w)
                 .ok_or_else(|| format!("{v:#x} is no {w}-bit logical immediate")),
@@ -201,6 +228,24 @@ impl ImmKind {
                 }
                 Ok((v - 1) as u64)
             }
+            ImmKind::Shifter { kinds, max, step } => {
+                let (kind, amount) = (v >> 6, v & 0x3f);
+                if !(0..5).contains(&kind)
+                    || kinds >> kind & 1 == 0
+                    || amount > max
+                    || amount % step != 0
+                {
+                    return Err(format!("shift {v:#x} is not allowed here"));
+                }
+                Ok(v as u64)
+            }
+            ImmKind::Extend { kinds } => {
+                let (kind, amount) = (v >> 3, v & 7);
+                if !(0..8).contains(&kind) || kinds >> kind & 1 == 0 || amount > 4 {
+                    return Err(format!("extend {v:#x} is not allowed here"));
+                }
+                Ok(v as u64)
+            }
             ImmKind::Enum { max, .. } => {
                 if !(0..=max).contains(&v) {
                     return Err(out_of_range(0, max));
@@ -231,16 +276,26 @@ pub const fn arith_extend(kind: i64, amount: i64) -> i64 {
     (kind << 3) | amount
 }
 
-fn enum_kind(name: &str, parser: &str) -> Option<ImmKind> {
+const LSL: u8 = 1;
+const LSR_ASR: u8 = 0b110;
+const ROR: u8 = 0b1000;
+
+fn enum_kind(parser: &str) -> Option<ImmKind> {
     let e = |example: i64, max: i64| Some(ImmKind::Enum { example, max });
+    let sh = |kinds: u8, max: i64, step: i64| Some(ImmKind::Shifter { kinds, max, step });
     match parser {
-        "ArithmeticShifter32" | "ArithmeticShifter64" => return e(shifter(0, 3), 0xff),
-        "LogicalShifter32" | "LogicalShifter64" => return e(shifter(0, 3), 0xff),
-        "MovImm32Shifter" | "MovImm64Shifter" => return e(shifter(0, 16), 0xff),
-        "LSLImm3Shift" => return e(shifter(0, 1), 0xff),
-        "Extend" => return e(arith_extend(0, 2), 0x3f),
-        "Extend64" => return e(arith_extend(2, 2), 0x3f),
-        "ExtendLSL64" => return e(arith_extend(3, 2), 0x3f),
+        "ArithmeticShifter32" => return sh(LSL | LSR_ASR, 31, 1),
+        "ArithmeticShifter64" => return sh(LSL | LSR_ASR, 63, 1),
+        "LogicalShifter32" => return sh(LSL | LSR_ASR | ROR, 31, 1),
+        "LogicalShifter64" => return sh(LSL | LSR_ASR | ROR, 63, 1),
+        "MovImm32Shifter" => return sh(LSL, 16, 16),
+        "MovImm64Shifter" => return sh(LSL, 48, 16),
+        "LSLImm3Shift" => return sh(LSL, 7, 1),
+        // Extends of a W register (UXTX/SXTX name an X register: the
+        // `...rx64` forms); X-register forms take only UXTX (LSL) and SXTX.
+        "Extend" => return Some(ImmKind::Extend { kinds: 0x77 }),
+        "Extend64" => return Some(ImmKind::Extend { kinds: 0x77 }),
+        "ExtendLSL64" => return Some(ImmKind::Extend { kinds: 0x88 }),
         "CondCode" => return e(1, 15),
         "SVEPattern" => return e(1, 31),
         "SVEVecLenSpecifier" => return e(0, 1),
@@ -249,8 +304,9 @@ fn enum_kind(name: &str, parser: &str) -> Option<ImmKind> {
         "Barrier" => return e(0xf, 15),
         "BarriernXS" => return e(0x3, 15),
         "SysCR" => return e(1, 15),
-        // tpidr_el0: op0 3, op1 3, CRn 13, CRm 0, op2 2.
-        "MRSSystemRegister" | "MSRSystemRegister" => return e(0xde82, 0xffff),
+        // nzcv (op0 3, op1 3, CRn 4, CRm 2, op2 0): readable and writable
+        // at EL0 without side effects on the process (unlike tpidr_el0).
+        "MRSSystemRegister" | "MSRSystemRegister" => return e(0xda10, 0xffff),
         // pan (op1 0, op2 4) and daifset (op1 3, op2 6).
         "SystemPStateFieldWithImm0_1" => return e(0x04, 0x3f),
         "SystemPStateFieldWithImm0_15" => return e(0x1e, 0x3f),
@@ -265,7 +321,6 @@ fn enum_kind(name: &str, parser: &str) -> Option<ImmKind> {
     if parser.starts_with("SVEExactFPImmOperand") {
         return e(1, 1);
     }
-    let _ = name;
     None
 }
 

@@ -3,11 +3,12 @@
 
 use super::imm_codec::fp8_value;
 use crate::arch::{template, EncodeError, Inst, OpValue};
-use crate::isa::{Instr, Operand, Reg};
+use crate::isa::{Instr, McOperand, Operand, Reg};
 
 /// The assembly text of `inst` (`add x0, x1, x2, lsl #3`).
 pub fn print(inst: &Inst) -> Result<String, EncodeError> {
-    template::expand(&inst.form, |op| print_operand(inst, op))
+    let mc = inst.form.mc_operands();
+    template::expand(&inst.form, |op| print_operand(inst, &mc, op))
 }
 
 fn unsupported(form: &Instr, msg: &str) -> EncodeError {
@@ -15,10 +16,8 @@ fn unsupported(form: &Instr, msg: &str) -> EncodeError {
 }
 
 /// The machine operand values of `op`.
-fn values(inst: &Inst, op: Operand) -> Vec<OpValue> {
-    inst.form
-        .mc_operands()
-        .iter()
+fn values(inst: &Inst, mc: &[McOperand], op: Operand) -> Vec<OpValue> {
+    mc.iter()
         .zip(&inst.ops)
         .filter(|(m, _)| m.operand.index() == op.index())
         .map(|(_, v)| *v)
@@ -56,9 +55,9 @@ fn base(method: &str) -> &str {
     method.split('<').next().unwrap_or(method)
 }
 
-fn print_operand(inst: &Inst, op: Operand) -> Result<String, EncodeError> {
+fn print_operand(inst: &Inst, mc: &[McOperand], op: Operand) -> Result<String, EncodeError> {
     let form = &inst.form;
-    let vals = values(inst, op);
+    let vals = values(inst, mc, op);
     let ty = op.ty();
     let method = ty.print_method();
     let a = args(method);
@@ -116,13 +115,7 @@ fn print_operand(inst: &Inst, op: Operand) -> Result<String, EncodeError> {
             let subs: Vec<String> = r.sub_regs().map(|s| s.asm_name()).collect();
             subs.join(", ")
         }
-        ("printSyspXzrPair", Some(r), _) => {
-            if r.name() == "XZR" {
-                "xzr, xzr".into()
-            } else {
-                return Err(fail());
-            }
-        }
+        ("printSyspXzrPair", Some(r), _) if r.name() == "XZR" => "xzr, xzr".into(),
         ("printPostIncOperand", Some(r), _) => {
             if r.name() == "XZR" {
                 format!("#{}", a.first().map_or("", |s| s))
@@ -323,10 +316,17 @@ fn print_imm(method: &str, a: &[String], v: i64, next: Option<i64>) -> Option<St
         "printAddSubImm" => format!("#{v}{}", shifter(next?)),
         "printImm8OptLsl" => {
             let s = next?;
+            // The element type: int8_t … uint64_t; the MC value is a byte.
+            let signed = a.first()?.starts_with("int");
+            let byte = if signed {
+                i64::from(v as i8)
+            } else {
+                i64::from(v as u8)
+            };
             if v == 0 && s & 0x3f != 0 {
                 format!("#0{}", shifter(s))
             } else {
-                format!("#{}", v << (s & 0x3f))
+                format!("#{}", byte << (s & 0x3f))
             }
         }
         "printMemExtend" => {
@@ -400,8 +400,11 @@ fn barrier_nxs(v: i64) -> Option<String> {
 }
 
 fn sysreg(v: i64) -> String {
-    if v == 0xde82 {
-        return "tpidr_el0".into();
+    match v {
+        0xda10 => return "nzcv".into(),
+        0xda20 => return "fpcr".into(),
+        0xde82 => return "tpidr_el0".into(),
+        _ => {}
     }
     format!(
         "s{}_{}_c{}_c{}_{}",
