@@ -114,7 +114,7 @@ fn operand(t: &str) -> String {
     if let Some(n) = gpr(t) {
         return format!("x{n}");
     }
-    if let Some(n) = t.strip_prefix('f').and_then(|r| fpr(r)) {
+    if let Some(n) = t.strip_prefix('f').and_then(fpr) {
         return format!("f{n}");
     }
     let (neg, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));

@@ -174,6 +174,7 @@ fn normalize(text: &str) -> Norm {
         .map(|o| o.split_whitespace().collect::<String>())
         .filter(|o| !o.is_empty())
         .map(|o| number(&o).map_or(o, |v| v.to_string()))
+        .map(|o| if o == "st" { "st(0)".to_string() } else { o })
         .collect();
     Norm {
         mnemonic: m.to_string(),
@@ -250,8 +251,12 @@ fn equivalent(a: &Norm, b: &Norm) -> bool {
     }
     // Capstone spells out implicit operands (`vmrun rax`, `skinit eax`)
     // that LLVM's Intel text leaves out, and drops the `st` of `fcomi st,
-    // st(1)`.
-    if a.ops.is_empty() || (a.ops.first().is_some_and(|o| o == "st") && a.ops[1..] == b.ops[..]) {
+    // st(1)` and of `faddp st(1), st`.
+    let st0 = |o: Option<&String>| o.is_some_and(|o| o == "st(0)");
+    if a.ops.is_empty()
+        || (st0(a.ops.first()) && a.ops[1..] == b.ops[..])
+        || (st0(a.ops.last()) && a.ops[..a.ops.len() - 1] == b.ops[..])
+    {
         return true;
     }
     // xchg is symmetric; capstone puts the accumulator last.

@@ -6,7 +6,7 @@
 //! record's key are told apart by their operand kinds.
 
 use crate::isa::desc::OperandKind;
-use crate::isa::{Instr, X86Enc};
+use crate::isa::{Instr, McOperand, X86Enc};
 use iced_x86::{
     Code, EncodingKind, MandatoryPrefix, OpCodeInfo, OpCodeOperandKind as OK, OpCodeTableKind,
     Register,
@@ -144,6 +144,9 @@ fn llvm_key(e: &X86Enc) -> Result<Key, String> {
     let form = e.form();
     let (group, rm_group) = if let Some(n) = group_of(form) {
         (Some(n), None)
+    } else if form == "MRMr0" {
+        // The register in ModRM.reg, ModRM.rm fixed to 0 (`tilezero`).
+        (None, Some(0))
     } else if let Some(hex) = form.strip_prefix("MRM_") {
         let b = i32::from_str_radix(hex, 16).map_err(|_| format!("form {form}"))?;
         (Some((b >> 3) & 7), Some(b & 7))
@@ -426,6 +429,26 @@ fn parse_operand(s: &str, names: &[&str]) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
+/// LLVM's predicates of the APX features: extended GPRs (also for the
+/// EVEX-promoted VEX forms in maps 2, 3 and 5, `_EVEX`/`_NF` records), new
+/// data destination, conditional faulting, zero-upper, PPX, PUSH2/POP2.
+const APX_PREDICATES: &[&str] = &[
+    "HasEGPR",
+    "HasNDD",
+    "HasNF",
+    "HasCF",
+    "HasZU",
+    "HasPPX",
+    "HasPush2Pop2",
+];
+
+fn is_gpr_or_imm(m: &McOperand) -> bool {
+    match m.ty.kind() {
+        OperandKind::Reg => m.ty.class().is_some_and(|c| c.name().starts_with("GR")),
+        _ => true,
+    }
+}
+
 fn make_plan(form: &Instr) -> Result<Plan, String> {
     let crate::isa::Encoding::X86(e) = form.encoding() else {
         return Err("no encoding".into());
@@ -435,6 +458,24 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     }
     if form.predicates().any(|p| p.name() == "Not64BitMode") {
         return Err("Not64BitMode: invalid in 64-bit mode".into());
+    }
+    if let Some(p) = form
+        .predicates()
+        .find(|p| APX_PREDICATES.contains(&p.name()))
+    {
+        return Err(format!("APX ({}): iced-x86 1.22 has no APX", p.cond()));
+    }
+    if e.bits().has("evex_nf") {
+        return Err("APX (EVEX.NF, no flags): iced-x86 1.22 has no APX".into());
+    }
+    // Before APX, EVEX encoded vector and mask instructions only; an EVEX
+    // record without such operands is an APX promotion of a VEX form
+    // (BLSR32rr_EVEX, MULX64rr_EVEX).
+    if e.openc() == "EncEVEX"
+        && e.map() != "T_MAP4"
+        && form.mc_operands().iter().all(is_gpr_or_imm)
+    {
+        return Err("APX (EVEX-promoted GPR form): iced-x86 1.22 has no APX".into());
     }
     let key = llvm_key(&e)?;
     let tpl = parse_template(form)?;
@@ -467,12 +508,15 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     }
     // iced writes a fixed ModRM byte into the opcode (`0F 01 CA`, x87
     // `D8 C0+i`): look there when the ModRM-group key has no code.
-    let cands = index()
-        .get(&key)
-        .or_else(|| index().get(&modrm_in_opcode(key)))
-        .ok_or_else(|| no_code_reason(&e, &key))?;
+    // Both may hold codes: `DE /0` is also `fiadd m16int`.
+    let alt = modrm_in_opcode(key);
+    let lists = [index().get(&key), index().get(&alt).filter(|_| alt != key)];
+    if lists.iter().all(Option::is_none) {
+        return Err(no_code_reason(&e, &key));
+    }
+    let cands: Vec<Code> = lists.into_iter().flatten().flatten().copied().collect();
     let mut found = None;
-    for &code in cands {
+    for &code in &cands {
         let info = code.op_code();
         if !fits(info, &e, mask.is_some(), zeroing, sae, rc.is_some()) {
             continue;
