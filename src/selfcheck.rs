@@ -285,6 +285,29 @@ mod tests {
                 _ => Check::Mismatch("three".into()),
             }
         }
+        // Selfcheck builds no kernels.
+        fn prologue(&self, _: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+            Err(no_frame())
+        }
+        fn init(&self, _: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+            Err(no_frame())
+        }
+        fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+            Err(no_frame())
+        }
+        fn branch_back(&self, _: usize) -> Result<crate::arch::Line, EncodeError> {
+            Err(no_frame())
+        }
+        fn epilogue(&self, _: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+            Err(no_frame())
+        }
+        fn chain_add(&self) -> Result<Inst, EncodeError> {
+            Err(no_frame())
+        }
+    }
+
+    fn no_frame() -> EncodeError {
+        EncodeError::Unsupported("the fake target has no kernel frame".into())
     }
 
     #[test]

@@ -13,13 +13,14 @@
 //! fields are the same.
 
 mod check;
+mod frame;
 pub mod imm_codec;
 pub mod operands;
 mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{reg_imm_only, reserved_table, Check, EncodeError, Inst, OpValue, Target};
+use super::{reg_imm_only, reserved_table, Check, EncodeError, Inst, Line, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, BitEnc, Encoding, Instr, McOperand, Operand, Reg};
 use operands::{imm_kind, ImmKind};
@@ -372,6 +373,30 @@ impl Target for AArch64 {
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
         check::check(inst, bytes, text)
+    }
+
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::prologue(touched)
+    }
+
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        frame::init(reg)
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        frame::count_down()
+    }
+
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        frame::branch_back(back)
+    }
+
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::epilogue(touched)
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        frame::chain_add()
     }
 }
 

@@ -125,6 +125,77 @@ pub trait Target: Sync {
     fn register_feature(&self, _reg: Reg) -> Option<&'static str> {
         None
     }
+
+    // The frame of a kernel function `extern "C" fn(iterations: u64)`,
+    // assembled by `crate::kernel`: prologue, initialisation, loop
+    // (body, count-down, branch back), epilogue.
+
+    /// Saves the callee-saved registers among `touched` (and the loop
+    /// counter, when the ABI says it must be preserved), then copies the
+    /// iteration count from the first argument register into the loop
+    /// counter.
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError>;
+
+    /// Sets `reg` (or the widest register containing it that winic
+    /// initialises as a whole) to an uncritical value: neither 0 nor 1, a
+    /// normal number in every floating-point lane width. Returns the
+    /// register initialised with the instructions, or `Err` for registers
+    /// that are not data (flags, control and status registers).
+    /// An initialisation of more than one instruction may use scratch
+    /// general-purpose registers; one of a single instruction must not.
+    /// `kernel` emits the longer ones first.
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError>;
+
+    /// Counts the loop counter down by one, setting what `branch_back`
+    /// tests.
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError>;
+
+    /// A branch to `back` bytes before its own first byte, taken while the
+    /// loop counter is not zero: its text and bytes.
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError>;
+
+    /// Restores what `prologue(touched)` saved and returns.
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError>;
+
+    /// A one-cycle integer add whose destination is also a source: repeated,
+    /// a chain of dependent adds (the clock calibration of `-f auto`).
+    fn chain_add(&self) -> Result<Inst, EncodeError>;
+}
+
+/// One emitted instruction: its assembly text and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// As printed (`add rax, rbx`).
+    pub text: String,
+    /// The encoding.
+    pub bytes: Vec<u8>,
+}
+
+/// The form `name` of `arch` with the operand values `ops` (frames are
+/// written in LLVM's own forms, so they go through the same encoder and
+/// check as everything else).
+pub fn inst_of(arch: Arch, name: &str, ops: &[OpValue]) -> Result<Inst, EncodeError> {
+    let form = crate::isa::Isa::get(arch)
+        .instr(name)
+        .ok_or_else(|| EncodeError::Unsupported(format!("no form {name} in the {arch} tables")))?;
+    Ok(Inst {
+        form,
+        ops: ops.to_vec(),
+    })
+}
+
+/// The register `name` of `arch`, as an operand value.
+pub fn reg_of(arch: Arch, name: &str) -> Result<OpValue, EncodeError> {
+    crate::isa::Isa::get(arch)
+        .register(name)
+        .map(OpValue::Reg)
+        .ok_or_else(|| EncodeError::Unsupported(format!("no register {name} in the {arch} tables")))
+}
+
+/// The first register of `class` (LLVM name) that is `reg` or contains it.
+pub fn container_in(arch: Arch, class: &str, reg: Reg) -> Option<Reg> {
+    let c = crate::isa::Isa::get(arch).class(class)?;
+    c.members().find(|m| *m == reg || m.contains(reg))
 }
 
 /// The `Target` of `arch`.

@@ -3,11 +3,12 @@
 //! a capstone check for the extensions Capstone 5.0.6 knows.
 
 mod check;
+mod frame;
 mod operands;
 #[cfg(test)]
 mod tests;
 
-use super::{bits, reserved_table, template, Check, EncodeError, Inst, OpValue, Target};
+use super::{bits, reserved_table, template, Check, EncodeError, Inst, Line, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, McOperand, Reg};
 use operands::{imm_choice, imm_field, print_imm, ImmKind};
@@ -143,6 +144,30 @@ impl Target for Riscv64 {
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
         check::check(inst, bytes, text)
+    }
+
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::prologue(touched)
+    }
+
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        frame::init(reg)
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        frame::count_down()
+    }
+
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        frame::branch_back(back)
+    }
+
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::epilogue(touched)
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        frame::chain_add()
     }
 }
 

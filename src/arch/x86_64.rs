@@ -5,12 +5,13 @@
 //! capstone 5.0.6 lacks, iced's own decoder ([`checker`]).
 
 pub mod checker;
+mod frame;
 pub mod mapping;
 pub mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{reserved_table, Check, EncodeError, Inst, OpValue, Target};
+use super::{reserved_table, Check, EncodeError, Inst, Line, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
 use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
@@ -64,6 +65,30 @@ impl Target for X86_64 {
 
     fn register_feature(&self, reg: Reg) -> Option<&'static str> {
         egpr_number(reg.name()).map(|_| "egpr")
+    }
+
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::prologue(touched)
+    }
+
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        frame::init(reg)
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        frame::count_down()
+    }
+
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        frame::branch_back(back)
+    }
+
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        frame::epilogue(touched)
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        frame::chain_add()
     }
 }
 
@@ -136,6 +161,9 @@ fn validate(inst: &Inst) -> Result<(), EncodeError> {
                 }
             }
             (OperandKind::Imm, OpValue::Imm(x)) => check_imm(m, *x)?,
+            // `ret`'s `variable_ops` stands for nothing the text or the
+            // encoding holds.
+            _ if m.ty.name() == "variable_ops" => {}
             _ => return Err(bad(m.name, format!("wrong kind of value {v:?}"))),
         }
         if let Some(t) = m.operand.tied_to() {

@@ -495,6 +495,15 @@ fn same(ours: &Canon, cs: &Canon, fixed: u32) -> bool {
                 .any(|(k, h)| Some(*k) == n && *h == name.trim())
         }
         ("movz" | "movn", "mov") => move_wide(ours, a == "movn") == cs.ops,
+        // `ret x30` is `ret`; `orr xd, xzr, xm|#imm` is `mov`; `ptrue p.b,
+        // all` is `ptrue p.b` (kernel frames use these).
+        ("ret", "ret") => ours.ops == ["x30"] && cs.ops.is_empty(),
+        ("orr", "mov") => {
+            ours.ops.len() == 3
+                && matches!(ours.ops[1].as_str(), "xzr" | "wzr")
+                && cs.ops == [ours.ops[0].clone(), ours.ops[2].clone()]
+        }
+        ("ptrue", "ptrue") => ours.ops.split_last() == Some((&"all".to_string(), &cs.ops[..])),
         ("ubfm" | "sbfm" | "bfm", _) => bitfield(cs).is_some_and(|ops| ops == ours.ops),
         ("msr", "smstart" | "smstop") => svcr(ours, cs),
         (_, "sys" | "sysl") => {

@@ -471,9 +471,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     // Before APX, EVEX encoded vector and mask instructions only; an EVEX
     // record without such operands is an APX promotion of a VEX form
     // (BLSR32rr_EVEX, MULX64rr_EVEX).
-    if e.openc() == "EncEVEX"
-        && e.map() != "T_MAP4"
-        && form.mc_operands().iter().all(is_gpr_or_imm)
+    if e.openc() == "EncEVEX" && e.map() != "T_MAP4" && form.mc_operands().iter().all(is_gpr_or_imm)
     {
         return Err("APX (EVEX-promoted GPR form): iced-x86 1.22 has no APX".into());
     }

@@ -1,0 +1,188 @@
+//! The frame of an AArch64 kernel (AAPCS64): X19-X28 and the low halves of
+//! V8-V15 (D8-D15) are callee-saved and stored below SP when touched (X28,
+//! the loop counter, always); the iteration count arrives in X0; `subs
+//! x28, x28, #1` / `b.ne` close the loop.
+
+use super::LOOP_COUNTER;
+use crate::arch::bits::encode_fields;
+use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::isa::{Arch, Encoding, Isa, Reg};
+
+const A: Arch = Arch::Aarch64;
+
+/// Callee-saved registers of AAPCS64 a kernel may touch (X29/X30 are
+/// reserved and never touched).
+const CALLEE_SAVED: [&str; 18] = [
+    "X19", "X20", "X21", "X22", "X23", "X24", "X25", "X26", "X27", "X28", "D8", "D9", "D10", "D11",
+    "D12", "D13", "D14", "D15",
+];
+
+/// 0x4000 in each 16-bit lane: 2.0 as half and bfloat16, normal numbers
+/// in wider lanes, neither 0 nor 1 as an integer; a valid logical
+/// immediate, so one `orr` sets it.
+pub const UNCRITICAL: i64 = 0x4000_4000_4000_4000;
+
+/// Vector initialisations broadcast from this register; the prologue has
+/// already copied the iteration count out of it, and general-purpose
+/// registers are initialised afterwards.
+const SCRATCH: &str = "X0";
+
+fn r(name: &str) -> Result<OpValue, EncodeError> {
+    reg_of(A, name)
+}
+
+fn saved(touched: &[Reg]) -> Result<Vec<Reg>, EncodeError> {
+    let isa = Isa::get(A);
+    let mut out = Vec::new();
+    for name in CALLEE_SAVED {
+        let reg = isa
+            .register(name)
+            .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))?;
+        if name == LOOP_COUNTER || touched.iter().any(|t| t.overlaps(reg)) {
+            out.push(reg);
+        }
+    }
+    Ok(out)
+}
+
+/// Bytes of stack for `n` 8-byte slots, SP kept 16-byte aligned.
+fn frame_size(n: usize) -> i64 {
+    (n as i64 * 8 + 15) / 16 * 16
+}
+
+fn save_or_restore(touched: &[Reg], save: bool) -> Result<Vec<Inst>, EncodeError> {
+    let regs = saved(touched)?;
+    let mut out = Vec::new();
+    for (k, reg) in regs.iter().enumerate() {
+        let is_d = container_in(A, "FPR64", *reg) == Some(*reg);
+        let form = match (is_d, save) {
+            (false, true) => "STRXui",
+            (false, false) => "LDRXui",
+            (true, true) => "STRDui",
+            (true, false) => "LDRDui",
+        };
+        out.push(inst_of(
+            A,
+            form,
+            &[OpValue::Reg(*reg), r("SP")?, OpValue::Imm(8 * k as i64)],
+        )?);
+    }
+    Ok(out)
+}
+
+pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let n = frame_size(saved(touched)?.len());
+    let sp = r("SP")?;
+    let mut out = vec![inst_of(
+        A,
+        "SUBXri",
+        &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
+    )?];
+    out.extend(save_or_restore(touched, true)?);
+    out.push(inst_of(
+        A,
+        "ORRXrs",
+        &[r(LOOP_COUNTER)?, r("XZR")?, r("X0")?, OpValue::Imm(0)],
+    )?);
+    Ok(out)
+}
+
+pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let n = frame_size(saved(touched)?.len());
+    let sp = r("SP")?;
+    let mut out = save_or_restore(touched, false)?;
+    out.push(inst_of(
+        A,
+        "ADDXri",
+        &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
+    )?);
+    out.push(inst_of(A, "RET", &[r("LR")?])?);
+    Ok(out)
+}
+
+pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+    let v = OpValue::Imm(UNCRITICAL);
+    if let Some(x) = container_in(A, "GPR64", reg) {
+        return Ok((
+            x,
+            vec![inst_of(A, "ORRXri", &[OpValue::Reg(x), r("XZR")?, v])?],
+        ));
+    }
+    let load = inst_of(A, "ORRXri", &[r(SCRATCH)?, r("XZR")?, v])?;
+    let (whole, set) = if let Some(z) = container_in(A, "ZPR", reg).filter(|_| host_has_sve()) {
+        (z, inst_of(A, "DUP_ZR_D", &[OpValue::Reg(z), r(SCRATCH)?])?)
+    } else if let Some(q) = container_in(A, "FPR128", reg) {
+        (
+            q,
+            inst_of(A, "DUPv2i64gpr", &[OpValue::Reg(q), r(SCRATCH)?])?,
+        )
+    } else if let Some(p) = container_in(A, "PPR", reg) {
+        // All lanes active (pattern 31, `all`).
+        return Ok((
+            p,
+            vec![inst_of(A, "PTRUE_B", &[OpValue::Reg(p), OpValue::Imm(31)])?],
+        ));
+    } else {
+        return Err(EncodeError::Unsupported(format!(
+            "{} is not a data register winic initialises (general-purpose, FP/SIMD, SVE vector or predicate)",
+            reg.name()
+        )));
+    };
+    Ok((whole, vec![load, set]))
+}
+
+pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
+    let c = r(LOOP_COUNTER)?;
+    Ok(vec![inst_of(
+        A,
+        "SUBSXri",
+        &[c, c, OpValue::Imm(1), OpValue::Imm(0)],
+    )?])
+}
+
+/// `b.ne` back, placed by LLVM's `Bcc` layout: `cond` = NE (1), `target`
+/// = the word offset (19 bits, two's complement).
+pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
+    let form = Isa::get(A)
+        .instr("Bcc")
+        .ok_or_else(|| EncodeError::Unsupported("no form Bcc".into()))?;
+    let Encoding::Bits(layout) = form.encoding() else {
+        return Err(EncodeError::Unsupported("Bcc has no bit layout".into()));
+    };
+    if !back.is_multiple_of(4) || back >= 1 << 20 {
+        return Err(EncodeError::BadOperand(format!(
+            "b.ne cannot go back {back} bytes (a multiple of 4 below 1 MiB)"
+        )));
+    }
+    let words = (-(back as i64 / 4)) as u64 & ((1 << 19) - 1);
+    let word = encode_fields(&form, &layout, |_, m| match m.name {
+        "cond" => Ok(1),
+        _ => Ok(words),
+    })?;
+    Ok(Line {
+        text: "b.ne .Lloop".into(),
+        bytes: (word as u32).to_le_bytes().to_vec(),
+    })
+}
+
+pub fn chain_add() -> Result<Inst, EncodeError> {
+    inst_of(
+        A,
+        "ADDXrs",
+        &[r("X1")?, r("X1")?, r("X2")?, OpValue::Imm(0)],
+    )
+}
+
+/// Whether the host has SVE (`HWCAP_SVE`, bit 22 of `AT_HWCAP`). On
+/// another host the AArch64 kernels are only written, never run: assume
+/// it does.
+fn host_has_sve() -> bool {
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: getauxval only reads the auxiliary vector.
+        let hwcap = unsafe { nix::libc::getauxval(nix::libc::AT_HWCAP) };
+        hwcap & (1 << 22) != 0
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    true
+}

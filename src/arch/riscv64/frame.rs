@@ -1,0 +1,164 @@
+//! The frame of a RISC-V kernel (LP64D ABI): s1-s11 (x9, x18-x27) and
+//! fs0-fs11 are callee-saved and stored below sp when touched (s0 is the
+//! frame pointer and never touched; the loop counter x31 is caller-saved);
+//! the iteration count arrives in a0; `addi t6, t6, -1` / `bne t6, zero`
+//! close the loop.
+
+use super::LOOP_COUNTER;
+use crate::arch::bits::encode_fields;
+use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::isa::{Arch, Encoding, Isa, Reg};
+
+const A: Arch = Arch::Riscv64;
+
+const CALLEE_SAVED: [&str; 23] = [
+    "X9", "X18", "X19", "X20", "X21", "X22", "X23", "X24", "X25", "X26", "X27", "F8_D", "F9_D",
+    "F18_D", "F19_D", "F20_D", "F21_D", "F22_D", "F23_D", "F24_D", "F25_D", "F26_D", "F27_D",
+];
+
+/// Scratch registers for building FP values (initialised afterwards when
+/// the body uses them).
+const SCRATCH: [&str; 2] = ["X5", "X6"];
+
+fn r(name: &str) -> Result<OpValue, EncodeError> {
+    reg_of(A, name)
+}
+
+fn saved(touched: &[Reg]) -> Result<Vec<Reg>, EncodeError> {
+    let isa = Isa::get(A);
+    let mut out = Vec::new();
+    for name in CALLEE_SAVED {
+        let reg = isa
+            .register(name)
+            .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))?;
+        if touched.iter().any(|t| t.overlaps(reg)) {
+            out.push(reg);
+        }
+    }
+    Ok(out)
+}
+
+fn frame_size(n: usize) -> i64 {
+    (n as i64 * 8 + 15) / 16 * 16
+}
+
+fn save_or_restore(touched: &[Reg], save: bool) -> Result<Vec<Inst>, EncodeError> {
+    let mut out = Vec::new();
+    for (k, reg) in saved(touched)?.iter().enumerate() {
+        let is_f = container_in(A, "FPR64", *reg).is_some();
+        let form = match (is_f, save) {
+            (false, true) => "SD",
+            (false, false) => "LD",
+            (true, true) => "FSD",
+            (true, false) => "FLD",
+        };
+        out.push(inst_of(
+            A,
+            form,
+            &[OpValue::Reg(*reg), r("X2")?, OpValue::Imm(8 * k as i64)],
+        )?);
+    }
+    Ok(out)
+}
+
+pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let n = frame_size(saved(touched)?.len());
+    let sp = r("X2")?;
+    let mut out = Vec::new();
+    if n > 0 {
+        out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(-n)])?);
+    }
+    out.extend(save_or_restore(touched, true)?);
+    out.push(inst_of(
+        A,
+        "ADDI",
+        &[r(LOOP_COUNTER)?, r("X10")?, OpValue::Imm(0)],
+    )?);
+    Ok(out)
+}
+
+pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let n = frame_size(saved(touched)?.len());
+    let sp = r("X2")?;
+    let mut out = save_or_restore(touched, false)?;
+    if n > 0 {
+        out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(n)])?);
+    }
+    out.push(inst_of(A, "JALR", &[r("X0")?, r("X1")?, OpValue::Imm(0)])?);
+    Ok(out)
+}
+
+/// General-purpose registers get 0x40004000 (`lui`); FP registers 2.0 in
+/// the register's own width, NaN-boxed as the F, D and Zfh extensions
+/// require: half 0x4000, single 0x40004000, double 0x4000400040004000.
+pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+    let lui = |rd: OpValue, hi: i64| inst_of(A, "LUI", &[rd, OpValue::Imm(hi)]);
+    if let Some(x) = container_in(A, "GPR", reg) {
+        return Ok((x, vec![lui(OpValue::Reg(x), 0x40004)?]));
+    }
+    let (t0, t1) = (r(SCRATCH[0])?, r(SCRATCH[1])?);
+    let (whole, mut out, mv) = if let Some(d) = container_in(A, "FPR64", reg).filter(|d| *d == reg)
+    {
+        let build = vec![
+            lui(t0, 0x40004)?,
+            inst_of(A, "SLLI", &[t1, t0, OpValue::Imm(32)])?,
+            inst_of(A, "OR", &[t0, t0, t1])?,
+        ];
+        (d, build, "FMV_D_X")
+    } else if let Some(s) = container_in(A, "FPR32", reg).filter(|s| *s == reg) {
+        (s, vec![lui(t0, 0x40004)?], "FMV_W_X")
+    } else if let Some(h) = container_in(A, "FPR16", reg).filter(|h| *h == reg) {
+        (h, vec![lui(t0, 0x4)?], "FMV_H_X")
+    } else if container_in(A, "VR", reg).is_some() {
+        return Err(EncodeError::Unsupported(format!(
+            "{}: vector registers need a vector configuration (vsetvli), not yet part of winic's kernel frame",
+            reg.name()
+        )));
+    } else {
+        return Err(EncodeError::Unsupported(format!(
+            "{} is not a data register winic initialises (general-purpose or FP)",
+            reg.name()
+        )));
+    };
+    out.push(inst_of(A, mv, &[OpValue::Reg(whole), t0])?);
+    Ok((whole, out))
+}
+
+pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
+    let c = r(LOOP_COUNTER)?;
+    Ok(vec![inst_of(A, "ADDI", &[c, c, OpValue::Imm(-1)])?])
+}
+
+/// `bne t6, zero` back, placed by LLVM's `BNE` layout: the offset in
+/// half-words (LLVM's `getImmOpValueAsr1`), 12 bits two's complement.
+pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
+    let form = Isa::get(A)
+        .instr("BNE")
+        .ok_or_else(|| EncodeError::Unsupported("no form BNE".into()))?;
+    let Encoding::Bits(layout) = form.encoding() else {
+        return Err(EncodeError::Unsupported("BNE has no bit layout".into()));
+    };
+    if !back.is_multiple_of(2) || back > 4096 {
+        return Err(EncodeError::BadOperand(format!(
+            "bne cannot go back {back} bytes (an even number up to 4096)"
+        )));
+    }
+    let half_words = (-(back as i64 / 2)) as u64 & 0xfff;
+    let counter = Isa::get(A)
+        .register(LOOP_COUNTER)
+        .map(|r| u64::from(r.encoding()))
+        .unwrap_or(31);
+    let word = encode_fields(&form, &layout, |_, m| match m.name {
+        "rs1" => Ok(counter),
+        "rs2" => Ok(0),
+        _ => Ok(half_words),
+    })?;
+    Ok(Line {
+        text: "bne t6, zero, .Lloop".into(),
+        bytes: (word as u32).to_le_bytes().to_vec(),
+    })
+}
+
+pub fn chain_add() -> Result<Inst, EncodeError> {
+    inst_of(A, "ADD", &[r("X5")?, r("X5")?, r("X6")?])
+}

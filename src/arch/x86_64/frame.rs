@@ -1,0 +1,190 @@
+//! The frame of an x86-64 kernel (System V ABI): RBX, RBP and R12-R15 are
+//! callee-saved and pushed when touched (R15, the loop counter, always);
+//! the iteration count arrives in RDI; `dec r15` / `jne` close the loop;
+//! `vzeroupper` (on AVX hosts) and `emms` (after MMX) leave the vector and
+//! x87 state as the caller expects.
+
+use super::LOOP_COUNTER;
+use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::isa::{Arch, Reg};
+use iced_x86::{Code, Encoder, Instruction};
+
+const A: Arch = Arch::X86_64;
+
+/// Callee-saved general-purpose registers of the System V ABI.
+const CALLEE_SAVED: [&str; 6] = ["RBX", "RBP", "R12", "R13", "R14", "R15"];
+
+/// The value every data register starts with: 0x4000 in each 16-bit lane
+/// is 2.0 as half and bfloat16, and the 32- and 64-bit lanes (2.0039…,
+/// 2.0001…) are normal numbers too; as integers neither 0 nor 1.
+pub const UNCRITICAL: i64 = 0x4000_4000_4000_4000;
+
+/// The scratch register vector and mask initialisations go through.
+const SCRATCH: &str = "RAX";
+
+fn r(name: &str) -> Result<OpValue, EncodeError> {
+    reg_of(A, name)
+}
+
+fn saved(touched: &[Reg]) -> Result<Vec<OpValue>, EncodeError> {
+    let mut out = Vec::new();
+    for name in CALLEE_SAVED {
+        let OpValue::Reg(reg) = r(name)? else {
+            unreachable!("reg_of gives registers")
+        };
+        if name == LOOP_COUNTER || touched.iter().any(|t| t.overlaps(reg)) {
+            out.push(OpValue::Reg(reg));
+        }
+    }
+    Ok(out)
+}
+
+pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let mut out = Vec::new();
+    for reg in saved(touched)? {
+        out.push(inst_of(A, "PUSH64r", &[reg])?);
+    }
+    out.push(inst_of(A, "MOV64rr", &[r(LOOP_COUNTER)?, r("RDI")?])?);
+    Ok(out)
+}
+
+pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+    let mut out = Vec::new();
+    for reg in saved(touched)?.into_iter().rev() {
+        out.push(inst_of(A, "POP64r", &[reg])?);
+    }
+    if touched
+        .iter()
+        .any(|t| container_in(A, "VR64", *t).is_some())
+    {
+        out.push(inst_of(A, "MMX_EMMS", &[])?);
+    }
+    if host_has("avx") {
+        out.push(inst_of(A, "VZEROUPPER", &[])?);
+    }
+    out.push(inst_of(A, "RET64", &[OpValue::Imm(0)])?);
+    Ok(out)
+}
+
+pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+    let v = OpValue::Imm(UNCRITICAL);
+    if let Some(g) = container_in(A, "GR64", reg) {
+        return Ok((g, vec![inst_of(A, "MOV64ri", &[OpValue::Reg(g), v])?]));
+    }
+    let load = inst_of(A, "MOV64ri", &[r(SCRATCH)?, v])?;
+    let (whole, rest) =
+        if let Some(z) = container_in(A, "VR512", reg).filter(|_| host_has("avx512f")) {
+            (
+                z,
+                vec![inst_of(
+                    A,
+                    "VPBROADCASTQrZrr",
+                    &[OpValue::Reg(z), r(SCRATCH)?],
+                )?],
+            )
+        } else if let Some(y) = container_in(A, "VR256", reg).filter(|_| host_has("avx2")) {
+            let x = OpValue::Reg(first_sub_in(y, "VR128")?);
+            (
+                y,
+                vec![
+                    inst_of(A, "VMOV64toPQIrr", &[x, r(SCRATCH)?])?,
+                    inst_of(A, "VPBROADCASTQYrr", &[OpValue::Reg(y), x])?,
+                ],
+            )
+        } else if let Some(x) = container_in(A, "VR128", reg) {
+            let xv = OpValue::Reg(x);
+            (
+                x,
+                vec![
+                    inst_of(A, "MOV64toPQIrr", &[xv, r(SCRATCH)?])?,
+                    inst_of(A, "PUNPCKLQDQrr", &[xv, xv, xv])?,
+                ],
+            )
+        } else if let Some(k) = container_in(A, "VK64", reg) {
+            let form = if host_has("avx512bw") {
+                "KMOVQkr"
+            } else {
+                "KMOVWkr"
+            };
+            let src = if form == "KMOVQkr" {
+                r(SCRATCH)?
+            } else {
+                r("EAX")?
+            };
+            (k, vec![inst_of(A, form, &[OpValue::Reg(k), src])?])
+        } else if let Some(mm) = container_in(A, "VR64", reg) {
+            (
+                mm,
+                vec![inst_of(
+                    A,
+                    "MMX_MOVD64to64rr",
+                    &[OpValue::Reg(mm), r(SCRATCH)?],
+                )?],
+            )
+        } else {
+            return Err(EncodeError::Unsupported(format!(
+            "{} is not a data register winic initialises (general-purpose, vector, mask or MMX)",
+            reg.name()
+        )));
+        };
+    let mut out = vec![load];
+    out.extend(rest);
+    Ok((whole, out))
+}
+
+/// The first member of `class` inside `reg` (XMM3 of YMM3).
+fn first_sub_in(reg: Reg, class: &str) -> Result<Reg, EncodeError> {
+    reg.all_sub_regs()
+        .find(|s| container_in(A, class, *s) == Some(*s))
+        .ok_or_else(|| EncodeError::Unsupported(format!("{} has no {class} part", reg.name())))
+}
+
+pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
+    let c = r(LOOP_COUNTER)?;
+    Ok(vec![inst_of(A, "DEC64r", &[c, c])?])
+}
+
+/// `jne` back: the short form when the loop is short enough.
+pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
+    let ip: u64 = 1 << 32;
+    let target = ip - back as u64;
+    let short = back + 2 <= 128;
+    let code = if short {
+        Code::Jne_rel8_64
+    } else {
+        Code::Jne_rel32_64
+    };
+    let ins = Instruction::with_branch(code, target)
+        .map_err(|e| EncodeError::BadOperand(format!("jne: {e}")))?;
+    let mut enc = Encoder::new(64);
+    enc.encode(&ins, ip)
+        .map_err(|e| EncodeError::BadOperand(format!("jne back {back} bytes: {e}")))?;
+    Ok(Line {
+        text: "jne .Lloop".into(),
+        bytes: enc.take_buffer(),
+    })
+}
+
+pub fn chain_add() -> Result<Inst, EncodeError> {
+    inst_of(A, "ADD64rr", &[r("RAX")?, r("RAX")?, r("RBX")?])
+}
+
+/// Whether the host CPU has `feature` (CPUID). On another host the x86
+/// kernels are only written, never run: assume the widest.
+pub fn host_has(feature: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match feature {
+            "avx" => std::arch::is_x86_feature_detected!("avx"),
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+            "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        true
+    }
+}
