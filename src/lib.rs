@@ -14,5 +14,6 @@ pub mod error;
 pub mod exec;
 pub mod inspect;
 pub mod isa;
+pub mod kernel;
 pub mod measure;
 pub mod selfcheck;

@@ -1,0 +1,164 @@
+//! Kernel functions `extern "C" fn(iterations: u64)`, emitted entirely by
+//! winic's own encoders: the target's prologue, the initialisation of every
+//! register the body touches, the loop (the body `unroll` times, the
+//! count-down, the branch back) and the epilogue. Every instruction is
+//! encoded, printed and decode-checked; a check that disagrees stops the
+//! kernel from existing.
+
+use crate::arch::{Check, EncodeError, Inst, Line, OpValue, Target};
+use crate::isa::Reg;
+use std::fmt;
+
+/// A kernel: its instructions in order (labels are lines without bytes).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// Every line, with its bytes.
+    pub lines: Vec<Line>,
+    /// Registers the body touches that no instruction initialises, with
+    /// the target's reason (flags, control registers …).
+    pub uninitialised: Vec<(Reg, String)>,
+}
+
+impl Kernel {
+    /// The machine code of the whole function.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.lines.iter().flat_map(|l| l.bytes.clone()).collect()
+    }
+
+    /// The function as assembly text, one instruction per line.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for l in &self.lines {
+            if l.bytes.is_empty() {
+                out.push_str(&l.text);
+            } else {
+                out.push_str("    ");
+                out.push_str(&l.text);
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Why no kernel could be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelError {
+    /// An instruction could not be encoded or printed.
+    Encode(EncodeError),
+    /// The decoder reads an emitted instruction otherwise than intended.
+    Check(String),
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::Encode(e) => write!(f, "{e}"),
+            KernelError::Check(m) => write!(f, "decode check failed: {m}"),
+        }
+    }
+}
+
+impl From<EncodeError> for KernelError {
+    fn from(e: EncodeError) -> KernelError {
+        KernelError::Encode(e)
+    }
+}
+
+/// Encodes, prints and checks one instruction.
+pub fn emit(t: &dyn Target, inst: &Inst) -> Result<Line, KernelError> {
+    let bytes = t.encode(inst)?;
+    let text = t.print(inst)?;
+    match t.check(inst, &bytes, &text) {
+        Check::Mismatch(m) => Err(KernelError::Check(format!("{text}: {m}"))),
+        Check::Ok | Check::Unchecked(_) => Ok(Line { text, bytes }),
+    }
+}
+
+/// Every register `body` names or uses implicitly, each once.
+pub fn registers_of(body: &[Inst]) -> Vec<Reg> {
+    let mut out: Vec<Reg> = Vec::new();
+    for inst in body {
+        let explicit = inst.ops.iter().filter_map(|v| match v {
+            OpValue::Reg(r) => Some(*r),
+            OpValue::Imm(_) => None,
+        });
+        let implicit = inst.form.implicit_uses().chain(inst.form.implicit_defs());
+        for r in explicit.chain(implicit) {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// The kernel running `body` `unroll` times per iteration.
+pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
+    let lines = body
+        .iter()
+        .map(|i| emit(t, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    assemble(t, &lines, &registers_of(body), unroll)
+}
+
+/// The kernel around already emitted body lines touching `regs`.
+pub fn assemble(
+    t: &dyn Target,
+    body: &[Line],
+    regs: &[Reg],
+    unroll: usize,
+) -> Result<Kernel, KernelError> {
+    let emit_all = |insts: Vec<Inst>| -> Result<Vec<Line>, KernelError> {
+        insts.iter().map(|i| emit(t, i)).collect()
+    };
+    let mut lines = emit_all(t.prologue(regs)?)?;
+    // One initialisation per whole register; multi-instruction ones (which
+    // may use scratch registers) before single ones.
+    let mut inits: Vec<(Reg, Vec<Inst>)> = Vec::new();
+    let mut uninitialised = Vec::new();
+    for &r in regs {
+        match t.init(r) {
+            Ok((whole, insts)) => {
+                if !inits.iter().any(|(w, _)| *w == whole) {
+                    inits.push((whole, insts));
+                }
+            }
+            Err(e) => uninitialised.push((r, e.to_string())),
+        }
+    }
+    inits.sort_by_key(|(_, insts)| insts.len() == 1);
+    for (_, insts) in inits {
+        lines.extend(emit_all(insts)?);
+    }
+    lines.push(Line {
+        text: ".Lloop:".into(),
+        bytes: Vec::new(),
+    });
+    let mut in_loop = 0;
+    for _ in 0..unroll.max(1) {
+        for l in body {
+            in_loop += l.bytes.len();
+            lines.push(l.clone());
+        }
+    }
+    for l in emit_all(t.count_down()?)? {
+        in_loop += l.bytes.len();
+        lines.push(l);
+    }
+    lines.push(t.branch_back(in_loop)?);
+    lines.extend(emit_all(t.epilogue(regs)?)?);
+    Ok(Kernel {
+        lines,
+        uninitialised,
+    })
+}
+
+/// A chain of `n` dependent one-cycle adds (the clock calibration).
+pub fn add_chain(t: &dyn Target, n: usize, unroll: usize) -> Result<Kernel, KernelError> {
+    let add = t.chain_add()?;
+    build(t, &vec![add; n], unroll)
+}
+
+#[cfg(test)]
+mod tests;
