@@ -10,6 +10,7 @@
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 pub mod arch;
+pub mod asm;
 pub mod error;
 pub mod exec;
 pub mod inspect;

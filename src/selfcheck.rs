@@ -304,6 +304,26 @@ mod tests {
         fn chain_add(&self) -> Result<Inst, EncodeError> {
             Err(no_frame())
         }
+        fn dialect(&self) -> crate::arch::Dialect {
+            crate::arch::Dialect {
+                syntax: None,
+                align_is_power: true,
+                hash_comment_anywhere: true,
+                pseudo: crate::arch::no_pseudo,
+            }
+        }
+        fn nop(&self) -> Result<Inst, EncodeError> {
+            Err(no_frame())
+        }
+        fn branch(
+            &self,
+            _: &str,
+            _: &[&str],
+            _: i64,
+            _: bool,
+        ) -> Option<Result<Vec<u8>, EncodeError>> {
+            None
+        }
     }
 
     fn no_frame() -> EncodeError {

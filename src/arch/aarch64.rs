@@ -12,6 +12,7 @@
 //! names); the placement and the refusal of values wider than their
 //! fields are the same.
 
+mod branch;
 mod check;
 mod frame;
 pub mod imm_codec;
@@ -20,7 +21,9 @@ mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{reg_imm_only, reserved_table, Check, EncodeError, Inst, Line, OpValue, Target};
+use super::{
+    reg_imm_only, reserved_table, Check, Dialect, EncodeError, Inst, Line, OpValue, Target,
+};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, BitEnc, Encoding, Instr, McOperand, Operand, Reg};
 use operands::{imm_kind, ImmKind};
@@ -397,6 +400,29 @@ impl Target for AArch64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: None,
+            align_is_power: true,
+            hash_comment_anywhere: false,
+            pseudo: branch::pseudo,
+        }
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        branch::nop()
+    }
+
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        branch::branch(mnemonic, operands, offset, long)
     }
 }
 

@@ -160,6 +160,62 @@ pub trait Target: Sync {
     /// A one-cycle integer add whose destination is also a source: repeated,
     /// a chain of dependent adds (the clock calibration of `-f auto`).
     fn chain_add(&self) -> Result<Inst, EncodeError>;
+
+    // What winic's assembler (manual mode, `crate::asm`) needs beyond the
+    // forms, which it parses through `print`.
+
+    /// How this arch's assembly files are written.
+    fn dialect(&self) -> Dialect;
+
+    /// A no-operation (alignment padding).
+    fn nop(&self) -> Result<Inst, EncodeError>;
+
+    /// A branch to a label: `mnemonic` with its `operands` (as written;
+    /// the label is the last) when it is a branch this target assembles,
+    /// encoded `offset` bytes from its own first byte to the label (`long`:
+    /// the longest encoding, for an assembler's relaxation). `None` when
+    /// the mnemonic is no such branch.
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>>;
+}
+
+/// How an arch's assembly files are written (GNU as conventions).
+#[derive(Clone, Copy, Debug)]
+pub struct Dialect {
+    /// The directive that selects winic's syntax, written at the top of
+    /// every file winic writes and required in files it reads
+    /// (`.intel_syntax noprefix`), if any.
+    pub syntax: Option<&'static str>,
+    /// Whether `.align N` means 2^N bytes (AArch64, RISC-V) rather than N
+    /// bytes (x86).
+    pub align_is_power: bool,
+    /// Whether `#` starts a comment anywhere in a line (x86, RISC-V), not
+    /// only at its start (AArch64, where `#` marks immediates).
+    pub hash_comment_anywhere: bool,
+    /// The instruction a pseudo-instruction of the ISA manual stands for
+    /// (RISC-V `ret` is `jalr zero, 0(ra)`), given its mnemonic and
+    /// operands; `None` for everything else.
+    pub pseudo: fn(&str, &[&str]) -> Option<String>,
+}
+
+/// No pseudo-instructions.
+pub fn no_pseudo(_: &str, _: &[&str]) -> Option<String> {
+    None
+}
+
+/// The register of `arch` that assembly text calls `name` (its assembly
+/// name or an alternative one, `a0` for RISC-V X10), case-insensitively.
+pub fn reg_named(arch: Arch, name: &str) -> Option<Reg> {
+    let name = name.trim();
+    crate::isa::Isa::get(arch).registers().find(|r| {
+        r.asm_name().eq_ignore_ascii_case(name)
+            || r.alt_names().iter().any(|a| a.eq_ignore_ascii_case(name))
+    })
 }
 
 /// One emitted instruction: its assembly text and its bytes.

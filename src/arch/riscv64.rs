@@ -2,13 +2,16 @@
 //! printing from `AsmString` with `RISCVInstPrinter`'s print methods, and
 //! a capstone check for the extensions Capstone 5.0.6 knows.
 
+mod branch;
 mod check;
 mod frame;
 mod operands;
 #[cfg(test)]
 mod tests;
 
-use super::{bits, reserved_table, template, Check, EncodeError, Inst, Line, OpValue, Target};
+use super::{
+    bits, reserved_table, template, Check, Dialect, EncodeError, Inst, Line, OpValue, Target,
+};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, McOperand, Reg};
 use operands::{imm_choice, imm_field, print_imm, ImmKind};
@@ -168,6 +171,29 @@ impl Target for Riscv64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: None,
+            align_is_power: true,
+            hash_comment_anywhere: true,
+            pseudo: branch::pseudo,
+        }
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        branch::nop()
+    }
+
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        branch::branch(mnemonic, operands, offset, long)
     }
 }
 

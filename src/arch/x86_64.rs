@@ -4,6 +4,7 @@
 //! `AsmString` ([`printer`]); checking with capstone and, for extensions
 //! capstone 5.0.6 lacks, iced's own decoder ([`checker`]).
 
+mod branch;
 pub mod checker;
 mod frame;
 pub mod mapping;
@@ -11,7 +12,7 @@ pub mod printer;
 #[cfg(test)]
 mod tests;
 
-use super::{reserved_table, Check, EncodeError, Inst, Line, OpValue, Target};
+use super::{reserved_table, Check, Dialect, EncodeError, Inst, Line, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
 use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
@@ -89,6 +90,29 @@ impl Target for X86_64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: Some(".intel_syntax noprefix"),
+            align_is_power: false,
+            hash_comment_anywhere: true,
+            pseudo: super::no_pseudo,
+        }
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        branch::nop()
+    }
+
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        branch::branch(mnemonic, operands, offset, long)
     }
 }
 

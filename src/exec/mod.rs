@@ -51,6 +51,20 @@ impl Code {
         // mapping lives as long as `self`.
         unsafe { std::mem::transmute::<*const u8, extern "C" fn(u64)>(self.map.as_ptr()) }
     }
+
+    /// The function at `offset` (a label of an assembled file), or `None`
+    /// when the offset is outside the code.
+    ///
+    /// # Safety
+    /// As for [`Code::entry`], for the code at `offset`.
+    pub unsafe fn entry_at(&self, offset: usize) -> Option<extern "C" fn(u64)> {
+        if offset >= self.map.len() {
+            return None;
+        }
+        // SAFETY: in bounds; the caller promises a function starts there.
+        let p = unsafe { self.map.as_ptr().add(offset) };
+        Some(unsafe { std::mem::transmute::<*const u8, extern "C" fn(u64)>(p) })
+    }
 }
 
 /// Makes freshly written code visible to instruction fetch. x86 keeps its

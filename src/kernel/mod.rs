@@ -41,6 +41,48 @@ impl Kernel {
     }
 }
 
+/// The label of the loop in a kernel's text; the targets' `branch_back`
+/// lines name it.
+pub const LOOP_LABEL: &str = ".Lloop";
+
+/// An assembly file with `functions` (name and kernel, in this order),
+/// headed by `comment` lines, that winic's assembler (`winic MAN`) reads
+/// back to the same bytes: each kernel as a global function whose loop
+/// label is made unique (`.Lloop_tp`).
+pub fn asm_file(t: &dyn Target, comment: &str, functions: &[(&str, &Kernel)]) -> String {
+    let mut out = String::new();
+    for l in comment.lines() {
+        out.push_str(&format!("# {l}\n"));
+    }
+    if let Some(syntax) = t.dialect().syntax {
+        out.push_str(syntax);
+        out.push('\n');
+    }
+    out.push_str(".text\n");
+    for (name, k) in functions {
+        out.push_str(&format!(
+            "\n.globl {name}\n.type {name}, @function\n{name}:\n"
+        ));
+        let label = format!("{LOOP_LABEL}_{name}");
+        for l in &k.lines {
+            let text = match l.text.strip_suffix(LOOP_LABEL) {
+                Some(head) => format!("{head}{label}"),
+                None if l.text == format!("{LOOP_LABEL}:") => format!("{label}:"),
+                None => l.text.clone(),
+            };
+            if l.bytes.is_empty() {
+                out.push_str(&text);
+            } else {
+                out.push_str("    ");
+                out.push_str(&text);
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!(".size {name}, .-{name}\n"));
+    }
+    out
+}
+
 /// Why no kernel could be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelError {
@@ -132,7 +174,7 @@ pub fn assemble(
         lines.extend(emit_all(insts)?);
     }
     lines.push(Line {
-        text: ".Lloop:".into(),
+        text: format!("{LOOP_LABEL}:"),
         bytes: Vec::new(),
     });
     let mut in_loop = 0;

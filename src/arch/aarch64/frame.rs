@@ -160,7 +160,7 @@ pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
         _ => Ok(words),
     })?;
     Ok(Line {
-        text: "b.ne .Lloop".into(),
+        text: format!("b.ne {}", crate::kernel::LOOP_LABEL),
         bytes: (word as u32).to_le_bytes().to_vec(),
     })
 }

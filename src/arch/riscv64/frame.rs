@@ -154,7 +154,7 @@ pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
         _ => Ok(half_words),
     })?;
     Ok(Line {
-        text: "bne t6, zero, .Lloop".into(),
+        text: format!("bne t6, zero, {}", crate::kernel::LOOP_LABEL),
         bytes: (word as u32).to_le_bytes().to_vec(),
     })
 }

@@ -160,7 +160,7 @@ pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
     enc.encode(&ins, ip)
         .map_err(|e| EncodeError::BadOperand(format!("jne back {back} bytes: {e}")))?;
     Ok(Line {
-        text: "jne .Lloop".into(),
+        text: format!("jne {}", crate::kernel::LOOP_LABEL),
         bytes: enc.take_buffer(),
     })
 }

@@ -1,0 +1,140 @@
+//! The branches winic's assembler (manual mode) knows on AArch64, to a
+//! label: `b`, `b.cond` (and the `bcond` spelling), `cbz`, `cbnz`; encoded
+//! from LLVM's bit layouts of B, Bcc, CBZ*/CBNZ*.
+
+use crate::arch::bits::encode_fields;
+use crate::arch::{inst_of, EncodeError, Inst, OpValue};
+use crate::isa::desc::OperandKind;
+use crate::isa::{Arch, Encoding, Isa};
+
+const A: Arch = Arch::Aarch64;
+
+/// Condition codes in encoding order (Arm ARM C1.2.4), with synonyms.
+const CONDS: [&[&str]; 16] = [
+    &["eq"],
+    &["ne"],
+    &["cs", "hs"],
+    &["cc", "lo"],
+    &["mi"],
+    &["pl"],
+    &["vs"],
+    &["vc"],
+    &["hi"],
+    &["ls"],
+    &["ge"],
+    &["lt"],
+    &["gt"],
+    &["le"],
+    &["al"],
+    &["nv"],
+];
+
+fn cond(name: &str) -> Option<u64> {
+    CONDS
+        .iter()
+        .position(|c| c.contains(&name))
+        .map(|p| p as u64)
+}
+
+pub fn branch(
+    mnemonic: &str,
+    operands: &[&str],
+    offset: i64,
+    _long: bool,
+) -> Option<Result<Vec<u8>, EncodeError>> {
+    let cc = mnemonic
+        .strip_prefix("b.")
+        .or_else(|| mnemonic.strip_prefix('b').filter(|c| c.len() == 2))
+        .and_then(cond);
+    let (form, cc, reg) = match (mnemonic, cc, operands) {
+        ("b", _, [_]) => ("B", None, None),
+        (_, Some(c), [_]) => ("Bcc", Some(c), None),
+        ("cbz" | "cbnz", _, [r, _]) => {
+            let reg = crate::arch::reg_named(A, r)?;
+            let wide = reg.name().starts_with('X');
+            let form = match (mnemonic, wide) {
+                ("cbz", true) => "CBZX",
+                ("cbz", false) => "CBZW",
+                (_, true) => "CBNZX",
+                (_, false) => "CBNZW",
+            };
+            (form, None, Some(reg))
+        }
+        _ => return None,
+    };
+    Some(encode(form, cc, reg, offset))
+}
+
+fn encode(
+    name: &str,
+    cc: Option<u64>,
+    reg: Option<crate::isa::Reg>,
+    offset: i64,
+) -> Result<Vec<u8>, EncodeError> {
+    let form = Isa::get(A)
+        .instr(name)
+        .ok_or_else(|| EncodeError::Unsupported(format!("no form {name}")))?;
+    let Encoding::Bits(layout) = form.encoding() else {
+        return Err(EncodeError::Unsupported(format!(
+            "{name} has no bit layout"
+        )));
+    };
+    if offset % 4 != 0 {
+        return Err(EncodeError::BadOperand(format!(
+            "branch offset {offset} is not a multiple of 4"
+        )));
+    }
+    let word = encode_fields(&form, &layout, |_, m| {
+        if m.ty.kind() == OperandKind::Reg {
+            return reg
+                .map(|r| u64::from(r.encoding()))
+                .ok_or_else(|| EncodeError::BadOperand("missing register".into()));
+        }
+        if m.name == "cond" {
+            return cc.ok_or_else(|| EncodeError::BadOperand("missing condition".into()));
+        }
+        // The offset field: words, two's complement in the field's width
+        // (19 bits for b.cond/cbz, 26 for b); a value that does not fit
+        // is refused by the range check below.
+        let bits = if name == "B" { 26 } else { 19 };
+        let words = offset / 4;
+        let half = 1i64 << (bits - 1);
+        if !(-half..half).contains(&words) {
+            return Err(EncodeError::BadOperand(format!(
+                "{name}: {offset} bytes is out of reach (±{} bytes)",
+                half * 4
+            )));
+        }
+        Ok(words as u64 & ((1u64 << bits) - 1))
+    })?;
+    Ok((word as u32).to_le_bytes().to_vec())
+}
+
+pub fn nop() -> Result<Inst, EncodeError> {
+    inst_of(A, "HINT", &[OpValue::Imm(0)])
+}
+
+/// The aliases of the Arm ARM a kernel file commonly uses: `ret` (x30),
+/// `nop`, `mov` between general-purpose registers (`orr` with the zero
+/// register).
+pub fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
+    Some(match (mnemonic, ops) {
+        ("ret", []) => "ret x30".into(),
+        ("nop", []) => "hint #0".into(),
+        ("mov", [d, s]) if is_gpr(d) && is_gpr(s) => {
+            let zr = if d.starts_with(['w', 'W']) {
+                "wzr"
+            } else {
+                "xzr"
+            };
+            format!("orr {d}, {zr}, {s}")
+        }
+        _ => return None,
+    })
+}
+
+fn is_gpr(s: &str) -> bool {
+    let s = s.trim().to_ascii_lowercase();
+    s.strip_prefix(['x', 'w'])
+        .is_some_and(|n| n.parse::<u8>().is_ok_and(|n| n < 31))
+}

@@ -1,0 +1,67 @@
+//! The branches winic's assembler (manual mode) knows on x86-64: `jmp` and
+//! every `jcc` spelling to a label, rel8 when it reaches and rel32
+//! otherwise, as an assembler relaxes them; encoded by iced-x86.
+
+use crate::arch::{inst_of, EncodeError, Inst};
+use crate::isa::Arch;
+use iced_x86::{Code, Encoder, Instruction};
+
+/// Condition-code mnemonics with their rel8 and rel32 codes (Intel SDM
+/// Vol. 2 "Jcc", all synonyms).
+const BRANCHES: &[(&[&str], Code, Code)] = &[
+    (&["jmp"], Code::Jmp_rel8_64, Code::Jmp_rel32_64),
+    (&["jo"], Code::Jo_rel8_64, Code::Jo_rel32_64),
+    (&["jno"], Code::Jno_rel8_64, Code::Jno_rel32_64),
+    (&["jb", "jc", "jnae"], Code::Jb_rel8_64, Code::Jb_rel32_64),
+    (
+        &["jae", "jnb", "jnc"],
+        Code::Jae_rel8_64,
+        Code::Jae_rel32_64,
+    ),
+    (&["je", "jz"], Code::Je_rel8_64, Code::Je_rel32_64),
+    (&["jne", "jnz"], Code::Jne_rel8_64, Code::Jne_rel32_64),
+    (&["jbe", "jna"], Code::Jbe_rel8_64, Code::Jbe_rel32_64),
+    (&["ja", "jnbe"], Code::Ja_rel8_64, Code::Ja_rel32_64),
+    (&["js"], Code::Js_rel8_64, Code::Js_rel32_64),
+    (&["jns"], Code::Jns_rel8_64, Code::Jns_rel32_64),
+    (&["jp", "jpe"], Code::Jp_rel8_64, Code::Jp_rel32_64),
+    (&["jnp", "jpo"], Code::Jnp_rel8_64, Code::Jnp_rel32_64),
+    (&["jl", "jnge"], Code::Jl_rel8_64, Code::Jl_rel32_64),
+    (&["jge", "jnl"], Code::Jge_rel8_64, Code::Jge_rel32_64),
+    (&["jle", "jng"], Code::Jle_rel8_64, Code::Jle_rel32_64),
+    (&["jg", "jnle"], Code::Jg_rel8_64, Code::Jg_rel32_64),
+];
+
+pub fn branch(
+    mnemonic: &str,
+    operands: &[&str],
+    offset: i64,
+    long: bool,
+) -> Option<Result<Vec<u8>, EncodeError>> {
+    let (_, short, near) = BRANCHES
+        .iter()
+        .find(|(names, _, _)| names.contains(&mnemonic))?;
+    if operands.len() != 1 {
+        return Some(Err(EncodeError::BadOperand(format!(
+            "{mnemonic} takes one operand, a label"
+        ))));
+    }
+    let ip: u64 = 1 << 32;
+    let target = ip.wrapping_add(offset as u64);
+    let encode = |code: Code| -> Result<Vec<u8>, EncodeError> {
+        let ins = Instruction::with_branch(code, target)
+            .map_err(|e| EncodeError::BadOperand(format!("{mnemonic}: {e}")))?;
+        let mut enc = Encoder::new(64);
+        enc.encode(&ins, ip)
+            .map_err(|e| EncodeError::BadOperand(format!("{mnemonic} {offset:+} bytes: {e}")))?;
+        Ok(enc.take_buffer())
+    };
+    Some(match long {
+        false => encode(*short).or_else(|_| encode(*near)),
+        true => encode(*near),
+    })
+}
+
+pub fn nop() -> Result<Inst, EncodeError> {
+    inst_of(Arch::X86_64, "NOOP", &[])
+}

@@ -1,0 +1,399 @@
+//! One line of assembly text → an instruction form with operand values,
+//! driven by the tables and the target's own printer, never by a
+//! hand-written grammar: the candidates are the forms whose printed
+//! mnemonic is the line's; for each, winic prints its example instance,
+//! finds which tokens each operand prints to (by changing that operand
+//! alone), chooses the register or immediate that prints as the line does
+//! there, and accepts the instance only when the whole line prints back
+//! equal (numbers by value, case and spacing ignored).
+
+use super::tokens::{same, same_tok, tokens, Tok};
+use crate::arch::{Inst, OpValue, Target};
+use crate::isa::desc::OperandKind;
+use crate::isa::{Arch, Instr, Isa, McOperand};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Forms by printed mnemonic, each with its example instance.
+struct Index {
+    by_mnemonic: HashMap<String, Vec<(Instr, Inst)>>,
+}
+
+fn index(t: &dyn Target) -> &'static Index {
+    static INDEX: [OnceLock<Index>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let slot = match t.arch() {
+        Arch::X86_64 => 0,
+        Arch::Aarch64 => 1,
+        Arch::Riscv64 => 2,
+    };
+    INDEX[slot].get_or_init(|| build_index(t))
+}
+
+fn build_index(t: &dyn Target) -> Index {
+    let mut by_mnemonic: HashMap<String, Vec<(Instr, Inst)>> = HashMap::new();
+    for form in Isa::get(t.arch()).real_instrs() {
+        let Some(example) = t.example(form).ok().or_else(|| filled(t, form)) else {
+            continue;
+        };
+        let Ok(text) = t.print(&example) else {
+            continue;
+        };
+        if t.encode(&example).is_err() {
+            continue;
+        }
+        if let Some(m) = mnemonic(&canonical(t.arch(), &text)) {
+            by_mnemonic.entry(m).or_default().push((form, example));
+        }
+    }
+    Index { by_mnemonic }
+}
+
+/// An instance of a form `example` refuses (x86 `ret`, whose
+/// `variable_ops` stands for nothing in the text): registers the kernel
+/// may use, immediates 0. `None` for forms with memory or PC-relative
+/// operands.
+fn filled(t: &dyn Target, form: Instr) -> Option<Inst> {
+    let ops = form
+        .mc_operands()
+        .iter()
+        .map(|m| match m.ty.kind() {
+            OperandKind::Reg => {
+                m.ty.class()?
+                    .members()
+                    .find(|r| t.reserved(*r).is_none())
+                    .map(OpValue::Reg)
+            }
+            OperandKind::Imm => Some(OpValue::Imm(0)),
+            _ if m.ty.name() == "variable_ops" => Some(OpValue::Imm(0)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Inst { form, ops })
+}
+
+/// Register names of `arch` (assembly and alternative names, lowercase)
+/// → one spelling per register, so that `x5` and `t0` compare equal.
+fn register_names(arch: Arch) -> &'static HashMap<String, String> {
+    static NAMES: [OnceLock<HashMap<String, String>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let slot = match arch {
+        Arch::X86_64 => 0,
+        Arch::Aarch64 => 1,
+        Arch::Riscv64 => 2,
+    };
+    NAMES[slot].get_or_init(|| {
+        let mut m = HashMap::new();
+        for r in Isa::get(arch).registers() {
+            let canon = r.asm_name().to_ascii_lowercase();
+            for alt in r.alt_names() {
+                m.entry(alt.to_ascii_lowercase())
+                    .or_insert_with(|| canon.clone());
+            }
+        }
+        m
+    })
+}
+
+/// `text` as tokens, register names in one spelling.
+fn canonical(arch: Arch, text: &str) -> Vec<Tok> {
+    let names = register_names(arch);
+    let mut toks = tokens(text);
+    for t in &mut toks {
+        if let Tok::Word(w) = t {
+            if let Some(c) = names.get(w.as_str()) {
+                *w = c.clone();
+            }
+        }
+    }
+    toks
+}
+
+/// Length of a leading pseudo-prefix such as `{vex}` (3 tokens), or 0.
+fn prefix_len(toks: &[Tok]) -> usize {
+    match toks {
+        [Tok::Punct('{'), Tok::Word(_), Tok::Punct('}'), ..] => 3,
+        _ => 0,
+    }
+}
+
+/// The mnemonic of a tokenised line (after any pseudo-prefix).
+fn mnemonic(toks: &[Tok]) -> Option<String> {
+    match toks.get(prefix_len(toks)) {
+        Some(Tok::Word(w)) => Some(w.clone()),
+        _ => None,
+    }
+}
+
+/// Why a line is no instruction winic knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoMatch {
+    /// What is wrong.
+    pub reason: String,
+    /// The nearest valid instructions (printed examples with their LLVM
+    /// names), to show the user.
+    pub nearest: Vec<String>,
+}
+
+/// The instruction `text` says: of the forms whose instance prints back
+/// as `text`, the one with the shortest encoding (the first in opcode
+/// order among equals).
+pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
+    let line = canonical(t.arch(), text);
+    let Some(m) = mnemonic(&line) else {
+        return Err(NoMatch {
+            reason: "no mnemonic".into(),
+            nearest: Vec::new(),
+        });
+    };
+    let idx = index(t);
+    let Some(cands) = idx.by_mnemonic.get(&m) else {
+        return Err(NoMatch {
+            reason: format!("unknown mnemonic `{m}` for {}", t.arch()),
+            nearest: nearest_mnemonics(idx, &m),
+        });
+    };
+    // Of the forms that print as the line, the shortest encoding, as an
+    // assembler picks it (`xor ecx, 2` is XOR32ri8, not XOR32ri).
+    let best = cands
+        .iter()
+        .filter_map(|(form, example)| fit(t, *form, example, &line))
+        .filter_map(|inst| t.encode(&inst).ok().map(|b| (b.len(), inst)))
+        .min_by_key(|(len, _)| *len);
+    if let Some((_, inst)) = best {
+        return Ok(inst);
+    }
+    let nearest = cands
+        .iter()
+        .take(12)
+        .filter_map(|(f, e)| t.print(e).ok().map(|p| format!("{p}   ({})", f.name())))
+        .collect();
+    Err(NoMatch {
+        reason: format!("no form of `{m}` takes these operands"),
+        nearest,
+    })
+}
+
+/// Up to 8 known mnemonics closest to `m` (by edit distance).
+fn nearest_mnemonics(idx: &Index, m: &str) -> Vec<String> {
+    let mut all: Vec<(usize, &String)> = idx
+        .by_mnemonic
+        .keys()
+        .map(|k| (edit_distance(k, m), k))
+        .collect();
+    all.sort();
+    all.into_iter().take(8).map(|(_, k)| k.clone()).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The machine operand `k` is tied to (an earlier one it must equal).
+fn tied_source(mc: &[McOperand], k: usize) -> Option<usize> {
+    let t = mc[k].operand.tied_to()?;
+    let first_of_tied = mc.iter().position(|o| o.operand.index() == t)?;
+    let first_of_own = mc
+        .iter()
+        .position(|o| o.operand.index() == mc[k].operand.index())?;
+    // Some tables record the tie both ways; the earlier operand leads.
+    Some(first_of_tied + (k - first_of_own)).filter(|&j| j < k)
+}
+
+/// Sets machine operand `k` and the operands tied to it.
+fn set(ops: &mut [OpValue], ties: &[Option<usize>], k: usize, v: OpValue) {
+    ops[k] = v;
+    for (j, s) in ties.iter().enumerate() {
+        if *s == Some(k) {
+            ops[j] = v;
+        }
+    }
+}
+
+/// The tokens `inst` prints to, aligned with `line`: a pseudo-prefix the
+/// line leaves out is dropped.
+fn printed(t: &dyn Target, inst: &Inst, line: &[Tok]) -> Option<Vec<Tok>> {
+    let mut p = canonical(t.arch(), &t.print(inst).ok()?);
+    let (pp, lp) = (prefix_len(&p), prefix_len(line));
+    if pp == 3 && lp == 0 {
+        p.drain(..3);
+    }
+    Some(p)
+}
+
+/// `form` with operands that print as `line`, starting from `example`.
+fn fit(t: &dyn Target, form: Instr, example: &Inst, line: &[Tok]) -> Option<Inst> {
+    let mc = form.mc_operands();
+    let ties: Vec<Option<usize>> = (0..mc.len()).map(|k| tied_source(&mc, k)).collect();
+    // The example, or — when an operand's value changes the length of the
+    // text (`lsl #0` is not printed) — the example with that operand
+    // changed, as the starting point.
+    let mut starts = vec![example.clone()];
+    for k in 0..mc.len() {
+        if ties[k].is_none() {
+            for alt in alternatives(example, k) {
+                let mut s = example.clone();
+                set(&mut s.ops, &ties, k, alt);
+                starts.push(s);
+            }
+        }
+    }
+    starts.iter().find_map(|s| fit_from(t, &mc, &ties, s, line))
+}
+
+fn fit_from(
+    t: &dyn Target,
+    mc: &[McOperand],
+    ties: &[Option<usize>],
+    example: &Inst,
+    line: &[Tok],
+) -> Option<Inst> {
+    let base = printed(t, example, line)?;
+    if base.len() != line.len() || prefix_len(&base) != prefix_len(line) {
+        return None;
+    }
+    let mut inst = example.clone();
+    for k in 0..mc.len() {
+        if ties[k].is_some() {
+            continue;
+        }
+        let at = positions(t, example, ties, k, &base, line)?;
+        if at.is_empty() || at.iter().all(|&i| same_tok(&base[i], &line[i])) {
+            continue;
+        }
+        let v = choose(t, example, ties, k, &mc[k], &at, line)?;
+        set(&mut inst.ops, ties, k, v);
+    }
+    let got = printed(t, &inst, line)?;
+    (same(&got, line) && t.encode(&inst).is_ok()).then_some(inst)
+}
+
+/// The token positions machine operand `k` prints to: those that change
+/// when it alone changes. `None` when changing it changes the length of
+/// the text (such operands cannot be aligned this way).
+fn positions(
+    t: &dyn Target,
+    example: &Inst,
+    ties: &[Option<usize>],
+    k: usize,
+    base: &[Tok],
+    line: &[Tok],
+) -> Option<Vec<usize>> {
+    for alt in alternatives(example, k) {
+        let mut probe = example.clone();
+        set(&mut probe.ops, ties, k, alt);
+        let Some(p) = printed(t, &probe, line) else {
+            continue;
+        };
+        if p.len() != base.len() {
+            continue;
+        }
+        let at: Vec<usize> = (0..p.len())
+            .filter(|&i| !same_tok(&p[i], &base[i]))
+            .collect();
+        if !at.is_empty() {
+            return Some(at);
+        }
+    }
+    Some(Vec::new())
+}
+
+/// Other values to probe operand `k` with.
+fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
+    let mc = example.form.mc_operands();
+    match example.ops[k] {
+        OpValue::Reg(r) => mc[k]
+            .ty
+            .class()
+            .map(|c| {
+                c.members()
+                    .filter(|m| *m != r)
+                    .take(3)
+                    .map(OpValue::Reg)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        OpValue::Imm(v) => [v + 1, v - 1, v ^ 4, 0]
+            .into_iter()
+            .filter(|&a| a != v)
+            .map(OpValue::Imm)
+            .collect(),
+    }
+}
+
+/// The value of machine operand `k` that prints as `line` does at `at`.
+fn choose(
+    t: &dyn Target,
+    example: &Inst,
+    ties: &[Option<usize>],
+    k: usize,
+    m: &McOperand,
+    at: &[usize],
+    line: &[Tok],
+) -> Option<OpValue> {
+    let fits = |v: OpValue| {
+        let mut probe = example.clone();
+        set(&mut probe.ops, ties, k, v);
+        printed(t, &probe, line)
+            .is_some_and(|p| p.len() == line.len() && at.iter().all(|&i| same_tok(&p[i], &line[i])))
+    };
+    match m.ty.kind() {
+        OperandKind::Reg => m.ty.class()?.members().map(OpValue::Reg).find(|&v| fits(v)),
+        OperandKind::Imm => imm_candidates(m, at, line).into_iter().find(|&v| fits(v)),
+        _ => None,
+    }
+}
+
+/// Immediates worth trying: the numbers the line has where the operand
+/// prints (as written, and wrapped to the operand's width), then — for
+/// operands of at most 13 bits, whose printed form may be a decoding
+/// (`asr #3`, logical immediates) — every value of the field.
+fn imm_candidates(m: &McOperand, at: &[usize], line: &[Tok]) -> Vec<OpValue> {
+    let info = m.ty.imm();
+    let bits = info.map_or(0, |i| i.bits);
+    let mut out: Vec<i64> = Vec::new();
+    for &i in at {
+        if let Tok::Num(n) = line[i] {
+            let n = n as i64;
+            out.push(n);
+            for w in [8u32, 16, 32] {
+                let span = 1i64 << w;
+                if n >= span / 2 && n < span {
+                    out.push(n - span);
+                }
+                if n < 0 && n >= -span / 2 {
+                    out.push(n + span);
+                }
+            }
+        }
+    }
+    // Width unknown to the tables: the small fields such operands have
+    // (SVE patterns, prefetch kinds …).
+    let bits = if bits == 0 { 6 } else { bits };
+    if (1..=13).contains(&bits) {
+        let (lo, hi) = match info {
+            Some(i) if i.min.is_some() && i.max.is_some() => {
+                (i.min.unwrap_or(0), i.max.unwrap_or(0))
+            }
+            _ if info.and_then(|i| i.signed) == Some(true) => {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            }
+            _ => (0, (1i64 << bits) - 1),
+        };
+        out.extend(lo..=hi.min(lo + (1 << 13)));
+    }
+    out.into_iter().map(OpValue::Imm).collect()
+}
+
+#[cfg(test)]
+mod tests;

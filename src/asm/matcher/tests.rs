@@ -1,0 +1,75 @@
+use super::*;
+use crate::arch::target;
+
+/// Prints every example instance of `arch`, parses the text back and
+/// compares: (forms, parsed to the same bytes, parsed to other bytes,
+/// not parsed), with up to 10 failures each.
+fn round_trip(arch: Arch) -> (usize, usize, Vec<String>, Vec<String>) {
+    let t = target(arch);
+    let (mut n, mut ok) = (0, 0);
+    let (mut other, mut failed) = (Vec::new(), Vec::new());
+    for (_, cands) in index(t).by_mnemonic.iter() {
+        for (form, example) in cands {
+            n += 1;
+            let text = t.print(example).unwrap();
+            let want = t.encode(example).unwrap();
+            match parse(t, &text) {
+                Ok(inst) => {
+                    let got = t.encode(&inst).unwrap();
+                    if got == want {
+                        ok += 1;
+                    } else {
+                        other.push(format!("{} `{text}` → {}", form.name(), inst.form.name()));
+                    }
+                }
+                Err(e) => failed.push(format!("{} `{text}`: {}", form.name(), e.reason)),
+            }
+        }
+    }
+    (n, ok, other, failed)
+}
+
+#[test]
+#[ignore]
+fn round_trip_figures() {
+    for arch in Arch::ALL {
+        let t0 = std::time::Instant::now();
+        let (n, ok, other, failed) = round_trip(arch);
+        eprintln!(
+            "{arch}: {n} forms, {ok} same bytes, {} other bytes, {} not parsed, {:.1} s",
+            other.len(),
+            failed.len(),
+            t0.elapsed().as_secs_f64()
+        );
+        for l in other.iter().take(15) {
+            eprintln!("  other: {l}");
+        }
+        for l in failed.iter().take(15) {
+            eprintln!("  failed: {l}");
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn slowest_lines() {
+    for arch in Arch::ALL {
+        let t = target(arch);
+        let _ = parse(t, "nop");
+        let mut times: Vec<(f64, String)> = Vec::new();
+        for (_, cands) in index(t).by_mnemonic.iter() {
+            for (_, example) in cands.iter().step_by(7) {
+                let text = t.print(example).unwrap();
+                let t0 = std::time::Instant::now();
+                let _ = parse(t, &text);
+                times.push((t0.elapsed().as_secs_f64() * 1e3, text));
+            }
+        }
+        times.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        let total: f64 = times.iter().map(|x| x.0).sum();
+        eprintln!("{arch}: {} lines, {total:.0} ms", times.len());
+        for (ms, text) in times.iter().take(8) {
+            eprintln!("  {ms:.1} ms  {text}");
+        }
+    }
+}

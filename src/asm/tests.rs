@@ -1,0 +1,249 @@
+use super::*;
+use crate::arch::{reg_imm_only, target};
+use crate::isa::{Arch, Isa};
+use crate::kernel::{asm_file, build};
+
+fn asm(arch: Arch, text: &str) -> Result<Program, AsmError> {
+    assemble(target(arch), "k.s", text)
+}
+
+/// Every `step`-th register/immediate form of `arch` that has an example.
+fn sample(arch: Arch, step: usize) -> Vec<crate::arch::Inst> {
+    let t = target(arch);
+    Isa::get(arch)
+        .real_instrs()
+        .filter(reg_imm_only)
+        .step_by(step)
+        .filter_map(|f| t.example(f).ok())
+        .filter(|i| build(t, std::slice::from_ref(i), 1).is_ok())
+        .collect()
+}
+
+#[test]
+fn dumped_kernels_assemble_to_the_same_bytes() {
+    for (arch, step) in [
+        (Arch::X86_64, 400),
+        (Arch::Aarch64, 400),
+        (Arch::Riscv64, 150),
+    ] {
+        let t = target(arch);
+        let mut n = 0;
+        for inst in sample(arch, step) {
+            let once = build(t, std::slice::from_ref(&inst), 1).unwrap();
+            let twice = build(t, &[inst.clone(), inst.clone()], 2).unwrap();
+            let file = asm_file(
+                t,
+                &format!("{}\nbody once and twice", inst.form.name()),
+                &[("tp", &once), ("tp2", &twice)],
+            );
+            let p = assemble(t, "dump.s", &file).unwrap_or_else(|e| panic!("{e}\n{file}"));
+            let want: Vec<u8> = once.bytes().into_iter().chain(twice.bytes()).collect();
+            assert_eq!(p.code, want, "{arch} {}:\n{file}", inst.form.name());
+            assert_eq!(p.label("tp"), Some(0));
+            assert_eq!(p.label("tp2"), Some(once.bytes().len()));
+            n += 1;
+        }
+        assert!(n >= 4, "{arch}: only {n} forms sampled");
+    }
+}
+
+#[test]
+fn a_winic_style_x86_file_assembles() {
+    // The frame WINIC's own dumped x86 files use (Templates.cpp), with a
+    // `.rept` body and every kind of comment.
+    let src = "#define N edi
+#define i r8d
+/* WINIC
+   template */
+.intel_syntax noprefix
+.text
+.globl tp
+.type tp, @function
+.align 32
+tp:
+        push      rbp      # frame
+        mov       rbp, rsp // also a comment
+        xor       i, i
+        test      N, N
+        jle       done_tp
+loop_tp:
+        inc       i
+.rept 3
+        add rax, rbx
+.endr
+        cmp       i, N
+        jl        loop_tp
+done_tp:
+        mov  rsp, rbp
+        pop rbp
+        ret
+.size tp, .-tp
+.section .note.GNU-stack,\"\",@progbits
+";
+    let p = asm(Arch::X86_64, src).unwrap_or_else(|e| panic!("{e}"));
+    let texts: Vec<&str> = p.listing.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts.iter().filter(|t| **t == "add rax, rbx").count(), 3);
+    assert!(texts.contains(&"xor       r8d, r8d"), "{texts:?}");
+    let hex = |l: &Placed| {
+        l.bytes
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let by_text = |t: &str| p.listing.iter().find(|l| l.text.starts_with(t)).unwrap();
+    // Intel SDM encodings: push rbp = 55, inc r8d = 41 ff c0, ret = c3;
+    // jle forward over 4+9+3+3 bytes (rel8), jl back to loop_tp (rel8).
+    assert_eq!(hex(by_text("push")), "55");
+    assert_eq!(hex(by_text("inc")), "41ffc0");
+    assert_eq!(hex(by_text("ret")), "c3");
+    let jle = by_text("jle");
+    let done = p.label("done_tp").unwrap();
+    assert_eq!(jle.bytes[0], 0x7e);
+    assert_eq!(jle.offset + 2 + jle.bytes[1] as usize, done);
+    let jl = by_text("jl ");
+    assert_eq!(jl.bytes[0], 0x7c);
+    assert_eq!(
+        (jl.offset + 2) as i64 + (jl.bytes[1] as i8) as i64,
+        p.label("loop_tp").unwrap() as i64
+    );
+    assert_eq!(p.label("tp"), Some(0));
+}
+
+#[test]
+fn branches_relax_to_rel32_when_rel8_does_not_reach() {
+    let body = "add rax, rbx\n".repeat(50); // 150 bytes
+    let src = format!(".intel_syntax noprefix\nf:\n{body}jne f\njmp g\n{body}g:\nret\n");
+    let p = asm(Arch::X86_64, &src).unwrap();
+    let jne = p
+        .listing
+        .iter()
+        .find(|l| l.text.starts_with("jne"))
+        .unwrap();
+    assert_eq!(&jne.bytes[..2], &[0x0f, 0x85], "jne rel32");
+    let jmp = p
+        .listing
+        .iter()
+        .find(|l| l.text.starts_with("jmp"))
+        .unwrap();
+    assert_eq!(jmp.bytes[0], 0xe9, "jmp rel32");
+    let rel = i32::from_le_bytes(jne.bytes[2..6].try_into().unwrap()) as i64;
+    assert_eq!(jne.offset as i64 + 6 + rel, 0);
+}
+
+#[test]
+fn aarch64_and_riscv_branches_and_pseudo_branches() {
+    // b.ne and its `bne` spelling, cbnz; llvm-mc-19 encodings.
+    let p = asm(
+        Arch::Aarch64,
+        "l:\n  subs x28, x28, #1\n  b.ne l\n  bne l\n  cbnz x1, l\n  b l\n",
+    )
+    .unwrap();
+    let words: Vec<u32> = p
+        .listing
+        .iter()
+        .map(|l| u32::from_le_bytes(l.bytes[..4].try_into().unwrap()))
+        .collect();
+    // b.ne -4: 0x54ffffe1; bne -8: 0x54ffffc1; cbnz x1, -12: 0xb5ffffa1; b -16: 0x17fffffc
+    assert_eq!(
+        &words[1..],
+        &[0x54ffffe1, 0x54ffffc1, 0xb5ffffa1, 0x17fffffc]
+    );
+    let p = asm(
+        Arch::Riscv64,
+        "l: addi t6, t6, -1\n bnez t6, l\n blez a5, l\n j l\n",
+    )
+    .unwrap();
+    let words: Vec<u32> = p
+        .listing
+        .iter()
+        .map(|l| u32::from_le_bytes(l.bytes[..4].try_into().unwrap()))
+        .collect();
+    // bnez t6, -4 = bne t6, zero: 0xfe0f9ee3; blez a5, -8 = bge zero, a5: 0xfef05ce3; j -12: 0xff5ff06f
+    assert_eq!(&words[1..], &[0xfe0f9ee3, 0xfef05ce3, 0xff5ff06f]);
+}
+
+#[test]
+fn errors_point_at_the_offending_text() {
+    let e = asm(Arch::X86_64, ".intel_syntax noprefix\n  addq rax, rbx\n").unwrap_err();
+    assert_eq!((e.line, e.col), (2, 3));
+    assert!(e.message.contains("unknown mnemonic `addq`"), "{e}");
+    assert!(e.nearest.iter().any(|n| n == "add"), "{:?}", e.nearest);
+    let e = asm(Arch::X86_64, ".intel_syntax noprefix\nadd rax, xmm1\n").unwrap_err();
+    assert!(
+        e.message.contains("no form of `add` takes these operands"),
+        "{e}"
+    );
+    assert!(
+        e.nearest.iter().any(|n| n.contains("(ADD64rr)")),
+        "{:?}",
+        e.nearest
+    );
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("k.s:2:1: cannot assemble `add rax, xmm1`"),
+        "{shown}"
+    );
+    assert!(shown.contains("nearest valid forms"), "{shown}");
+    let e = asm(Arch::X86_64, "add rax, rbx\n").unwrap_err();
+    assert!(e.message.contains(".intel_syntax noprefix"), "{e}");
+    let e = asm(Arch::Aarch64, "  b.ne nowhere\n").unwrap_err();
+    assert_eq!(e.message, "undefined label `nowhere`");
+    assert_eq!(e.col, 8);
+    let e = asm(Arch::Riscv64, ".option norvc\n").unwrap_err();
+    assert!(
+        e.message
+            .contains("unknown or malformed directive `.option norvc`"),
+        "{e}"
+    );
+    let e = asm(Arch::Riscv64, "/* open\nadd a0, a1, a2\n").unwrap_err();
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (1, "`/*` comment is never closed")
+    );
+    let e = asm(Arch::Riscv64, ".rept 2\nadd a0, a1, a2\n").unwrap_err();
+    assert_eq!((e.line, e.message.as_str()), (1, "`.rept` without `.endr`"));
+    let e = asm(Arch::Riscv64, "#include \"x.h\"\n").unwrap_err();
+    assert!(e.message.contains("`#include` is not supported"), "{e}");
+    let e = asm(Arch::Riscv64, "a:\na:\n").unwrap_err();
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (2, "label `a` is defined twice")
+    );
+    let e = asm(Arch::X86_64, ".att_syntax\n").unwrap_err();
+    assert!(e.message.contains("Intel syntax"), "{e}");
+}
+
+#[test]
+fn defines_rept_alignment_and_comments() {
+    let src = "#define ACC x5 // the accumulator
+# a comment line
+.text
+.p2align 4
+f: .rept 2
+  .rept 2
+    add ACC, ACC, x6 # comment
+  .endr
+.endr
+.balign 8
+g: ret
+";
+    let p = asm(Arch::Riscv64, src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        p.listing
+            .iter()
+            .filter(|l| l.text == "add x5, x5, x6")
+            .count(),
+        4
+    );
+    assert_eq!(p.label("f"), Some(0));
+    // 4 adds = 16 bytes, already 8-aligned.
+    assert_eq!(p.label("g"), Some(16));
+    // `.align 3` on AArch64 is 8 bytes, padded with nops (d503201f).
+    let p = asm(
+        Arch::Aarch64,
+        "add x1, x1, x2\n.align 3\nh: add x1, x1, x2\n",
+    )
+    .unwrap();
+    assert_eq!(p.label("h"), Some(8));
+    assert_eq!(&p.code[4..8], &0xd503201fu32.to_le_bytes());
+}
