@@ -4,9 +4,10 @@ use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use winic::error::Error;
+use winic::exec::run::{self, Clock};
 use winic::inspect::{self, ListQuery};
 use winic::isa::{Arch, Isa};
-use winic::{arch, selfcheck};
+use winic::{arch, asm, selfcheck};
 
 /// winic — instruction throughput and per-operand latency, measured on this
 /// machine, for x86-64, AArch64 and RISC-V, from LLVM's instruction records.
@@ -16,6 +17,12 @@ use winic::{arch, selfcheck};
 #[derive(Parser)]
 #[command(version, about, long_about = None, propagate_version = true)]
 struct Cli {
+    /// Clock for converting time to cycles: a fixed frequency in GHz
+    /// (`-f 3.5`, as in WINIC), or `auto` (the default): measured in every
+    /// measurement's child with a chain of dependent one-cycle adds, before
+    /// and after the timing, because shared machines and VMs change clock.
+    #[arg(short = 'f', long = "frequency", global = true, value_name = "GHz|auto", value_parser = parse_clock)]
+    frequency: Option<Clock>,
     #[command(subcommand)]
     command: Command,
 }
@@ -47,6 +54,39 @@ enum Command {
         #[arg(long, value_parser = parse_arch)]
         arch: Option<Arch>,
     },
+    /// Manual mode (as WINIC's MAN): assemble an assembly file with winic's
+    /// own assembler and time one of its functions; prints cycles per
+    /// instruction.
+    ///
+    /// The function receives the iteration count in the first argument
+    /// register (x86 rdi, AArch64 x0, RISC-V a0) and must return; the loop
+    /// is the file's own, so its instructions count in the time (give
+    /// --nInst as the number of instructions one iteration executes, loop
+    /// instructions included or not, as you want them counted). The file
+    /// uses the syntax winic prints (`.intel_syntax noprefix` on x86), as
+    /// the .s files WINIC and `--dump-asm` write; see README "Manual mode".
+    /// Runs on this machine's arch only; the child is pinned to one CPU.
+    #[command(name = "MAN")]
+    Man {
+        /// The assembly file.
+        #[arg(short = 'p', long = "path", value_name = "FILE")]
+        path: std::path::PathBuf,
+        /// The label of the function to time.
+        #[arg(long = "funcName", value_name = "LABEL")]
+        func_name: String,
+        /// Instructions per iteration of its loop (the divisor of the
+        /// result).
+        #[arg(short = 'n', long = "nInst", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        n_inst: u64,
+        /// A function called once (with 1 as its argument) before the
+        /// timing, e.g. to put the vector unit in the right state.
+        #[arg(long = "initName", value_name = "LABEL")]
+        init_name: Option<String>,
+        /// Print the assembled listing (offset, bytes, source line) to
+        /// standard error first.
+        #[arg(long)]
+        listing: bool,
+    },
     /// Prove the encoders: for every real form whose operands are all
     /// registers or immediates, choose operands, encode, print, and decode
     /// the bytes again with capstone (and iced-x86 on x86); count outcomes.
@@ -77,6 +117,26 @@ fn parse_arch(s: &str) -> Result<Arch, String> {
     Arch::parse(s)
 }
 
+fn parse_clock(s: &str) -> Result<Clock, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(Clock::Auto);
+    }
+    match s.parse::<f64>() {
+        Ok(g) if g > 0.05 && g < 20.0 => Ok(Clock::Fixed(g)),
+        _ => Err(format!(
+            "`{s}` is no frequency: give GHz between 0.05 and 20 (e.g. 3.5), or auto"
+        )),
+    }
+}
+
+/// The clock of `-f`, saying so on standard error when it was not given.
+fn clock_of(f: Option<Clock>) -> Clock {
+    f.unwrap_or_else(|| {
+        eprintln!("winic: -f not given: measuring the clock with dependent adds (-f auto)");
+        Clock::Auto
+    })
+}
+
 fn arch_or_host(arch: Option<Arch>) -> Result<Arch, Error> {
     arch.or_else(Arch::host).ok_or_else(|| {
         Error::BadInput("this machine is not x86_64, aarch64 or riscv64: give --arch".into())
@@ -88,6 +148,65 @@ fn run(cli: Cli) -> Result<(), Error> {
     let mut out = stdout.lock();
     let io = |e| Error::Io("writing to standard output".into(), e);
     match cli.command {
+        Command::Man {
+            path,
+            func_name,
+            n_inst,
+            init_name,
+            listing,
+        } => {
+            let arch = arch_or_host(None)?;
+            let t = arch::target(arch);
+            let name = path.display().to_string();
+            let source = std::fs::read_to_string(&path)
+                .map_err(|e| Error::Io(format!("reading {name}"), e))?;
+            let program =
+                asm::assemble(t, &name, &source).map_err(|e| Error::BadInput(e.to_string()))?;
+            if listing {
+                for p in &program.listing {
+                    let hex: String = p.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                    eprintln!("{:6x}  {hex:<24} {}:{}  {}", p.offset, name, p.line, p.text);
+                }
+            }
+            let label = |l: &str| {
+                program.label(l).ok_or_else(|| {
+                    let known: Vec<&str> = program.labels.iter().map(|(n, _)| n.as_str()).collect();
+                    Error::BadInput(format!(
+                        "{name} has no label `{l}` (labels: {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ))
+                })
+            };
+            let entry = label(&func_name)?;
+            let init = init_name.as_deref().map(label).transpose()?;
+            let clock = clock_of(cli.frequency);
+            let opts = run::Options {
+                clock,
+                ..run::Options::default()
+            };
+            let c = run::function_cost(t, &program.code, entry, init, &opts)
+                .map_err(|e| Error::Failed(format!("{name}: {func_name}: {e}")))?;
+            let how = match clock {
+                Clock::Auto => format!("-f auto: measured, drift {:.1}%", 100.0 * c.clock_drift),
+                Clock::Fixed(_) => "-f: given".into(),
+            };
+            writeln!(
+                out,
+                "{func_name}: {:.3} cycles per instruction ({n_inst} instructions per iteration: {:.2} cycles, {:.3} ns at {:.2} GHz ({how}); {} iterations per run, spread {:.1}%{})",
+                c.cycles / n_inst as f64,
+                c.cycles,
+                c.ns,
+                c.ghz,
+                c.timing.iterations,
+                100.0 * c.timing.spread,
+                if c.timing.noisy { ", NOISY: repetitions disagreed" } else { "" }
+            )
+            .map_err(io)?;
+        }
         Command::List { arch, filter, all } => {
             let arch = arch_or_host(arch)?;
             let forms = inspect::select(&ListQuery {

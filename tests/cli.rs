@@ -220,3 +220,86 @@ fn selfcheck_meets_the_encoder_targets() {
         );
     }
 }
+
+/// A file with a loop of 12 dependent adds for the host arch, in the
+/// syntax winic prints, and its function name.
+fn add_loop_file() -> (std::path::PathBuf, &'static str) {
+    let text = if cfg!(target_arch = "x86_64") {
+        ".intel_syntax noprefix\n.text\n.globl tp\ntp:\nloop:\n.rept 12\n  add rax, rbx\n.endr\n  dec rdi\n  jne loop\n  ret\n"
+    } else if cfg!(target_arch = "aarch64") {
+        ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add x1, x1, x2\n.endr\n  subs x0, x0, #1\n  b.ne loop\n  ret\n"
+    } else {
+        ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add t0, t0, t1\n.endr\n  addi a0, a0, -1\n  bnez a0, loop\n  ret\n"
+    };
+    let dir = std::env::temp_dir().join(format!("winic-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("adds.s");
+    std::fs::write(&path, text).unwrap();
+    (path, "tp")
+}
+
+#[test]
+fn man_times_a_function_of_an_assembly_file() {
+    let (path, func) = add_loop_file();
+    let p = path.to_str().unwrap();
+    let o = winic(&["MAN", "--path", p, "--funcName", func, "--nInst", "12"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("-f not given"), "{}", stderr(&o));
+    let out = stdout(&o);
+    let cpi: f64 = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no cycles per instruction in {out}"));
+    assert!(out.contains("cycles per instruction"), "{out}");
+    assert!(cpi > 0.0, "{out}");
+    let o = winic(&["-f", "2.5", "MAN", "-p", p, "--funcName", func, "-n", "12"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("2.50 GHz (-f: given)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn man_reports_bad_input_with_its_place() {
+    let (path, func) = add_loop_file();
+    let p = path.to_str().unwrap();
+    let o = winic(&["MAN", "-p", p, "--funcName", "nope", "-n", "12"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("has no label `nope` (labels: tp, loop)"),
+        "{}",
+        stderr(&o)
+    );
+    let bad = path.with_file_name("bad.s");
+    let head = if cfg!(target_arch = "x86_64") {
+        ".intel_syntax noprefix"
+    } else {
+        "# a kernel"
+    };
+    std::fs::write(&bad, format!("{head}\ntp:\n  frobnicate x1\n  ret\n")).unwrap();
+    let o = winic(&[
+        "MAN",
+        "-p",
+        bad.to_str().unwrap(),
+        "--funcName",
+        func,
+        "-n",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.s:3:3: cannot assemble `frobnicate x1`: unknown mnemonic"),
+        "{err}"
+    );
+    let o = winic(&["-f", "fast", "MAN", "-p", p, "--funcName", func, "-n", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`fast` is no frequency"),
+        "{}",
+        stderr(&o)
+    );
+}

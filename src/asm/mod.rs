@@ -424,6 +424,9 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
             continue;
         }
         let col = src.col_of(s.line, rest);
+        if let Some(name) = rest.strip_suffix(':') {
+            return Err(src.err(s.line, col, format!("`{name}` is no label winic accepts: a label is a name of letters, digits, `_`, `.` and `$`, not starting with a digit (numeric local labels such as `1:` are not supported)")));
+        }
         let stmt = Stmt {
             line: s.line,
             col,

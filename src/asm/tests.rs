@@ -209,6 +209,8 @@ fn errors_point_at_the_offending_text() {
         (e.line, e.message.as_str()),
         (2, "label `a` is defined twice")
     );
+    let e = asm(Arch::Riscv64, "1:\n j 1b\n").unwrap_err();
+    assert!(e.message.contains("numeric local labels"), "{e}");
     let e = asm(Arch::X86_64, ".att_syntax\n").unwrap_err();
     assert!(e.message.contains("Intel syntax"), "{e}");
 }

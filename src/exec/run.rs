@@ -117,6 +117,64 @@ fn timed(f: extern "C" fn(u64), n: u64) -> Duration {
     t.elapsed()
 }
 
+/// The calibration kernels of `-f auto` (a chain of dependent adds, once
+/// and twice), mapped; `None` with a fixed clock.
+fn calibration(t: &dyn Target, opts: &Options) -> Result<Option<(Code, Code)>, RunError> {
+    Ok(match opts.clock {
+        Clock::Auto => Some((
+            map(&add_chain(t, CHAIN, 1)?)?,
+            map(&add_chain(t, CHAIN, 2)?)?,
+        )),
+        Clock::Fixed(_) => None,
+    })
+}
+
+/// Nanoseconds per cycle from the calibration kernels (0 without them);
+/// runs in the child.
+fn ns_per_cycle(plan: &Plan, cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>) -> f64 {
+    cal.map(|(c1, c2)| {
+        let a = measure::time(plan, |n| timed(c1, n));
+        let b = measure::time(plan, |n| timed(c2, n));
+        measure::unroll_difference(&a, &b) / CHAIN as f64
+    })
+    .unwrap_or(0.0)
+}
+
+/// The frequency (GHz) and clock drift from the calibrations before and
+/// after a measurement, or the fixed clock.
+fn frequency(opts: &Options, before: f64, after: f64) -> Result<(f64, f64), RunError> {
+    match opts.clock {
+        Clock::Fixed(g) => Ok((g, 0.0)),
+        Clock::Auto => {
+            if !(before > 0.0 && after > 0.0) {
+                return Err(RunError::Child(ChildError::Garbage(format!(
+                    "clock calibration gave {before} and {after} ns per cycle"
+                ))));
+            }
+            let ns = (before + after) / 2.0;
+            Ok((1.0 / ns, (before - after).abs() / ns))
+        }
+    }
+}
+
+// What a measuring child sends back, as `in_child`'s list of numbers: the
+// timings of the kernels ([`TIMING_LEN`] values each, see
+// [`timing_values`]), then the calibrations before and after.
+
+/// Values per [`Timing`].
+const TIMING_LEN: usize = 4;
+
+/// Checks the length of a child's answer.
+fn expect_len(got: &[f64], n: usize) -> Result<(), RunError> {
+    if got.len() == n {
+        return Ok(());
+    }
+    Err(RunError::Child(ChildError::Garbage(format!(
+        "{} values, expected {n}",
+        got.len()
+    ))))
+}
+
 /// The cost of one body copy from the kernels with the body once and
 /// twice (built by [`crate::kernel::build`] with `unroll` 1 and 2).
 pub fn body_cost(
@@ -126,61 +184,31 @@ pub fn body_cost(
     opts: &Options,
 ) -> Result<Cost, RunError> {
     let (k1, k2) = (map(once)?, map(twice)?);
-    let cal = match opts.clock {
-        Clock::Auto => Some((
-            map(&add_chain(t, CHAIN, 1)?)?,
-            map(&add_chain(t, CHAIN, 2)?)?,
-        )),
-        Clock::Fixed(_) => None,
-    };
+    let cal = calibration(t, opts)?;
     let plan = opts.plan;
     // SAFETY: kernels are complete functions `extern "C" fn(u64)` built by
     // `kernel`; they run only in the child.
     let (f1, f2) = unsafe { (k1.entry(), k2.entry()) };
     let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
-    let ns_per_cycle = move || {
-        calf.map(|(c1, c2)| {
-            let a = measure::time(&plan, |n| timed(c1, n));
-            let b = measure::time(&plan, |n| timed(c2, n));
-            measure::unroll_difference(&a, &b) / CHAIN as f64
-        })
-        .unwrap_or(0.0)
-    };
     let got = in_child(opts.cpu, opts.deadline, move || {
         // Warm-up, and the init call: the body once runs in both kernels
         // before anything is timed (AVX/SSE transition state).
         f1(1);
         f2(1);
-        let before = ns_per_cycle();
+        let before = ns_per_cycle(&plan, calf);
         let a = measure::time(&plan, |n| timed(f1, n));
         let b = measure::time(&plan, |n| timed(f2, n));
-        let after = ns_per_cycle();
+        let after = ns_per_cycle(&plan, calf);
         let mut out = timing_values(&a);
         out.extend(timing_values(&b));
         out.extend([before, after]);
         out
     })
     .map_err(RunError::Child)?;
-    if got.len() != 10 {
-        return Err(RunError::Child(ChildError::Garbage(format!(
-            "{} values, expected 10",
-            got.len()
-        ))));
-    }
-    let (before, after) = (got[8], got[9]);
-    let (once_t, twice_t) = (timing_from(&got[0..4]), timing_from(&got[4..8]));
-    let (ghz, drift) = match opts.clock {
-        Clock::Fixed(g) => (g, 0.0),
-        Clock::Auto => {
-            if !(before > 0.0 && after > 0.0) {
-                return Err(RunError::Child(ChildError::Garbage(format!(
-                    "clock calibration gave {before} and {after} ns per cycle"
-                ))));
-            }
-            let ns = (before + after) / 2.0;
-            (1.0 / ns, (before - after).abs() / ns)
-        }
-    };
+    expect_len(&got, 2 * TIMING_LEN + 2)?;
+    let once_t = timing_from(&got[..TIMING_LEN]);
+    let twice_t = timing_from(&got[TIMING_LEN..2 * TIMING_LEN]);
+    let (ghz, drift) = frequency(opts, got[2 * TIMING_LEN], got[2 * TIMING_LEN + 1])?;
     let ns = measure::unroll_difference(&once_t, &twice_t);
     Ok(Cost {
         ns,
@@ -193,12 +221,14 @@ pub fn body_cost(
 }
 
 fn timing_values(t: &Timing) -> Vec<f64> {
-    vec![
+    let v = vec![
         t.ns_per_iter,
         t.iterations as f64,
         t.spread,
         if t.noisy { 1.0 } else { 0.0 },
-    ]
+    ];
+    debug_assert_eq!(v.len(), TIMING_LEN);
+    v
 }
 
 fn timing_from(v: &[f64]) -> Timing {
@@ -208,4 +238,73 @@ fn timing_from(v: &[f64]) -> Timing {
         spread: v[2],
         noisy: v[3] != 0.0,
     }
+}
+
+/// What one iteration of a function of an assembled file costs (manual
+/// mode). Unlike [`Cost`], the loop's own instructions are included, as in
+/// WINIC's manual mode: the file decides what an iteration is.
+#[derive(Clone, Copy, Debug)]
+pub struct FnCost {
+    /// Nanoseconds per iteration.
+    pub ns: f64,
+    /// The same in cycles.
+    pub cycles: f64,
+    /// The frequency used, GHz.
+    pub ghz: f64,
+    /// As [`Cost::clock_drift`].
+    pub clock_drift: f64,
+    /// The timing.
+    pub timing: Timing,
+}
+
+/// Times the function at offset `entry` of `code` (it takes the iteration
+/// count in the first argument register), after the function at `init`,
+/// if any, has run once (with 1 as its argument) and a warm-up call.
+pub fn function_cost(
+    t: &dyn Target,
+    code: &[u8],
+    entry: usize,
+    init: Option<usize>,
+    opts: &Options,
+) -> Result<FnCost, RunError> {
+    let mapped = Code::new(code).map_err(|e| RunError::Map(e.to_string()))?;
+    let outside = |o: usize| {
+        RunError::Map(format!(
+            "offset {o} is outside the {} bytes of code",
+            code.len()
+        ))
+    };
+    // SAFETY: the caller names offsets of functions `extern "C" fn(u64)`;
+    // they run only in the child.
+    let f = unsafe { mapped.entry_at(entry) }.ok_or_else(|| outside(entry))?;
+    let init = match init {
+        Some(o) => Some(unsafe { mapped.entry_at(o) }.ok_or_else(|| outside(o))?),
+        None => None,
+    };
+    let cal = calibration(t, opts)?;
+    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let plan = opts.plan;
+    let got = in_child(opts.cpu, opts.deadline, move || {
+        if let Some(i) = init {
+            i(1);
+        }
+        f(1);
+        let before = ns_per_cycle(&plan, calf);
+        let a = measure::time(&plan, |n| timed(f, n));
+        let after = ns_per_cycle(&plan, calf);
+        let mut out = timing_values(&a);
+        out.extend([before, after]);
+        out
+    })
+    .map_err(RunError::Child)?;
+    expect_len(&got, TIMING_LEN + 2)?;
+    let timing = timing_from(&got[..TIMING_LEN]);
+    let (ghz, clock_drift) = frequency(opts, got[TIMING_LEN], got[TIMING_LEN + 1])?;
+    Ok(FnCost {
+        ns: timing.ns_per_iter,
+        cycles: measure::cycles(timing.ns_per_iter, ghz),
+        ghz,
+        clock_drift,
+        timing,
+    })
 }
