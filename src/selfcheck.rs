@@ -304,6 +304,13 @@ mod tests {
         fn chain_add(&self) -> Result<Inst, EncodeError> {
             Err(no_frame())
         }
+        fn start(
+            &self,
+            _: u64,
+            _: i64,
+        ) -> Result<Vec<crate::arch::Line>, crate::kernel::KernelError> {
+            Err(no_frame().into())
+        }
     }
 
     fn no_frame() -> EncodeError {

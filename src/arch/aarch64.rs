@@ -17,6 +17,7 @@ mod frame;
 pub mod imm_codec;
 pub mod operands;
 mod printer;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -397,6 +398,14 @@ impl Target for AArch64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 

@@ -5,6 +5,7 @@
 mod check;
 mod frame;
 mod operands;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -168,6 +169,14 @@ impl Target for Riscv64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod checker;
 mod frame;
 pub mod mapping;
 pub mod printer;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -89,6 +90,14 @@ impl Target for X86_64 {
 
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         frame::chain_add()
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 
