@@ -26,7 +26,7 @@
 use crate::arch::{reg_imm_only, EncodeError, Inst, Line, Target};
 use crate::error::Error;
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Instr, Isa};
+use crate::isa::{Arch, Flag, Instr, Isa};
 use crate::kernel::{Kernel, KernelError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -527,6 +527,11 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
             other.join(", ")
         )));
     }
+    if let Some(why) = memory_access(&form) {
+        return Err(Error::BadInput(format!(
+            "{name} accesses memory ({why}); only register/immediate forms that leave memory alone can be emitted: the kernel sets up no buffer for addresses yet (see `winic show {name} --arch {arch}`)"
+        )));
+    }
     let t = crate::arch::target(arch);
     let failed = |what: &str, e: KernelError| match e {
         KernelError::Encode(e) => {
@@ -539,6 +544,40 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
     let body = body_of(t, form).map_err(|e| failed("the body", e.into()))?;
     let kernel = crate::kernel::build(t, &body, unroll).map_err(|e| failed("the kernel", e))?;
     program(t, &kernel, iterations).map_err(|e| failed("the start stub", e))
+}
+
+/// Why `form`, though its operands are registers and immediates, reaches
+/// memory through them (RISC-V and AArch64 loads take a base register;
+/// x86 `push` and string forms address memory implicitly), or `None`.
+/// Traps are let through: x86 `ud2` is marked `mayLoad` but faults before
+/// any access, which is what emitting it is for.
+fn memory_access(form: &Instr) -> Option<String> {
+    if form.has(Flag::IsTrap) {
+        return None;
+    }
+    let tmpl = form.asm_template();
+    // `[$Rn, $offset]` (AArch64), `${imm12}(${rs1})` (RISC-V), but not
+    // an SME tile slice such as `$ZAda[$Rv, $imm3]`.
+    let address = tmpl
+        .match_indices("[$")
+        .any(|(at, _)| at == 0 || matches!(tmpl.as_bytes()[at - 1], b' ' | b',' | b'{' | b'\t'))
+        || tmpl.contains("($")
+        || tmpl.contains("(${")
+        || form
+            .mc_operands()
+            .iter()
+            .any(|m| m.ty.print_method() == "printZeroOffsetMemOp");
+    let mut why: Vec<&str> = Vec::new();
+    if form.has(Flag::MayLoad) {
+        why.push("mayLoad");
+    }
+    if form.has(Flag::MayStore) {
+        why.push("mayStore");
+    }
+    if address {
+        why.push("an address operand");
+    }
+    (!why.is_empty()).then(|| why.join(", "))
 }
 
 /// Writes `bytes` to `path` and makes it executable (mode 0755).
@@ -622,7 +661,28 @@ mod tests {
         assert!(m.contains("pseudo") && m.contains("ADDXrs"), "{m}");
         let m = e(Arch::Riscv64, "NO_SUCH");
         assert!(m.contains("no instruction form 'NO_SUCH'"), "{m}");
-        assert!(emit_form(Arch::Riscv64, "ADD", 3, 10).is_ok());
+        for (arch, name) in [
+            (Arch::Riscv64, "LD"),
+            (Arch::Riscv64, "LR_D"),
+            (Arch::Aarch64, "LDRXui"),
+            (Arch::Aarch64, "PRFMui"),
+            (Arch::X86_64, "PUSH64r"),
+            (Arch::X86_64, "POP64r"),
+        ] {
+            let m = e(arch, name);
+            assert!(m.contains("accesses memory"), "{name}: {m}");
+        }
+        for (arch, name) in [
+            (Arch::Riscv64, "ADD"),
+            (Arch::X86_64, "TRAP"),
+            (Arch::Riscv64, "FENCE"),
+            (Arch::Aarch64, "DMB"),
+            (Arch::Aarch64, "EXTRACT_ZPMXI_H_S"),
+        ] {
+            if let Err(m) = emit_form(arch, name, 3, 10) {
+                assert!(!m.to_string().contains("memory"), "{name}: {m}");
+            }
+        }
     }
 
     #[test]
