@@ -90,6 +90,22 @@ for arch in "${archs[@]}"; do
     [ "$(grep -c '^{"arch"' <<<"$smoke_out")" = 3 ] ||
       { fail "$arch: 'winic selfcheck --json' did not print 3 objects"; st=1; }
     smoke 2 "unknown form is a usage error" -- show NO_SUCH_FORM_X || st=1
+    # A kernel as a static ELF, written by the emulated winic, then run
+    # under the same emulator: it must exit 0.
+    elf=$(mktemp "${TMPDIR:-/tmp}/winic-$arch-XXXXXX.elf")
+    if smoke 0 "emit a kernel as an ELF" -- emit --arch "$arch" -i "$form" --iterations 100000 --elf "$elf"; then
+      code=0
+      $WINIC_QEMU "$elf" || code=$?
+      if [ "$code" = 0 ]; then
+        echo "test-cross: $arch: ok: the emitted ELF ran under '$WINIC_QEMU' (exit 0)"
+      else
+        fail "$arch: the ELF of 'winic emit -i $form' exited $code under '$WINIC_QEMU', expected 0"
+        st=1
+      fi
+    else
+      st=1
+    fi
+    rm -f "$elf"
     smoke 2 "unknown arch is a usage error" -- list --arch sparc || st=1
     exit $st
   ) || failures=$((failures + 1))

@@ -5,12 +5,14 @@
 //! Modules, in pipeline order: [`isa`] (the tables), [`inspect`] (list and
 //! show them), [`arch`] (the per-arch encoders, printers and decode checks
 //! behind one trait), [`selfcheck`] (proving them on every form),
-//! [`error`] (failures of winic itself).
+//! [`error`] (failures of winic itself), [`elf`] (kernels as static
+//! executables).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 pub mod arch;
 pub mod asm;
+pub mod elf;
 pub mod error;
 pub mod exec;
 pub mod inspect;

@@ -111,6 +111,38 @@ enum Command {
         #[arg(long)]
         examples: bool,
     },
+    /// Write a kernel as a static ELF executable that runs it and exits 0.
+    ///
+    /// The kernel is the function winic measures (prologue, initial values,
+    /// the loop: body --unroll times, count-down, branch back; epilogue)
+    /// with one instance of the form as its body, operands as `winic show`
+    /// gives them. A start stub calls it with --iterations in the first
+    /// argument register, then exits with status 0 (Linux `exit`). Every
+    /// instruction is encoded by winic and decode-checked. The file is made
+    /// executable (0755); it needs no libc, so another arch's kernel runs
+    /// under qemu-user: `qemu-aarch64 -cpu max ./k.elf; echo $?`. A fault of
+    /// the form (SIGILL …) kills it with that signal. The listing (address,
+    /// bytes, text) goes to standard output.
+    ///
+    /// Only forms whose operands are all registers or immediates can be
+    /// emitted for now.
+    Emit {
+        /// Architecture: x86_64 (x86), aarch64 (arm64) or riscv64 (riscv).
+        #[arg(long, value_parser = parse_arch)]
+        arch: Option<Arch>,
+        /// The LLVM record name of the form, e.g. ADD64rr, ADDXrs, ADD.
+        #[arg(short = 'i', long = "instr", value_name = "FORM")]
+        form: String,
+        /// Copies of the body per loop iteration.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        unroll: u64,
+        /// Loop iterations (at least 1).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        iterations: u64,
+        /// The executable to write (replaced if it exists).
+        #[arg(long, value_name = "FILE")]
+        elf: std::path::PathBuf,
+    },
 }
 
 fn parse_arch(s: &str) -> Result<Arch, String> {
@@ -266,6 +298,24 @@ fn run(cli: Cli) -> Result<(), Error> {
                     "{mismatches} instructions decode otherwise than intended (listed as MISMATCH)"
                 )));
             }
+        }
+        Command::Emit {
+            arch,
+            form,
+            unroll,
+            iterations,
+            elf,
+        } => {
+            let arch = arch_or_host(arch)?;
+            let program = winic::elf::emit_form(arch, &form, unroll as usize, iterations)?;
+            winic::elf::write_executable(&elf, &program.elf())?;
+            write!(out, "{}", program.listing()).map_err(io)?;
+            eprintln!(
+                "wrote {}: {arch} kernel of {form} (unroll {unroll}, {iterations} iterations), {} bytes of code, entry {:#x}",
+                elf.display(),
+                program.code().len(),
+                winic::elf::BASE + winic::elf::CODE_OFFSET + program.kernel_size as u64
+            );
         }
     }
     Ok(())

@@ -324,6 +324,13 @@ mod tests {
         ) -> Option<Result<Vec<u8>, EncodeError>> {
             None
         }
+        fn start(
+            &self,
+            _: u64,
+            _: i64,
+        ) -> Result<Vec<crate::arch::Line>, crate::kernel::KernelError> {
+            Err(no_frame().into())
+        }
     }
 
     fn no_frame() -> EncodeError {

@@ -299,6 +299,159 @@ fn man_reports_bad_input_with_its_place() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("`fast` is no frequency"),
+
+/// The arch this test binary runs as.
+fn host_arch() -> &'static str {
+    if cfg!(target_arch = "x86_64") {
+        "x86_64"
+    } else if cfg!(target_arch = "aarch64") {
+        "aarch64"
+    } else {
+        "riscv64"
+    }
+}
+
+/// A command that runs an executable for `arch`: the host's own (under
+/// `WINIC_TEST_RUNNER` when the tests run emulated), else
+/// `qemu-<arch> -cpu max` when it is on PATH; `Err` says why not.
+fn runner_for(arch: &str) -> Result<Vec<String>, String> {
+    if arch == host_arch() {
+        let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
+        return Ok(runner.split_whitespace().map(String::from).collect());
+    }
+    let qemu = format!("qemu-{arch}");
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(&qemu).is_file()))
+        .unwrap_or(false);
+    if found {
+        Ok(vec![qemu, "-cpu".into(), "max".into()])
+    } else {
+        Err(format!("{qemu} is not on PATH"))
+    }
+}
+
+/// `winic emit` of `form` into a fresh file; the file's path.
+fn emit_elf(arch: &str, form: &str, extra: &[&str]) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("emit-{arch}-{form}-{}.elf", std::process::id()));
+    let mut args = vec!["emit", "--arch", arch, "-i", form, "--elf"];
+    let p = path.to_str().expect("a UTF-8 temporary path");
+    args.push(p);
+    args.extend_from_slice(extra);
+    let o = winic(&args);
+    assert!(o.status.success(), "winic {args:?}: {}", stderr(&o));
+    assert!(stdout(&o).contains("_start:"), "{}", stdout(&o));
+    path
+}
+
+/// Runs the ELF at `path` with `runner` in front (none: directly).
+fn run_elf(runner: &[String], path: &std::path::Path) -> std::process::ExitStatus {
+    let mut cmd = match runner.split_first() {
+        Some((emu, args)) => {
+            let mut c = Command::new(emu);
+            c.args(args).arg(path);
+            c
+        }
+        None => Command::new(path),
+    };
+    let status = cmd.status().expect("cannot start the emitted ELF");
+    let _ = std::fs::remove_file(path);
+    status
+}
+
+fn host_form(arch: &str) -> &'static str {
+    match arch {
+        "x86_64" => "ADD64rr",
+        "aarch64" => "ADDXrs", // ADDXrr is a pseudo in LLVM 19
+        _ => "ADD",
+    }
+}
+
+#[test]
+fn emitted_elf_of_the_host_arch_runs_and_exits_0() {
+    use std::os::unix::fs::PermissionsExt;
+    let arch = host_arch();
+    let path = emit_elf(
+        arch,
+        host_form(arch),
+        &["--unroll", "4", "--iterations", "100000"],
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755, "{mode:o}");
+    let runner = runner_for(arch).unwrap();
+    let status = run_elf(&runner, &path);
+    assert_eq!(status.code(), Some(0), "{arch}: {status}");
+}
+
+#[test]
+fn emitted_elfs_of_the_other_arches_run_under_qemu() {
+    for arch in ["x86_64", "aarch64", "riscv64"] {
+        if arch == host_arch() {
+            continue;
+        }
+        let path = emit_elf(arch, host_form(arch), &["--iterations", "1000"]);
+        match runner_for(arch) {
+            Ok(runner) => {
+                let status = run_elf(&runner, &path);
+                assert_eq!(status.code(), Some(0), "{arch} under {runner:?}: {status}");
+            }
+            Err(why) => {
+                let _ = std::fs::remove_file(&path);
+                eprintln!("winic-test: skipped running the {arch} ELF: {why}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_emitted_kernel_that_faults_dies_with_sigill() {
+    use std::os::unix::process::ExitStatusExt;
+    // Register/immediate forms that raise SIGILL on purpose.
+    for (arch, form) in [("x86_64", "TRAP"), ("aarch64", "UDF"), ("riscv64", "UNIMP")] {
+        let runner = match runner_for(arch) {
+            Ok(r) => r,
+            Err(why) => {
+                eprintln!("winic-test: skipped the {arch} {form} fault: {why}");
+                continue;
+            }
+        };
+        let path = emit_elf(arch, form, &[]);
+        let status = run_elf(&runner, &path);
+        assert_eq!(status.signal(), Some(4), "{arch} {form}: {status}");
+    }
+}
+
+#[test]
+fn emit_errors_name_the_bad_value() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    let out = format!("{dir}/never-written.elf");
+    for (args, want) in [
+        (vec!["-i", "ADD64rx"], "closest: ADD64r"),
+        (
+            vec!["-i", "MOV64rm"],
+            "only register/immediate forms can be emitted",
+        ),
+        (vec!["-i", "ADD64rr", "--iterations", "0"], "--iterations"),
+    ] {
+        let mut all = vec!["emit", "--arch", "x86_64", "--elf", &out];
+        all.extend(args);
+        let o = winic(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&o).contains(want), "{all:?}: {}", stderr(&o));
+    }
+    assert!(!std::path::Path::new(&out).exists());
+    let o = winic(&[
+        "emit",
+        "-i",
+        "ADD",
+        "--arch",
+        "riscv64",
+        "--elf",
+        "/nonexistent-dir/k.elf",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("/nonexistent-dir/k.elf"),
         "{}",
         stderr(&o)
     );

@@ -18,6 +18,7 @@ mod frame;
 pub mod imm_codec;
 pub mod operands;
 mod printer;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -423,6 +424,14 @@ impl Target for AArch64 {
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>> {
         branch::branch(mnemonic, operands, offset, long)
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 

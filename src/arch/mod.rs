@@ -11,6 +11,7 @@ pub mod x86_64;
 
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
+use crate::kernel::KernelError;
 use std::fmt;
 
 /// A concrete value for one machine operand (see [`Instr::mc_operands`]).
@@ -182,6 +183,17 @@ pub trait Target: Sync {
         offset: i64,
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>>;
+
+    /// The start stub of a static Linux executable (`crate::elf`) around a
+    /// kernel function: puts `iterations` into the first argument register,
+    /// calls the kernel `call_to` bytes from the stub's first byte
+    /// (negative: before the stub), then exits with status 0 through the
+    /// `exit` system call. Entered as the ELF entry point, where the stack
+    /// pointer is 16-byte aligned (each psABI), and kept so at the call.
+    /// Every instruction but the call is emitted by `crate::kernel::emit`;
+    /// the call (PC-relative, which the encoders leave out) is placed by
+    /// LLVM's bit layout or iced and decoded again to prove its target.
+    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError>;
 }
 
 /// How an arch's assembly files are written (GNU as conventions).

@@ -6,6 +6,7 @@ mod branch;
 mod check;
 mod frame;
 mod operands;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -194,6 +195,14 @@ impl Target for Riscv64 {
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>> {
         branch::branch(mnemonic, operands, offset, long)
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod checker;
 mod frame;
 pub mod mapping;
 pub mod printer;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -113,6 +114,14 @@ impl Target for X86_64 {
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>> {
         branch::branch(mnemonic, operands, offset, long)
+    }
+
+    fn start(
+        &self,
+        iterations: u64,
+        call_to: i64,
+    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+        start::start(iterations, call_to)
     }
 }
 
