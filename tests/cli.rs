@@ -299,6 +299,10 @@ fn man_reports_bad_input_with_its_place() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("`fast` is no frequency"),
+        "{}",
+        stderr(&o)
+    );
+}
 
 /// The arch this test binary runs as.
 fn host_arch() -> &'static str {
