@@ -429,6 +429,28 @@ impl Program {
         self.lines.iter().flat_map(|l| l.bytes.clone()).collect()
     }
 
+    /// The kernel function alone (the lines before the stub).
+    pub fn kernel(&self) -> crate::kernel::Kernel {
+        // The kernel's lines, without the `kernel:` symbol line before
+        // them (the assembly file names the function itself).
+        let mut size = 0;
+        let lines = self
+            .lines
+            .iter()
+            .skip_while(|l| l.bytes.is_empty() && !l.text.starts_with(crate::kernel::LOOP_LABEL))
+            .take_while(|l| {
+                let inside = size < self.kernel_size;
+                size += l.bytes.len();
+                inside
+            })
+            .cloned()
+            .collect();
+        crate::kernel::Kernel {
+            lines,
+            uninitialised: Vec::new(),
+        }
+    }
+
     /// The ELF executable.
     pub fn elf(&self) -> Vec<u8> {
         let code = self.code();

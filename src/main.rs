@@ -23,6 +23,10 @@ struct Cli {
     /// and after the timing, because shared machines and VMs change clock.
     #[arg(short = 'f', long = "frequency", global = true, value_name = "GHz|auto", value_parser = parse_clock)]
     frequency: Option<Clock>,
+    /// Write every kernel a command generates into DIR as an assembly file
+    /// (`<FORM>.s`) that `winic MAN` assembles back to the same bytes.
+    #[arg(long = "dump-asm", global = true, value_name = "DIR")]
+    dump_asm: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -139,9 +143,10 @@ enum Command {
         /// Loop iterations (at least 1).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
         iterations: u64,
-        /// The executable to write (replaced if it exists).
-        #[arg(long, value_name = "FILE")]
-        elf: std::path::PathBuf,
+        /// The executable to write (replaced if it exists). Without it,
+        /// give --dump-asm DIR to write the kernel as assembly only.
+        #[arg(long, value_name = "FILE", required_unless_present = "dump_asm")]
+        elf: Option<std::path::PathBuf>,
     },
 }
 
@@ -308,17 +313,46 @@ fn run(cli: Cli) -> Result<(), Error> {
         } => {
             let arch = arch_or_host(arch)?;
             let program = winic::elf::emit_form(arch, &form, unroll as usize, iterations)?;
-            winic::elf::write_executable(&elf, &program.elf())?;
             write!(out, "{}", program.listing()).map_err(io)?;
-            eprintln!(
-                "wrote {}: {arch} kernel of {form} (unroll {unroll}, {iterations} iterations), {} bytes of code, entry {:#x}",
-                elf.display(),
-                program.code().len(),
-                winic::elf::BASE + winic::elf::CODE_OFFSET + program.kernel_size as u64
-            );
+            if let Some(dir) = &cli.dump_asm {
+                let kernel = program.kernel();
+                let text = winic::kernel::asm_file(
+                    arch::target(arch),
+                    &format!("winic emit: {form} ({arch}), body x{unroll}\nrun: winic MAN --path {form}.s --funcName kernel --nInst {unroll}"),
+                    &[("kernel", &kernel)],
+                );
+                let path = dump_file(dir, &form, &text)?;
+                eprintln!("wrote {}", path.display());
+            }
+            if let Some(elf) = &elf {
+                winic::elf::write_executable(elf, &program.elf())?;
+                eprintln!(
+                    "wrote {}: {arch} kernel of {form} (unroll {unroll}, {iterations} iterations), {} bytes of code, entry {:#x}",
+                    elf.display(),
+                    program.code().len(),
+                    winic::elf::BASE + winic::elf::CODE_OFFSET + program.kernel_size as u64
+                );
+            }
         }
     }
     Ok(())
+}
+
+/// Writes `text` as `DIR/NAME.s` (creating DIR), atomically: a crash never
+/// leaves half a file.
+fn dump_file(dir: &std::path::Path, name: &str, text: &str) -> Result<std::path::PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Error::Io(
+            format!("creating --dump-asm directory {}", dir.display()),
+            e,
+        )
+    })?;
+    let path = dir.join(format!("{name}.s"));
+    let tmp = dir.join(format!(".{name}.s.tmp"));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| Error::Io(format!("writing {}", path.display()), e))?;
+    Ok(path)
 }
 
 /// A progress line on standard error while `arch` is checked, when standard

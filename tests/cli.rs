@@ -460,3 +460,33 @@ fn emit_errors_name_the_bad_value() {
         stderr(&o)
     );
 }
+
+#[test]
+fn dumped_kernels_run_in_man_mode() {
+    let form = match host_arch() {
+        "x86_64" => "IMUL64rr",
+        "aarch64" => "MADDXrrr",
+        _ => "MUL",
+    };
+    let dir = std::env::temp_dir().join(format!("winic-dump-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = winic(&["emit", "-i", form, "--unroll", "4", "--dump-asm", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = dir.join(format!("{form}.s"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("kernel:") && text.contains(".Lloop_kernel"),
+        "{text}"
+    );
+    let o = winic(&[
+        "MAN",
+        "-p",
+        file.to_str().unwrap(),
+        "--funcName",
+        "kernel",
+        "-n",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}\n{text}", stderr(&o));
+    assert!(stdout(&o).starts_with("kernel: "), "{}", stdout(&o));
+}
