@@ -303,3 +303,161 @@ fn data_registers_of_every_kind_are_initialised() {
         }
     }
 }
+
+/// The figures of `scripts/bench-runtime.sh`: what one measurement costs
+/// beyond the timing itself, and how well 20 kernels repeat over 5 runs.
+/// Prints, asserts nothing (the machine is shared and noisy).
+#[test]
+#[ignore]
+fn runtime_figures() {
+    use std::time::Instant;
+    let t = target(host());
+    let isa = crate::isa::Isa::get(host());
+    // 20 register forms of the host, every one its own example body.
+    let names: &[&str] = match host() {
+        Arch::X86_64 => &[
+            "ADD64rr",
+            "IMUL64rr",
+            "XOR32rr",
+            "SHL64ri",
+            "LEA64r",
+            "POPCNT64rr",
+            "ADC64rr",
+            "MOV64rr",
+            "BSWAP64r",
+            "ANDN64rr",
+            "PADDQrr",
+            "MULPDrr",
+            "VADDPDYrr",
+            "VFMADD231PDYr",
+            "VPERMPDYri",
+            "VPMULLDYrr",
+            "VDIVPDYrr",
+            "VSQRTPDYr",
+            "CRC32r64r64",
+            "PSHUFBrr",
+        ],
+        Arch::Aarch64 => &[
+            "ADDXrs",
+            "MADDXrrr",
+            "EORWrs",
+            "UBFMXri",
+            "CSELXr",
+            "CLZXr",
+            "ADCXr",
+            "ORRXrs",
+            "REVXr",
+            "BICXrs",
+            "ADDv2i64",
+            "FMULv2f64",
+            "FADDDrr",
+            "FMADDDrrr",
+            "TBLv16i8One",
+            "MULv4i32",
+            "FDIVDrr",
+            "FSQRTDr",
+            "CRC32CXrr",
+            "EXTv16i8",
+        ],
+        Arch::Riscv64 => &[
+            "ADD", "MUL", "XOR", "SLLI", "SLT", "SUB", "ADDW", "AND", "OR", "SRAI", "FADD_D",
+            "FMUL_D", "FMADD_D", "FDIV_D", "FSQRT_D", "FSGNJ_D", "FMIN_D", "DIV", "REM", "MULH",
+        ],
+    };
+    let opts = Options::default();
+    let mut per_kernel: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut wall = Duration::ZERO;
+    let mut measurements = 0;
+    for name in names {
+        let Some(form) = isa.instr(name) else {
+            continue;
+        };
+        let Ok(inst) = t.example(form) else { continue };
+        let (Ok(k1), Ok(k2)) = (build(t, &[inst.clone()], 1), build(t, &[inst.clone()], 2)) else {
+            continue;
+        };
+        let mut runs = Vec::new();
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            if let Ok(c) = body_cost(t, &k1, &k2, &opts) {
+                runs.push(c.cycles);
+            }
+            wall += t0.elapsed();
+            measurements += 1;
+        }
+        per_kernel.push((name.to_string(), runs));
+    }
+    // Overhead parts, each averaged over 20 tries.
+    let n = 20u32;
+    let t0 = Instant::now();
+    for _ in 0..n {
+        let _ = crate::exec::in_child(opts.cpu, opts.deadline, || vec![1.0]);
+    }
+    let fork = t0.elapsed() / n;
+    let add = t.chain_add().unwrap();
+    let t0 = Instant::now();
+    for _ in 0..n {
+        let k = build(t, &[add.clone()], 1).unwrap();
+        let _ = crate::exec::Code::new(&k.bytes()).unwrap();
+    }
+    let build_map = t0.elapsed() / n;
+    let fixed = Options {
+        clock: Clock::Fixed(3.0),
+        ..opts
+    };
+    let (k1, k2) = (
+        build(t, &[add.clone()], 1).unwrap(),
+        build(t, &[add], 2).unwrap(),
+    );
+    let t0 = Instant::now();
+    for _ in 0..n {
+        let _ = body_cost(t, &k1, &k2, &fixed);
+    }
+    let without_cal = t0.elapsed() / n;
+    let t0 = Instant::now();
+    for _ in 0..n {
+        let _ = body_cost(t, &k1, &k2, &opts);
+    }
+    let with_cal = t0.elapsed() / n;
+    let per = wall / measurements.max(1) as u32;
+    eprintln!(
+        "measurement (2 kernels, -f auto), mean over {measurements}: {:.1} ms",
+        per.as_secs_f64() * 1e3
+    );
+    eprintln!(
+        "  fork + pipe + reap of a child: {:.2} ms ({:.1}%)",
+        fork.as_secs_f64() * 1e3,
+        100.0 * fork.as_secs_f64() / per.as_secs_f64()
+    );
+    eprintln!(
+        "  build + check + map of a kernel: {:.2} ms ({:.1}% for two)",
+        build_map.as_secs_f64() * 1e3,
+        200.0 * build_map.as_secs_f64() / per.as_secs_f64()
+    );
+    let cal = with_cal.saturating_sub(without_cal);
+    eprintln!("  clock calibration (-f auto): {:.1} ms ({:.1}%; add chain measured with -f 3: {:.1} ms, with auto {:.1} ms)", cal.as_secs_f64() * 1e3, 100.0 * cal.as_secs_f64() / with_cal.as_secs_f64(), without_cal.as_secs_f64() * 1e3, with_cal.as_secs_f64() * 1e3);
+    let mut within = 0;
+    let mut spreads = Vec::new();
+    for (name, runs) in &per_kernel {
+        let lo = runs.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = runs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let spread = if lo > 0.0 { (hi - lo) / lo } else { f64::NAN };
+        if spread <= 0.05 {
+            within += 1;
+        }
+        spreads.push(spread);
+        let vals: Vec<String> = runs.iter().map(|c| format!("{c:.2}")).collect();
+        eprintln!(
+            "  {name:<16} {}  spread {:.1}%",
+            vals.join(" "),
+            100.0 * spread
+        );
+    }
+    spreads.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    eprintln!(
+        "repeatability: {within} of {} kernels within 5% over 5 runs; median spread {:.1}%, worst {:.1}%",
+        per_kernel.len(),
+        100.0 * spreads.get(spreads.len() / 2).copied().unwrap_or(f64::NAN),
+        100.0 * spreads.last().copied().unwrap_or(f64::NAN)
+    );
+}
