@@ -373,7 +373,10 @@ fn runtime_figures() {
             continue;
         };
         let Ok(inst) = t.example(form) else { continue };
-        let (Ok(k1), Ok(k2)) = (build(t, &[inst.clone()], 1), build(t, &[inst.clone()], 2)) else {
+        let (Ok(k1), Ok(k2)) = (
+            build(t, std::slice::from_ref(&inst), 1),
+            build(t, std::slice::from_ref(&inst), 2),
+        ) else {
             continue;
         };
         let mut runs = Vec::new();
