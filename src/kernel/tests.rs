@@ -400,7 +400,7 @@ fn runtime_figures() {
     let add = t.chain_add().unwrap();
     let t0 = Instant::now();
     for _ in 0..n {
-        let k = build(t, &[add.clone()], 1).unwrap();
+        let k = build(t, std::slice::from_ref(&add), 1).unwrap();
         let _ = crate::exec::Code::new(&k.bytes()).unwrap();
     }
     let build_map = t0.elapsed() / n;
@@ -409,7 +409,7 @@ fn runtime_figures() {
         ..opts
     };
     let (k1, k2) = (
-        build(t, &[add.clone()], 1).unwrap(),
+        build(t, std::slice::from_ref(&add), 1).unwrap(),
         build(t, &[add], 2).unwrap(),
     );
     let t0 = Instant::now();
