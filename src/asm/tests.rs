@@ -249,3 +249,14 @@ g: ret
     assert_eq!(p.label("h"), Some(8));
     assert_eq!(&p.code[4..8], &0xd503201fu32.to_le_bytes());
 }
+
+#[test]
+fn the_cli_test_files_assemble_on_every_arch() {
+    for (arch, text) in [
+        (Arch::Aarch64, ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add x1, x1, x2\n.endr\n  subs x0, x0, #1\n  b.ne loop\n  ret\n"),
+        (Arch::Riscv64, ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add t0, t0, t1\n.endr\n  addi a0, a0, -1\n  bnez a0, loop\n  ret\n"),
+    ] {
+        let p = asm(arch, text).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        assert_eq!(p.listing.len(), 15, "{arch}");
+    }
+}
