@@ -21,12 +21,12 @@ struct Index {
 
 fn index(t: &dyn Target) -> &'static Index {
     static INDEX: [OnceLock<Index>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let slot = match t.arch() {
-        Arch::X86_64 => 0,
-        Arch::Aarch64 => 1,
-        Arch::Riscv64 => 2,
-    };
-    INDEX[slot].get_or_init(|| build_index(t))
+    INDEX[slot(t.arch())].get_or_init(|| build_index(t))
+}
+
+/// The position of `arch` in per-arch tables (`Arch::ALL` order).
+fn slot(arch: Arch) -> usize {
+    Arch::ALL.iter().position(|a| *a == arch).unwrap_or(0)
 }
 
 fn build_index(t: &dyn Target) -> Index {
@@ -76,12 +76,7 @@ fn filled(t: &dyn Target, form: Instr) -> Option<Inst> {
 fn register_names(arch: Arch) -> &'static HashMap<String, String> {
     static NAMES: [OnceLock<HashMap<String, String>>; 3] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let slot = match arch {
-        Arch::X86_64 => 0,
-        Arch::Aarch64 => 1,
-        Arch::Riscv64 => 2,
-    };
-    NAMES[slot].get_or_init(|| {
+    NAMES[slot(arch)].get_or_init(|| {
         let mut m = HashMap::new();
         for r in Isa::get(arch).registers() {
             let canon = r.asm_name().to_ascii_lowercase();

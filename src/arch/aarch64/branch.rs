@@ -65,7 +65,7 @@ pub fn branch(
     Some(encode(form, cc, reg, offset))
 }
 
-fn encode(
+pub fn encode(
     name: &str,
     cc: Option<u64>,
     reg: Option<crate::isa::Reg>,

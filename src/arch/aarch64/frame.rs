@@ -4,9 +4,8 @@
 //! x28, x28, #1` / `b.ne` close the loop.
 
 use super::LOOP_COUNTER;
-use crate::arch::bits::encode_fields;
 use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
-use crate::isa::{Arch, Encoding, Isa, Reg};
+use crate::isa::{Arch, Isa, Reg};
 
 const A: Arch = Arch::Aarch64;
 
@@ -140,28 +139,12 @@ pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
     )?])
 }
 
-/// `b.ne` back, placed by LLVM's `Bcc` layout: `cond` = NE (1), `target`
-/// = the word offset (19 bits, two's complement).
+/// `b.ne` back, by the assembler's branch encoder (LLVM's `Bcc` layout,
+/// `cond` = NE).
 pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let form = Isa::get(A)
-        .instr("Bcc")
-        .ok_or_else(|| EncodeError::Unsupported("no form Bcc".into()))?;
-    let Encoding::Bits(layout) = form.encoding() else {
-        return Err(EncodeError::Unsupported("Bcc has no bit layout".into()));
-    };
-    if !back.is_multiple_of(4) || back >= 1 << 20 {
-        return Err(EncodeError::BadOperand(format!(
-            "b.ne cannot go back {back} bytes (a multiple of 4 below 1 MiB)"
-        )));
-    }
-    let words = (-(back as i64 / 4)) as u64 & ((1 << 19) - 1);
-    let word = encode_fields(&form, &layout, |_, m| match m.name {
-        "cond" => Ok(1),
-        _ => Ok(words),
-    })?;
     Ok(Line {
         text: format!("b.ne {}", crate::kernel::LOOP_LABEL),
-        bytes: (word as u32).to_le_bytes().to_vec(),
+        bytes: super::branch::encode("Bcc", Some(1), None, -(back as i64))?,
     })
 }
 

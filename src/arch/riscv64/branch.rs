@@ -58,7 +58,7 @@ fn upper(m: &str) -> &'static str {
     }
 }
 
-fn encode(name: &str, a: Reg, b: Option<Reg>, offset: i64) -> Result<Vec<u8>, EncodeError> {
+pub fn encode(name: &str, a: Reg, b: Option<Reg>, offset: i64) -> Result<Vec<u8>, EncodeError> {
     let form = Isa::get(A)
         .instr(name)
         .ok_or_else(|| EncodeError::Unsupported(format!("no form {name}")))?;

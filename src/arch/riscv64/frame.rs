@@ -5,9 +5,8 @@
 //! close the loop.
 
 use super::LOOP_COUNTER;
-use crate::arch::bits::encode_fields;
 use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
-use crate::isa::{Arch, Encoding, Isa, Reg};
+use crate::isa::{Arch, Isa, Reg};
 
 const A: Arch = Arch::Riscv64;
 
@@ -129,33 +128,17 @@ pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
     Ok(vec![inst_of(A, "ADDI", &[c, c, OpValue::Imm(-1)])?])
 }
 
-/// `bne t6, zero` back, placed by LLVM's `BNE` layout: the offset in
-/// half-words (LLVM's `getImmOpValueAsr1`), 12 bits two's complement.
+/// `bne t6, zero` back, by the assembler's branch encoder (LLVM's `BNE`
+/// layout).
 pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let form = Isa::get(A)
-        .instr("BNE")
-        .ok_or_else(|| EncodeError::Unsupported("no form BNE".into()))?;
-    let Encoding::Bits(layout) = form.encoding() else {
-        return Err(EncodeError::Unsupported("BNE has no bit layout".into()));
+    let reg = |name| {
+        Isa::get(A)
+            .register(name)
+            .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))
     };
-    if !back.is_multiple_of(2) || back > 4096 {
-        return Err(EncodeError::BadOperand(format!(
-            "bne cannot go back {back} bytes (an even number up to 4096)"
-        )));
-    }
-    let half_words = (-(back as i64 / 2)) as u64 & 0xfff;
-    let counter = Isa::get(A)
-        .register(LOOP_COUNTER)
-        .map(|r| u64::from(r.encoding()))
-        .unwrap_or(31);
-    let word = encode_fields(&form, &layout, |_, m| match m.name {
-        "rs1" => Ok(counter),
-        "rs2" => Ok(0),
-        _ => Ok(half_words),
-    })?;
     Ok(Line {
         text: format!("bne t6, zero, {}", crate::kernel::LOOP_LABEL),
-        bytes: (word as u32).to_le_bytes().to_vec(),
+        bytes: super::branch::encode("BNE", reg(LOOP_COUNTER)?, Some(reg("X0")?), -(back as i64))?,
     })
 }
 

@@ -7,7 +7,6 @@
 use super::LOOP_COUNTER;
 use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
 use crate::isa::{Arch, Reg};
-use iced_x86::{Code, Encoder, Instruction};
 
 const A: Arch = Arch::X86_64;
 
@@ -144,24 +143,15 @@ pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
     Ok(vec![inst_of(A, "DEC64r", &[c, c])?])
 }
 
-/// `jne` back: the short form when the loop is short enough.
+/// `jne` back, by the assembler's branch encoder: the short form when the
+/// loop is short enough.
 pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let ip: u64 = 1 << 32;
-    let target = ip - back as u64;
-    let short = back + 2 <= 128;
-    let code = if short {
-        Code::Jne_rel8_64
-    } else {
-        Code::Jne_rel32_64
-    };
-    let ins = Instruction::with_branch(code, target)
-        .map_err(|e| EncodeError::BadOperand(format!("jne: {e}")))?;
-    let mut enc = Encoder::new(64);
-    enc.encode(&ins, ip)
-        .map_err(|e| EncodeError::BadOperand(format!("jne back {back} bytes: {e}")))?;
+    let label = crate::kernel::LOOP_LABEL;
+    let bytes = super::branch::branch("jne", &[label], -(back as i64), false)
+        .unwrap_or_else(|| Err(EncodeError::Unsupported("jne is no branch".into())))?;
     Ok(Line {
-        text: format!("jne {}", crate::kernel::LOOP_LABEL),
-        bytes: enc.take_buffer(),
+        text: format!("jne {label}"),
+        bytes,
     })
 }
 
