@@ -269,7 +269,7 @@ mod tests {
         fn reserved(&self, _reg: Reg) -> Option<&'static str> {
             None
         }
-        fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+        fn instance(&self, form: Instr, _avoid: &[Reg]) -> Result<Inst, EncodeError> {
             match form.opcode() % 4 {
                 0 => Err(EncodeError::Unsupported("multiple of four".into())),
                 _ => Ok(Inst {

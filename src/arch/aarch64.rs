@@ -18,6 +18,7 @@ mod frame;
 pub mod imm_codec;
 pub mod operands;
 mod printer;
+mod runnable;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -335,7 +336,7 @@ impl Target for AArch64 {
         reserved_reason(reg)
     }
 
-    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+    fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if !form.is_real() || !reg_imm_only(&form) {
             return Err(EncodeError::Unsupported(
                 "not a real register/immediate form".into(),
@@ -344,7 +345,7 @@ impl Target for AArch64 {
         Self::layout(&form)?;
         let mc = form.mc_operands();
         let mut ops: Vec<OpValue> = Vec::with_capacity(mc.len());
-        let mut used: Vec<Reg> = Vec::new();
+        let mut used: Vec<Reg> = avoid.to_vec();
         let mut k = 0;
         while k < mc.len() {
             let op = mc[k].operand;
@@ -373,6 +374,10 @@ impl Target for AArch64 {
             k += n;
         }
         Ok(Inst { form, ops })
+    }
+
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        runnable::cannot_run(&form)
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {

@@ -95,6 +95,18 @@ pub fn reserved_table(arch: Arch, rules: &[(&str, &'static str)]) -> Vec<Option<
         .collect()
 }
 
+/// Rules that name forms by the prefixes of their LLVM record names, each
+/// with the reason it gives (`cannot_run` of AArch64 and RISC-V).
+pub type PrefixRules = [(&'static [&'static str], &'static str)];
+
+/// The reason of the first rule with a prefix of `name`, or `None`.
+pub fn by_prefix(name: &str, rules: &PrefixRules) -> Option<String> {
+    rules
+        .iter()
+        .find(|(prefixes, _)| prefixes.iter().any(|p| name.starts_with(p)))
+        .map(|(_, why)| (*why).to_string())
+}
+
 /// The per-arch hooks.
 pub trait Target: Sync {
     /// The arch.
@@ -115,7 +127,29 @@ pub trait Target: Sync {
     /// where the form allows, tied operands equal), immediates valid for
     /// their operand type and range. `Err` when the form cannot be encoded
     /// by this encoder, with the reason.
-    fn example(&self, form: Instr) -> Result<Inst, EncodeError>;
+    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+        self.instance(form, &[])
+    }
+
+    /// Like [`Target::example`], but no register operand overlaps a
+    /// register of `avoid` where the form leaves a choice (a class with
+    /// one member, such as a fixed `XZR`, may still give one: callers
+    /// that need distinct registers check with [`Target::aliases`]).
+    fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError>;
+
+    /// Whether writing `a` changes `b` or the other way round: the
+    /// registers overlap (x86's xmm1, ymm1 and zmm1 are one register).
+    fn aliases(&self, a: Reg, b: Reg) -> bool {
+        a.overlaps(b)
+    }
+
+    /// Why a kernel must not run `form` even though it encodes (privileged,
+    /// changes control flow or the stack, touches memory through register
+    /// operands, needs state the kernel frame does not set up …), or
+    /// `None`. Generic reasons from LLVM's flags are `crate::kernel::shape`'s.
+    fn cannot_run(&self, _form: Instr) -> Option<String> {
+        None
+    }
 
     /// Decodes `bytes` (the encoding of `inst`, printed as `text`) with an
     /// independent decoder and compares it with what was intended.

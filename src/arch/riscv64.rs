@@ -6,6 +6,7 @@ mod branch;
 mod check;
 mod frame;
 mod operands;
+mod runnable;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -96,7 +97,7 @@ impl Target for Riscv64 {
         reserved_reason(reg)
     }
 
-    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+    fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if let Some(cond) = form.required_features() {
             if let Some(ext) = RV32_ONLY_EXTENSIONS.iter().find(|e| cond.contains(*e)) {
                 return Err(EncodeError::Unsupported(format!(
@@ -108,7 +109,7 @@ impl Target for Riscv64 {
             }
         }
         let mc = form.mc_operands();
-        let mut used: Vec<Reg> = Vec::new();
+        let mut used: Vec<Reg> = avoid.to_vec();
         // v0 is the mask register: vector data operands never take it.
         let isa = form.isa();
         if let Some(v0) = isa.register("V0") {
@@ -144,6 +145,10 @@ impl Target for Riscv64 {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Inst { form, ops })
+    }
+
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        runnable::cannot_run(&form)
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {

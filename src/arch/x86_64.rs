@@ -9,6 +9,7 @@ pub mod checker;
 mod frame;
 pub mod mapping;
 pub mod printer;
+mod runnable;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -53,9 +54,9 @@ impl Target for X86_64 {
         reserved_reason(reg)
     }
 
-    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+    fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         plan_of(&form)?;
-        example_of(form)
+        example_of(form, avoid)
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
@@ -63,6 +64,14 @@ impl Target for X86_64 {
             Ok(plan) => checker::check(plan, inst, bytes, text),
             Err(e) => Check::Mismatch(format!("no plan: {e}")),
         }
+    }
+
+    fn aliases(&self, a: Reg, b: Reg) -> bool {
+        a.overlaps(b) || same_vector(a, b)
+    }
+
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        runnable::cannot_run(&form)
     }
 
     fn register_feature(&self, reg: Reg) -> Option<&'static str> {
@@ -330,10 +339,10 @@ const ENCODING_ORDER: [u16; 32] = [
 ];
 
 /// One valid instance of `form`.
-fn example_of(form: Instr) -> Result<Inst, EncodeError> {
+fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
     let mc = form.mc_operands();
     let mut ops: Vec<Option<OpValue>> = vec![None; mc.len()];
-    let mut used: Vec<Reg> = Vec::new();
+    let mut used: Vec<Reg> = avoid.to_vec();
     let apx = form.predicates().any(|p| p.cond().contains("egpr"));
     for (i, m) in mc.iter().enumerate() {
         if m.operand.tied_to().is_some_and(|t| t < m.operand.index()) {
@@ -397,15 +406,17 @@ fn is_high_byte(r: Reg) -> bool {
     matches!(r.name(), "AH" | "BH" | "CH" | "DH")
 }
 
+/// Whether `a` and `b` are the same vector register at different widths
+/// (`xmm3`, `ymm3`, `zmm3`).
+fn same_vector(a: Reg, b: Reg) -> bool {
+    let vector = |r: Reg| ["XMM", "YMM", "ZMM"].iter().any(|p| r.name().starts_with(p));
+    vector(a) && vector(b) && a.encoding() == b.encoding()
+}
+
 /// Whether two registers of the same file share a number (`xmm1` and
 /// `zmm1` do not overlap in LLVM's tables for every class pair).
 fn same_slot(cat: Option<Cat>, a: Reg, b: Reg) -> bool {
-    let vec = |c: Option<Cat>| matches!(c, Some(Cat::Xmm | Cat::Ymm | Cat::Zmm));
-    vec(cat)
-        && a.encoding() == b.encoding()
-        && ["XMM", "YMM", "ZMM"]
-            .iter()
-            .any(|p| a.name().starts_with(p))
+    matches!(cat, Some(Cat::Xmm | Cat::Ymm | Cat::Zmm)) && same_vector(a, b)
 }
 
 /// A legal immediate that also pins llvm-mc to this form: 8-bit fields get

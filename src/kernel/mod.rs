@@ -5,6 +5,8 @@
 //! encoded, printed and decode-checked; a check that disagrees stops the
 //! kernel from existing.
 
+pub mod shape;
+
 use crate::arch::{Check, EncodeError, Inst, Line, OpValue, Target};
 use crate::isa::Reg;
 use std::fmt;
@@ -160,6 +162,11 @@ pub fn assemble(
     let mut inits: Vec<(Reg, Vec<Inst>)> = Vec::new();
     let mut uninitialised = Vec::new();
     for &r in regs {
+        if let Some(why) = t.reserved(r) {
+            // Never set: the stack pointer, the loop counter …
+            uninitialised.push((r, format!("reserved: {why}")));
+            continue;
+        }
         match t.init(r) {
             Ok((whole, insts)) => {
                 if !inits.iter().any(|(w, _)| *w == whole) {

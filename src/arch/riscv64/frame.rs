@@ -108,11 +108,20 @@ pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
         (s, vec![lui(t0, 0x40004)?], "FMV_W_X")
     } else if let Some(h) = container_in(A, "FPR16", reg).filter(|h| *h == reg) {
         (h, vec![lui(t0, 0x4)?], "FMV_H_X")
-    } else if container_in(A, "VR", reg).is_some() {
-        return Err(EncodeError::Unsupported(format!(
-            "{}: vector registers need a vector configuration (vsetvli), not yet part of winic's kernel frame",
-            reg.name()
-        )));
+    } else if let Some(parts) = vector_parts(reg) {
+        // The vector unit needs a configuration before any vector
+        // instruction runs (vtype.vill is set at process start): each
+        // vector initialisation sets e32, m1, tail and mask agnostic, and
+        // the body runs in that state. Every register of a group
+        // (LMUL 2, 4, 8) is set.
+        let mut out = vec![
+            inst_of(A, "VSETVLI", &[t0, r("X0")?, OpValue::Imm(VTYPE_E32_M1_TA_MA)])?,
+            lui(t1, 0x40004)?,
+        ];
+        for v in parts {
+            out.push(inst_of(A, "VMV_V_X", &[OpValue::Reg(v), t1])?);
+        }
+        return Ok((reg, out));
     } else {
         return Err(EncodeError::Unsupported(format!(
             "{} is not a data register winic initialises (general-purpose or FP)",
@@ -121,6 +130,25 @@ pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
     };
     out.push(inst_of(A, mv, &[OpValue::Reg(whole), t0])?);
     Ok((whole, out))
+}
+
+/// `vtypei` of `vsetvli …, e32, m1, ta, ma`: vlmul 0 (m1), vsew 2 (e32)
+/// in bits 5:3, vta bit 6, vma bit 7 (RISC-V V specification, 3.4).
+pub const VTYPE_E32_M1_TA_MA: i64 = 0b1101_0000;
+
+/// The single vector registers (class VR) making up `reg` when it is a
+/// vector register or a register group of LMUL 2, 4 or 8.
+fn vector_parts(reg: Reg) -> Option<Vec<Reg>> {
+    let isa = Isa::get(A);
+    let vr = isa.class("VR")?;
+    if vr.contains(reg) {
+        return Some(vec![reg]);
+    }
+    ["VRM2", "VRM4", "VRM8"]
+        .iter()
+        .filter_map(|c| isa.class(c))
+        .any(|c| c.contains(reg))
+        .then(|| reg.all_sub_regs().filter(|s| vr.contains(*s)).collect())
 }
 
 pub fn count_down() -> Result<Vec<Inst>, EncodeError> {

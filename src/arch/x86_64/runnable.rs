@@ -1,0 +1,96 @@
+//! Which encodable x86 forms a user-mode kernel must not run, from iced's
+//! instruction information (privilege, flow control, stack use, CPUID
+//! feature) and the few value-dependent faults iced does not describe.
+
+use super::plan_of;
+use crate::isa::Instr;
+use iced_x86::{CpuidFeature, FlowControl, Mnemonic};
+
+/// The reason `form` must not run in a kernel, or `None`.
+pub fn cannot_run(form: &Instr) -> Option<String> {
+    let plan = plan_of(form).ok()?;
+    let code = plan.code;
+    let info = code.op_code();
+    if info.must_be_cpl0() || code.is_privileged() {
+        return Some("privileged (CPL 0 only)".into());
+    }
+    let mnemonic = code.mnemonic();
+    if info.may_require_cpl0() && !matches!(mnemonic, Mnemonic::Rdtsc | Mnemonic::Rdtscp | Mnemonic::Cpuid) {
+        return Some(format!(
+            "{mnemonic:?} may need CPL 0 (faults in user mode unless the OS enables it)"
+        ));
+    }
+    match code.flow_control() {
+        FlowControl::Next => {}
+        FlowControl::XbeginXabortXend if mnemonic == Mnemonic::Xabort => {}
+        other => return Some(format!("changes control flow ({other:?})")),
+    }
+    if code.is_stack_instruction() {
+        return Some("uses the stack implicitly".into());
+    }
+    if info.is_input_output() {
+        return Some("port I/O".into());
+    }
+    let system = [
+        (CpuidFeature::VMX, "VMX"),
+        (CpuidFeature::SVM, "SVM"),
+        (CpuidFeature::SMX, "SMX"),
+        (CpuidFeature::SGX1, "SGX"),
+        (CpuidFeature::TDX, "TDX"),
+        (CpuidFeature::SEV_ES, "SEV"),
+        (CpuidFeature::SEV_SNP, "SEV"),
+        (CpuidFeature::SKINIT, "SKINIT"),
+        (CpuidFeature::UINTR, "user interrupts"),
+        (CpuidFeature::FRED, "FRED"),
+        (CpuidFeature::LKGS, "LKGS"),
+        (CpuidFeature::MSRLIST, "MSR lists"),
+        (CpuidFeature::WRMSRNS, "MSR writes"),
+    ];
+    let features = code.cpuid_features();
+    if let Some((_, what)) = system.iter().find(|(f, _)| features.contains(f)) {
+        return Some(format!(
+            "{what} instruction: needs an operating mode or state a user-mode kernel does not have"
+        ));
+    }
+    if features.iter().any(|f| {
+        matches!(
+            f,
+            CpuidFeature::AMX_TILE
+                | CpuidFeature::AMX_INT8
+                | CpuidFeature::AMX_BF16
+                | CpuidFeature::AMX_FP16
+                | CpuidFeature::AMX_COMPLEX
+        )
+    }) {
+        return Some(
+            "AMX: needs a tile configuration (ldtilecfg) and the OS's AMX permission, \
+             which the kernel frame does not set up yet"
+                .into(),
+        );
+    }
+    let why = match mnemonic {
+        Mnemonic::Div | Mnemonic::Idiv => {
+            "divide error with the kernel's initial values (the high half is not below the divisor)"
+        }
+        Mnemonic::Wrfsbase | Mnemonic::Wrgsbase => {
+            "changes the thread's FS/GS base (thread-local storage)"
+        }
+        Mnemonic::Wrpkru => "changes the memory protection keys",
+        Mnemonic::Xgetbv => "ECX selects the register: faults unless it holds a valid index",
+        Mnemonic::Xend => "faults outside a transaction",
+        Mnemonic::Incsspd | Mnemonic::Incsspq | Mnemonic::Rstorssp | Mnemonic::Setssbsy => {
+            "shadow stack (CET): faults unless the OS enabled it"
+        }
+        _ => return writes_segment_register(form),
+    };
+    Some(why.into())
+}
+
+/// `mov ds, ax` and the like: a segment register written with an
+/// arbitrary selector faults.
+fn writes_segment_register(form: &Instr) -> Option<String> {
+    form.operands()
+        .filter(|o| o.is_def())
+        .find(|o| o.ty().class().is_some_and(|c| c.name() == "SEGMENT_REG"))
+        .map(|_| "writes a segment register".into())
+}

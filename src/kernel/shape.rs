@@ -1,0 +1,293 @@
+//! The two shapes of a benchmark body: a throughput body of independent
+//! copies of one form (every written register fresh, read-only registers
+//! shared, no register twice in one instruction, nothing aliasing a
+//! register written elsewhere), and a latency body, a chain in which every
+//! copy reads the register the copy before it wrote. And which forms may
+//! run in a kernel at all.
+
+use crate::arch::{reg_imm_only, EncodeError, Inst, OpValue, Target};
+use crate::isa::{Flag, Instr, McOperand, Reg};
+
+/// Copies of the form in a throughput body when registers allow (WINIC's
+/// choice: enough independent work to fill every port of current cores).
+pub const COPIES: usize = 12;
+
+/// Why `form` must not run in a kernel, or `None`: LLVM's flags first,
+/// then the target's own rules ([`Target::cannot_run`]).
+pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
+    if form.has(Flag::IsPseudo) {
+        return Some("pseudo instruction (LLVM isPseudo)".into());
+    }
+    if form.has(Flag::IsCodeGenOnly) {
+        return Some("code-generation only (LLVM isCodeGenOnly)".into());
+    }
+    if !reg_imm_only(&form) {
+        return Some("memory or PC-relative operand".into());
+    }
+    let control = [
+        (Flag::IsBranch, "isBranch"),
+        (Flag::IsIndirectBranch, "isIndirectBranch"),
+        (Flag::IsCall, "isCall"),
+        (Flag::IsReturn, "isReturn"),
+        (Flag::IsTerminator, "isTerminator"),
+        (Flag::IsBarrier, "isBarrier"),
+        (Flag::IsTrap, "isTrap"),
+    ];
+    if let Some(why) = t.cannot_run(form) {
+        return Some(why);
+    }
+    if let Some((_, name)) = control.iter().find(|(f, _)| form.has(*f)) {
+        return Some(format!("changes control flow (LLVM {name})"));
+    }
+    if form.has(Flag::MayLoad) || form.has(Flag::MayStore) {
+        return Some("accesses memory (LLVM mayLoad/mayStore)".into());
+    }
+    let inst = t.example(form).ok()?;
+    written(&inst).into_iter().find_map(|r| {
+        t.reserved(r)
+            .map(|why| format!("writes {} ({why})", r.asm_name()))
+    })
+}
+
+/// Whether machine operand `m` is written: an output, or an input tied to
+/// one (two-address forms).
+fn is_written(mc: &[McOperand], m: &McOperand) -> bool {
+    m.operand.is_def()
+        || m.operand.tied_to().is_some_and(|t| {
+            mc.iter()
+                .any(|o| o.operand.index() == t && o.operand.is_def())
+        })
+}
+
+/// Registers `inst` writes, explicit and implicit.
+pub fn written(inst: &Inst) -> Vec<Reg> {
+    let mc = inst.form.mc_operands();
+    let explicit = mc.iter().zip(&inst.ops).filter_map(|(m, v)| match v {
+        OpValue::Reg(r) if is_written(&mc, m) => Some(*r),
+        _ => None,
+    });
+    explicit.chain(inst.form.implicit_defs()).collect()
+}
+
+/// Registers `inst` names explicitly.
+fn named(inst: &Inst) -> impl Iterator<Item = Reg> + '_ {
+    inst.ops.iter().filter_map(|v| match v {
+        OpValue::Reg(r) => Some(*r),
+        OpValue::Imm(_) => None,
+    })
+}
+
+fn implicit(form: Instr) -> Vec<Reg> {
+    form.implicit_uses().chain(form.implicit_defs()).collect()
+}
+
+/// Up to `copies` independent instances of `form`: the first as
+/// [`Target::instance`] gives it away from the implicit registers, each
+/// further one with fresh registers for everything it writes and the
+/// first one's registers for everything it only reads. Stops early when
+/// the registers run out: fewer copies, never a dependency.
+pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, EncodeError> {
+    let first = t.instance(form, &implicit(form))?;
+    let mc = form.mc_operands();
+    let mut taken: Vec<Reg> = implicit(form);
+    taken.extend(named(&first));
+    let mut body = vec![first.clone()];
+    while body.len() < copies {
+        let Ok(mut next) = t.instance(form, &taken) else {
+            break;
+        };
+        for (k, m) in mc.iter().enumerate() {
+            if !is_written(&mc, m) && matches!(next.ops[k], OpValue::Reg(_)) {
+                next.ops[k] = first.ops[k];
+            }
+        }
+        let fresh: Vec<Reg> = mc
+            .iter()
+            .zip(&next.ops)
+            .filter_map(|(m, v)| match v {
+                OpValue::Reg(r) if is_written(&mc, m) => Some(*r),
+                _ => None,
+            })
+            .collect();
+        if fresh
+            .iter()
+            .any(|r| taken.iter().any(|u| t.aliases(*r, *u)))
+        {
+            break;
+        }
+        taken.extend(fresh);
+        body.push(next);
+    }
+    Ok(body)
+}
+
+/// `copies` instances of `form` in which each reads what the one before
+/// wrote: a written register operand and a read one on the same register
+/// (a tied pair already is), never an `@earlyclobber` output (which must
+/// differ from every input). `Err` when the form has no such pair.
+pub fn latency(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, EncodeError> {
+    let mut inst = t.instance(form, &implicit(form))?;
+    let mc = form.mc_operands();
+    let tied = mc.iter().any(|m| {
+        !m.operand.is_def() && is_written(&mc, m) && matches!(m.ty.class(), Some(_))
+    });
+    if !tied {
+        let reg = |k: usize| match inst.ops[k] {
+            OpValue::Reg(r) => Some(r),
+            OpValue::Imm(_) => None,
+        };
+        let outputs = (0..mc.len())
+            .filter(|&k| mc[k].operand.is_def() && !mc[k].operand.early_clobber());
+        let inputs = || (0..mc.len()).filter(|&k| !is_written(&mc, &mc[k]));
+        let pair = outputs
+            .flat_map(|d| inputs().map(move |s| (d, s)))
+            .find_map(|(d, s)| {
+                let (rd, rs) = (reg(d)?, reg(s)?);
+                let (cd, cs) = (mc[d].ty.class()?, mc[s].ty.class()?);
+                if cs.contains(rd) {
+                    Some((s, OpValue::Reg(rd)))
+                } else if cd.contains(rs) {
+                    Some((d, OpValue::Reg(rs)))
+                } else {
+                    None
+                }
+            });
+        let (k, v) = pair.ok_or_else(|| {
+            EncodeError::Unsupported(
+                "no written register operand can also be read (no explicit chain)".into(),
+            )
+        })?;
+        inst.ops[k] = v;
+    }
+    Ok(vec![inst; copies.max(1)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::target;
+    use crate::isa::{Arch, Isa};
+
+    fn form(arch: Arch, name: &str) -> Instr {
+        Isa::get(arch).instr(name).unwrap()
+    }
+
+    /// Every copy writes registers no other copy touches, and reads only
+    /// registers no copy writes.
+    fn independent(t: &dyn Target, body: &[Inst]) {
+        let writes: Vec<Vec<Reg>> = body.iter().map(written).collect();
+        for (i, inst) in body.iter().enumerate() {
+            // Each operand once (a tied input repeats its output).
+            let names: Vec<Reg> = inst
+                .form
+                .mc_operands()
+                .iter()
+                .zip(&inst.ops)
+                .filter(|(m, _)| m.operand.is_def() || m.operand.tied_to().is_none())
+                .filter_map(|(_, v)| match v {
+                    OpValue::Reg(r) => Some(*r),
+                    OpValue::Imm(_) => None,
+                })
+                .collect();
+            for (a, ra) in names.iter().enumerate() {
+                for rb in &names[a + 1..] {
+                    assert!(!t.aliases(*ra, *rb), "{ra:?} twice in copy {i}: {inst:?}");
+                }
+            }
+            for (j, other) in body.iter().enumerate().filter(|(j, _)| *j != i) {
+                for w in writes[i]
+                    .iter()
+                    .filter(|w| !inst.form.implicit_defs().any(|d| d == **w))
+                {
+                    assert!(
+                        !named(other).any(|r| t.aliases(r, *w)),
+                        "copy {j} touches {w:?}, written by copy {i}: {body:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn throughput_bodies_are_independent_copies() {
+        for (arch, name) in [
+            (Arch::X86_64, "ADD64rr"),
+            (Arch::X86_64, "VFMADD231PDZr"),
+            (Arch::X86_64, "VPADDDYrr"),
+            (Arch::X86_64, "IMUL64rri32"),
+            (Arch::Aarch64, "ADDXrs"),
+            (Arch::Aarch64, "FMLA_ZPmZZ_D"),
+            (Arch::Riscv64, "ADD"),
+            (Arch::Riscv64, "VADD_VV"),
+        ] {
+            let t = target(arch);
+            let body = throughput(t, form(arch, name), COPIES).unwrap();
+            assert_eq!(body.len(), COPIES, "{name}: registers for all copies");
+            independent(t, &body);
+            // Read-only operands are shared: the second source of every
+            // copy of ADD64rr is one register.
+            if name == "ADD64rr" {
+                assert!(body.iter().all(|i| i.ops[2] == body[0].ops[2]));
+            }
+        }
+    }
+
+    #[test]
+    fn throughput_bodies_shrink_when_registers_run_out() {
+        // 32 AVX-512 registers, 3 written per copy of nothing … the
+        // two-address SSE form writes one of 16 registers and reads one.
+        let t = target(Arch::X86_64);
+        let body = throughput(t, form(Arch::X86_64, "ADDPDrr"), 40).unwrap();
+        assert!(body.len() < 40 && body.len() >= 12, "{}", body.len());
+        independent(t, &body);
+    }
+
+    #[test]
+    fn latency_bodies_chain_through_one_register() {
+        for (arch, name) in [
+            (Arch::X86_64, "ADD64rr"),
+            (Arch::X86_64, "VADDPDYrr"),
+            (Arch::X86_64, "IMUL64rri32"),
+            (Arch::Aarch64, "MADDXrrr"),
+            (Arch::Riscv64, "MUL"),
+        ] {
+            let t = target(arch);
+            let body = latency(t, form(arch, name), 4).unwrap();
+            let w = written(&body[0]);
+            assert!(
+                named(&body[1])
+                    .zip(body[1].form.mc_operands())
+                    .any(|(r, m)| !m.operand.is_def() && w.contains(&r)),
+                "{name}: the second copy reads nothing the first wrote: {body:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn forms_that_must_not_run_say_why() {
+        let cases = [
+            (Arch::X86_64, "SYSCALL", "control flow"),
+            (Arch::X86_64, "PUSH64r", "stack"),
+            (Arch::X86_64, "DIV64r", "divide"),
+            (Arch::X86_64, "HLT", "privileged"),
+            (Arch::X86_64, "CPUID", ""),
+            (Arch::Aarch64, "SVC", "exception"),
+            (Arch::Aarch64, "LDRXui", "memory"),
+            (Arch::Aarch64, "AUTIA", "authenticates"),
+            (Arch::Aarch64, "ADDXrs", ""),
+            (Arch::Riscv64, "LD", "memory"),
+            (Arch::Riscv64, "ECALL", "trap"),
+            (Arch::Riscv64, "C_ADDI16SP", "stack pointer"),
+            (Arch::Riscv64, "VADD_VV", ""),
+        ];
+        for (arch, name, want) in cases {
+            let got = skip_reason(target(arch), form(arch, name));
+            match (want, &got) {
+                ("", None) => {}
+                ("", Some(why)) => panic!("{name} is skipped: {why}"),
+                (w, Some(why)) => assert!(why.contains(w), "{name}: {why}"),
+                (w, None) => panic!("{name} runs, expected a reason with `{w}`"),
+            }
+        }
+    }
+}
