@@ -6,7 +6,9 @@
 //! show them), [`arch`] (the per-arch encoders, printers and decode checks
 //! behind one trait), [`selfcheck`] (proving them on every form),
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
-//! executables).
+//! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
+//! (running them in forked children), [`runcheck`] (every form's kernels
+//! run once).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -19,4 +21,5 @@ pub mod inspect;
 pub mod isa;
 pub mod kernel;
 pub mod measure;
+pub mod runcheck;
 pub mod selfcheck;

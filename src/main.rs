@@ -115,6 +115,33 @@ enum Command {
         #[arg(long)]
         examples: bool,
     },
+    /// Run every form's kernels once, untimed: the throughput kernel (up to
+    /// 12 independent copies) and the latency kernel (a chain), each
+    /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
+    /// measure runs, on hardware and under qemu-user.
+    ///
+    /// Runs this machine's arch. Outcomes: ran; fault (the kernel and the
+    /// signal: SIGILL for an instruction this CPU or emulator lacks);
+    /// build-error (encoder or decode check); skipped (with the reason:
+    /// memory operand, control flow, privileged …). Exits 0 unless winic
+    /// itself fails; scripts/run-check.sh judges the counts.
+    Runcheck {
+        /// Regular expression on the LLVM name and the mnemonic, as for
+        /// `winic list` (default: every real form).
+        #[arg(long, value_name = "REGEX")]
+        filter: Option<String>,
+        /// One line per form (name, outcome, details; tab-separated)
+        /// before the summary.
+        #[arg(long, conflicts_with = "json")]
+        list: bool,
+        /// One JSON object: the summary and every row ({llvmName,
+        /// outcome, ...}).
+        #[arg(long)]
+        json: bool,
+        /// Seconds a kernel may run before it is killed as hanging.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: u64,
+    },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
     ///
     /// The kernel is the function winic measures (prologue, initial values,
@@ -304,6 +331,43 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )));
             }
         }
+        Command::Runcheck {
+            filter,
+            list,
+            json,
+            timeout,
+        } => {
+            let arch = arch_or_host(None)?;
+            let forms = inspect::select(&ListQuery {
+                arch,
+                filter: filter.as_deref(),
+                all: false,
+            })?;
+            if forms.is_empty() {
+                return Err(Error::BadInput(format!(
+                    "--filter '{}' matches no real {arch} form (try `winic list --filter`)",
+                    filter.unwrap_or_default()
+                )));
+            }
+            let (rows, summary) = winic::runcheck::run(
+                arch::target(arch),
+                &forms,
+                run::default_cpu(),
+                std::time::Duration::from_secs(timeout),
+                eta_progress(format!("runcheck {arch}")),
+            );
+            if json {
+                let v = serde_json::json!({ "summary": summary, "rows": rows });
+                writeln!(out, "{v}").map_err(io)?;
+            } else {
+                if list {
+                    for r in &rows {
+                        writeln!(out, "{}", winic::runcheck::row_line(r)).map_err(io)?;
+                    }
+                }
+                write!(out, "{}", summary.render()).map_err(io)?;
+            }
+        }
         Command::Emit {
             arch,
             form,
@@ -365,6 +429,35 @@ fn progress(arch: Arch) -> impl FnMut(usize, usize) {
             if done == total {
                 eprint!("\r\x1b[K");
             }
+        }
+    }
+}
+
+/// A progress display for long runs on standard error: on a terminal one
+/// line rewritten in place (done/total, percent, elapsed, ETA, the current
+/// form); otherwise a plain line at every tenth.
+fn eta_progress(label: String) -> impl FnMut(usize, usize, &str) {
+    let tty = std::io::stderr().is_terminal();
+    let start = std::time::Instant::now();
+    let mut last_tenth = 0;
+    move |done, total, name| {
+        let secs = start.elapsed().as_secs_f64();
+        let eta = secs / done.max(1) as f64 * (total - done) as f64;
+        let clock = |s: f64| format!("{}:{:02}", s as u64 / 60, s as u64 % 60);
+        let line = format!(
+            "{label}: {done}/{total} ({:.0}%), {} elapsed, ETA {}",
+            100.0 * done as f64 / total.max(1) as f64,
+            clock(secs),
+            clock(eta)
+        );
+        if tty {
+            eprint!("\r\x1b[K{line}  {name}");
+            if done == total {
+                eprint!("\r\x1b[K");
+            }
+        } else if done * 10 / total.max(1) > last_tenth {
+            last_tenth = done * 10 / total.max(1);
+            eprintln!("{line}");
         }
     }
 }

@@ -76,6 +76,8 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
             "changes the thread's FS/GS base (thread-local storage)"
         }
         Mnemonic::Wrpkru => "changes the memory protection keys",
+        Mnemonic::Clzero => "clears the cache line at the address in RAX",
+        Mnemonic::Monitorx | Mnemonic::Mwaitx => "monitors the address in RAX",
         Mnemonic::Xgetbv => "ECX selects the register: faults unless it holds a valid index",
         Mnemonic::Xend => "faults outside a transaction",
         Mnemonic::Incsspd | Mnemonic::Incsspq | Mnemonic::Rstorssp | Mnemonic::Setssbsy => {
