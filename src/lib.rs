@@ -23,3 +23,16 @@ pub mod kernel;
 pub mod measure;
 pub mod runcheck;
 pub mod selfcheck;
+
+/// The stride of the whole-table sweeps in unit tests: every form on the
+/// host, every fifth under emulation (`WINIC_EMULATED`, set by
+/// scripts/test-cross.sh), where the same sweeps of another arch's tables
+/// would take most of CI's time and prove nothing the host run did not.
+#[cfg(test)]
+pub(crate) fn test_stride() -> usize {
+    if std::env::var_os("WINIC_EMULATED").is_some() {
+        5
+    } else {
+        1
+    }
+}

