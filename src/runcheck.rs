@@ -242,7 +242,12 @@ mod tests {
             Arch::Aarch64 => "SVC",
             Arch::Riscv64 => "ECALL",
         };
-        let got = check(t, isa.instr(skipped).unwrap(), None, Duration::from_secs(30));
+        let got = check(
+            t,
+            isa.instr(skipped).unwrap(),
+            None,
+            Duration::from_secs(30),
+        );
         assert!(matches!(got, Outcome::Skipped { .. }), "{got:?}");
     }
 

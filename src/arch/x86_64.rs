@@ -409,7 +409,11 @@ fn is_high_byte(r: Reg) -> bool {
 /// Whether `a` and `b` are the same vector register at different widths
 /// (`xmm3`, `ymm3`, `zmm3`).
 fn same_vector(a: Reg, b: Reg) -> bool {
-    let vector = |r: Reg| ["XMM", "YMM", "ZMM"].iter().any(|p| r.name().starts_with(p));
+    let vector = |r: Reg| {
+        ["XMM", "YMM", "ZMM"]
+            .iter()
+            .any(|p| r.name().starts_with(p))
+    };
     vector(a) && vector(b) && a.encoding() == b.encoding()
 }
 

@@ -128,16 +128,16 @@ pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst
 pub fn latency(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, EncodeError> {
     let mut inst = t.instance(form, &implicit(form))?;
     let mc = form.mc_operands();
-    let tied = mc.iter().any(|m| {
-        !m.operand.is_def() && is_written(&mc, m) && matches!(m.ty.class(), Some(_))
-    });
+    let tied = mc
+        .iter()
+        .any(|m| !m.operand.is_def() && is_written(&mc, m) && m.ty.class().is_some());
     if !tied {
         let reg = |k: usize| match inst.ops[k] {
             OpValue::Reg(r) => Some(r),
             OpValue::Imm(_) => None,
         };
-        let outputs = (0..mc.len())
-            .filter(|&k| mc[k].operand.is_def() && !mc[k].operand.early_clobber());
+        let outputs =
+            (0..mc.len()).filter(|&k| mc[k].operand.is_def() && !mc[k].operand.early_clobber());
         let inputs = || (0..mc.len()).filter(|&k| !is_written(&mc, &mc[k]));
         let pair = outputs
             .flat_map(|d| inputs().map(move |s| (d, s)))

@@ -9,7 +9,9 @@ use crate::isa::Instr;
 /// Record-name prefixes and why forms starting with them do not run.
 const RULES: &PrefixRules = &[
     (
-        &["SVC", "HVC", "SMC", "BRK", "HLT", "DCPS", "UDF", "ERET", "DRPS"],
+        &[
+            "SVC", "HVC", "SMC", "BRK", "HLT", "DCPS", "UDF", "ERET", "DRPS",
+        ],
         "generates or returns from an exception",
     ),
     (
@@ -26,7 +28,10 @@ const RULES: &PrefixRules = &[
         "authenticates a pointer the kernel never signed: a failed check faults (FEAT_FPAC)",
     ),
     (&["WFE", "WFI"], "waits for an event or an interrupt"),
-    (&["GCS"], "guarded control stack: needs a GCS the process does not have"),
+    (
+        &["GCS"],
+        "guarded control stack: needs a GCS the process does not have",
+    ),
 ];
 
 /// The reason `form` must not run in a kernel, or `None`.

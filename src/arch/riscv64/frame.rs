@@ -115,7 +115,11 @@ pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
         // the body runs in that state. Every register of a group
         // (LMUL 2, 4, 8) is set.
         let mut out = vec![
-            inst_of(A, "VSETVLI", &[t0, r("X0")?, OpValue::Imm(VTYPE_E32_M1_TA_MA)])?,
+            inst_of(
+                A,
+                "VSETVLI",
+                &[t0, r("X0")?, OpValue::Imm(VTYPE_E32_M1_TA_MA)],
+            )?,
             lui(t1, 0x40004)?,
         ];
         for v in parts {

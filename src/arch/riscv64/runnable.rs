@@ -8,7 +8,9 @@ use crate::isa::Instr;
 /// Record-name prefixes and why forms starting with them do not run.
 const RULES: &PrefixRules = &[
     (
-        &["ECALL", "EBREAK", "C_EBREAK", "SRET", "MRET", "DRET", "MNRET"],
+        &[
+            "ECALL", "EBREAK", "C_EBREAK", "SRET", "MRET", "DRET", "MNRET",
+        ],
         "traps or returns from a trap",
     ),
     (

@@ -15,7 +15,12 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         return Some("privileged (CPL 0 only)".into());
     }
     let mnemonic = code.mnemonic();
-    if info.may_require_cpl0() && !matches!(mnemonic, Mnemonic::Rdtsc | Mnemonic::Rdtscp | Mnemonic::Cpuid) {
+    if info.may_require_cpl0()
+        && !matches!(
+            mnemonic,
+            Mnemonic::Rdtsc | Mnemonic::Rdtscp | Mnemonic::Cpuid
+        )
+    {
         return Some(format!(
             "{mnemonic:?} may need CPL 0 (faults in user mode unless the OS enables it)"
         ));
