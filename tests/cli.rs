@@ -490,3 +490,24 @@ fn dumped_kernels_run_in_man_mode() {
     assert!(o.status.success(), "{}\n{text}", stderr(&o));
     assert!(stdout(&o).starts_with("kernel: "), "{}", stdout(&o));
 }
+
+#[test]
+fn runcheck_runs_the_kernels_of_the_forms_it_is_given() {
+    let arch = host_arch();
+    let form = host_form(arch);
+    let o = winic(&["runcheck", "--filter", &format!("^{form}$"), "--list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("{form}\tran\t12 copies"))),
+        "{out}"
+    );
+    assert!(out.contains(&format!("runcheck {arch}: 1 forms")), "{out}");
+    let o = winic(&["runcheck", "--filter", "^NO_SUCH_FORM$"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("matches no real"), "{}", stderr(&o));
+    let o = winic(&["runcheck", "--filter", "(", "--json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a valid regular expression"));
+}
