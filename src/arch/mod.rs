@@ -143,6 +143,23 @@ pub trait Target: Sync {
         a.overlaps(b)
     }
 
+    /// The registers machine operand `k` of `inst` occupies: its register,
+    /// or more where the form reads or writes a group from it (a RISC-V
+    /// widening form's destination is a register pair at LMUL 1).
+    fn operand_regs(&self, inst: &Inst, k: usize) -> Vec<Reg> {
+        match inst.ops[k] {
+            OpValue::Reg(r) => vec![r],
+            OpValue::Imm(_) => Vec::new(),
+        }
+    }
+
+    /// Whether output operand `k` (machine operand index) of `form` must
+    /// differ from every input: LLVM's `@earlyclobber`, plus what a target
+    /// knows beyond it.
+    fn early_clobber(&self, form: Instr, k: usize) -> bool {
+        form.mc_operands()[k].operand.early_clobber()
+    }
+
     /// Why a kernel must not run `form` even though it encodes (privileged,
     /// changes control flow or the stack, touches memory through register
     /// operands, needs state the kernel frame does not set up …), or

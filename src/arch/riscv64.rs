@@ -15,7 +15,7 @@ use super::{
     bits, reserved_table, template, Check, Dialect, EncodeError, Inst, Line, OpValue, Target,
 };
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Encoding, Instr, McOperand, Reg};
+use crate::isa::{Arch, Encoding, Instr, Isa, McOperand, Reg};
 use operands::{imm_choice, imm_field, print_imm, ImmKind};
 use std::sync::OnceLock;
 
@@ -130,7 +130,9 @@ impl Target for Riscv64 {
         for (k, m) in mc.iter().enumerate() {
             if partner(m).is_none() {
                 ops[k] = Some(match m.ty.kind() {
-                    OperandKind::Reg => OpValue::Reg(choose_reg(&form, m, &mut used)?),
+                    OperandKind::Reg => {
+                        OpValue::Reg(choose_reg(&form, m, wide(&form, m.name), &mut used)?)
+                    }
                     _ => OpValue::Imm(imm_choice(&form, m)?),
                 });
             }
@@ -145,6 +147,29 @@ impl Target for Riscv64 {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Inst { form, ops })
+    }
+
+    fn operand_regs(&self, inst: &Inst, k: usize) -> Vec<Reg> {
+        let OpValue::Reg(r) = inst.ops[k] else {
+            return Vec::new();
+        };
+        let mut out = vec![r];
+        if wide(&inst.form, inst.form.mc_operands()[k].name) {
+            out.extend(next_vector(r));
+        }
+        out
+    }
+
+    fn early_clobber(&self, form: Instr, k: usize) -> bool {
+        let m = form.mc_operands()[k];
+        // vsext/vzext read a narrower source group that must not overlap
+        // the destination (V specification, 5.2); LLVM states it outside
+        // the MC records (RVVConstraint = Vext).
+        m.operand.early_clobber()
+            || (m.name == "vd"
+                && ["VSEXT_", "VZEXT_"]
+                    .iter()
+                    .any(|p| form.name().starts_with(p)))
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {
@@ -219,7 +244,50 @@ fn bad(form: &Instr, msg: String) -> EncodeError {
 /// first member that is not reserved and overlaps nothing chosen before.
 /// Classes of reserved registers only (`SP`, `GPRX0`, `GPRX1`) take their
 /// first member: the form itself fixes it.
-fn choose_reg(form: &Instr, m: &McOperand, used: &mut Vec<Reg>) -> Result<Reg, EncodeError> {
+/// Whether operand `name` of `form` is a double-width vector operand: at
+/// LMUL 1 (winic's kernels run at e32, m1) a register pair that must start
+/// at an even register (V specification, 5.2). Widening forms (`vw…`,
+/// `vfw…`, not the reductions, whose result is one element) have a wide
+/// `vd`; forms whose last name part starts with W (`VWADD_WV`,
+/// `VNSRL_WI`, `VFNCVT_F_F_W`) a wide `vs2`.
+fn wide(form: &Instr, name: &str) -> bool {
+    let record = form.name();
+    let base = record.split('_').next().unwrap_or("");
+    let last = record.rsplit('_').next().unwrap_or("");
+    match name {
+        "vd" => (base.starts_with("VW") || base.starts_with("VFW")) && !base.contains("RED"),
+        "vs2" => base.starts_with('V') && last.starts_with('W') && record.contains('_'),
+        _ => false,
+    }
+}
+
+/// The vector register after `r` (v9 after v8).
+fn next_vector(r: Reg) -> Option<Reg> {
+    let vr = Isa::get(Arch::Riscv64).class("VR")?;
+    vr.members().find(|n| n.encoding() == r.encoding() + 1)
+}
+
+fn choose_reg(
+    form: &Instr,
+    m: &McOperand,
+    wide: bool,
+    used: &mut Vec<Reg>,
+) -> Result<Reg, EncodeError> {
+    if wide {
+        // An even register whose pair is free; both become used.
+        let class =
+            m.ty.class()
+                .ok_or_else(|| bad(form, format!("{} has no register class", m.name)))?;
+        let free = |r: &Reg| !used.iter().any(|u| u.overlaps(*r));
+        let pick = class
+            .members()
+            .filter(|r| r.encoding() % 2 == 0 && reserved_reason(*r).is_none() && free(r))
+            .find(|r| next_vector(*r).is_some_and(|n| free(&n)))
+            .ok_or_else(|| bad(form, format!("no free register pair in {}", class.name())))?;
+        used.push(pick);
+        used.extend(next_vector(pick));
+        return Ok(pick);
+    }
     let class =
         m.ty.class()
             .ok_or_else(|| bad(form, format!("{} has no register class", m.name)))?;

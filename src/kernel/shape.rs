@@ -137,20 +137,22 @@ pub fn latency(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, 
             OpValue::Imm(_) => None,
         };
         let outputs =
-            (0..mc.len()).filter(|&k| mc[k].operand.is_def() && !mc[k].operand.early_clobber());
+            (0..mc.len()).filter(|&k| mc[k].operand.is_def() && !t.early_clobber(form, k));
         let inputs = || (0..mc.len()).filter(|&k| !is_written(&mc, &mc[k]));
+        // The input takes the output's register, or the register of its
+        // class that overlaps it (AL for EAX); never the other way round,
+        // which could move an output onto a fixed input (RISC-V's v0 mask).
         let pair = outputs
             .flat_map(|d| inputs().map(move |s| (d, s)))
             .find_map(|(d, s)| {
-                let (rd, rs) = (reg(d)?, reg(s)?);
-                let (cd, cs) = (mc[d].ty.class()?, mc[s].ty.class()?);
-                if cs.contains(rd) {
-                    Some((s, OpValue::Reg(rd)))
-                } else if cd.contains(rs) {
-                    Some((d, OpValue::Reg(rs)))
-                } else {
-                    None
-                }
+                let rd = reg(d)?;
+                reg(s)?;
+                let cs = mc[s].ty.class()?;
+                let r = cs.members().find(|r| *r == rd).or_else(|| {
+                    cs.members()
+                        .find(|r| t.aliases(*r, rd) && t.reserved(*r).is_none())
+                })?;
+                Some((s, OpValue::Reg(r)))
             });
         let (k, v) = pair.ok_or_else(|| {
             EncodeError::Unsupported(
@@ -240,6 +242,37 @@ mod tests {
         let body = throughput(t, form(Arch::X86_64, "ADDPDrr"), 40).unwrap();
         assert!(body.len() < 40 && body.len() >= 12, "{}", body.len());
         independent(t, &body);
+    }
+
+    #[test]
+    fn riscv_wide_operands_are_even_pairs_that_overlap_nothing() {
+        let t = target(Arch::Riscv64);
+        for (name, wide) in [("VWADD_VV", 0), ("VNSRL_WV", 1), ("VFWCVT_F_F_V", 0)] {
+            let f = form(Arch::Riscv64, name);
+            let body = throughput(t, f, COPIES).unwrap();
+            assert!(body.len() >= 8, "{name}: {} copies", body.len());
+            let mut seen: Vec<Reg> = Vec::new();
+            for inst in &body {
+                let OpValue::Reg(r) = inst.ops[wide] else {
+                    panic!("{name}: operand {wide} is no register")
+                };
+                assert_eq!(r.encoding() % 2, 0, "{name}: odd wide operand {r:?}");
+                assert_eq!(t.operand_regs(inst, wide).len(), 2);
+                // Written registers of different copies never overlap.
+                for k in
+                    (0..inst.ops.len()).filter(|&k| inst.form.mc_operands()[k].operand.is_def())
+                {
+                    for r in t.operand_regs(inst, k) {
+                        assert!(!seen.contains(&r), "{name}: {r:?} written twice: {body:?}");
+                        seen.push(r);
+                    }
+                }
+            }
+        }
+        // vsext's destination must not overlap its source: no chain.
+        assert!(latency(t, form(Arch::Riscv64, "VSEXT_VF2"), 4).is_err());
+        // vid.v reads only the mask: no chain through v0.
+        assert!(latency(t, form(Arch::Riscv64, "VID_V"), 4).is_err());
     }
 
     #[test]
