@@ -90,7 +90,7 @@ pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst
     let first = t.instance(form, &implicit(form))?;
     let mc = form.mc_operands();
     let mut taken: Vec<Reg> = implicit(form);
-    taken.extend(named(&first));
+    taken.extend((0..mc.len()).flat_map(|k| t.operand_regs(&first, k)));
     let mut body = vec![first.clone()];
     while body.len() < copies {
         let Ok(mut next) = t.instance(form, &taken) else {
@@ -101,13 +101,9 @@ pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst
                 next.ops[k] = first.ops[k];
             }
         }
-        let fresh: Vec<Reg> = mc
-            .iter()
-            .zip(&next.ops)
-            .filter_map(|(m, v)| match v {
-                OpValue::Reg(r) if is_written(&mc, m) => Some(*r),
-                _ => None,
-            })
+        let fresh: Vec<Reg> = (0..mc.len())
+            .filter(|&k| is_written(&mc, &mc[k]))
+            .flat_map(|k| t.operand_regs(&next, k))
             .collect();
         if fresh
             .iter()
@@ -147,6 +143,11 @@ pub fn latency(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, 
             .find_map(|(d, s)| {
                 let rd = reg(d)?;
                 reg(s)?;
+                // Same width only (a RISC-V wide pair is no chain partner
+                // of a single register).
+                if t.operand_regs(&inst, d).len() != t.operand_regs(&inst, s).len() {
+                    return None;
+                }
                 let cs = mc[s].ty.class()?;
                 let r = cs.members().find(|r| *r == rd).or_else(|| {
                     cs.members()
@@ -258,7 +259,17 @@ mod tests {
                 };
                 assert_eq!(r.encoding() % 2, 0, "{name}: odd wide operand {r:?}");
                 assert_eq!(t.operand_regs(inst, wide).len(), 2);
-                // Written registers of different copies never overlap.
+                // Written registers never overlap another copy's or a
+                // shared read operand's registers.
+                for k in 0..inst.ops.len() {
+                    if !inst.form.mc_operands()[k].operand.is_def() {
+                        for r in t.operand_regs(inst, k) {
+                            if !seen.contains(&r) {
+                                seen.push(r);
+                            }
+                        }
+                    }
+                }
                 for k in
                     (0..inst.ops.len()).filter(|&k| inst.form.mc_operands()[k].operand.is_def())
                 {
