@@ -70,6 +70,7 @@ pub fn written(inst: &Inst) -> Vec<Reg> {
 }
 
 /// Registers `inst` names explicitly.
+#[cfg(test)]
 fn named(inst: &Inst) -> impl Iterator<Item = Reg> + '_ {
     inst.ops.iter().filter_map(|v| match v {
         OpValue::Reg(r) => Some(*r),
