@@ -23,6 +23,7 @@ const RULES: &PrefixRules = &[
         "accesses a CSR chosen by an operand: most CSRs need a higher privilege level",
     ),
     (&["CBO_"], "cache-block operation on the address in rs1"),
+    (&["UNIMP"], "defined as an illegal instruction"),
     (
         &["VSEXT_VF8", "VZEXT_VF8"],
         "reserved at the kernel's e32 (a 4-bit source); needs e64, a vector state the frame \
