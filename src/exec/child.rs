@@ -69,7 +69,7 @@ pub fn in_child(
         }
         ForkResult::Parent { child } => {
             drop(tx);
-            let got = read_until(&rx, deadline);
+            let got = read_until(&rx, deadline, false);
             drop(rx);
             let timed_out = matches!(got, Err(ChildError::Timeout(_)));
             if timed_out {
@@ -88,35 +88,169 @@ pub fn in_child(
     }
 }
 
-fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
-    // A faulting kernel is a result, not a crash worth a core file (qemu-user
-    // would write one per fault into the working directory).
-    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
-    if let Some(cpu) = cpu {
-        let mut set = CpuSet::new();
-        if set.set(cpu).is_err() || sched_setaffinity(Pid::from_raw(0), &set).is_err() {
-            return 101;
+/// The child's end of [`in_child_stream`]: sends one record at a time, so
+/// the parent keeps everything sent before a fault.
+pub struct Records {
+    tx: OwnedFd,
+}
+
+impl Records {
+    /// Sends `values` as one record; `false` when the parent is gone.
+    pub fn send(&mut self, values: &[f64]) -> bool {
+        write_all(&self.tx, &encode(values))
+    }
+}
+
+/// Runs `work` in a forked child pinned to `cpu` (if given), which sends
+/// records as it goes ([`Records::send`]). Returns every complete record
+/// received and, if the child did not end cleanly, why: a signal, an exit
+/// status, garbage, or `idle` passing without a record (then it is killed).
+/// The child is always reaped.
+pub fn in_child_stream(
+    cpu: Option<usize>,
+    idle: Duration,
+    work: impl FnOnce(&mut Records),
+) -> (Vec<Vec<f64>>, Option<ChildError>) {
+    let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
+    let (rx, tx) = match pipe2(OFlag::O_CLOEXEC) {
+        Ok(p) => p,
+        Err(e) => return (Vec::new(), Some(sys("pipe", e))),
+    };
+    // SAFETY: as for `in_child`: the child pins itself, runs `work`,
+    // writes to the pipe and calls `_exit`.
+    match unsafe { fork() } {
+        Err(e) => (Vec::new(), Some(sys("fork", e))),
+        Ok(ForkResult::Child) => {
+            drop(rx);
+            let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+            let status = match pin(cpu) {
+                Ok(()) => {
+                    work(&mut Records { tx });
+                    0
+                }
+                Err(code) => code,
+            };
+            // SAFETY: see `in_child`.
+            unsafe { libc::_exit(status) }
+        }
+        Ok(ForkResult::Parent { child }) => {
+            drop(tx);
+            let mut records = Vec::new();
+            let mut buf = Vec::new();
+            let mut problem = None;
+            loop {
+                match read_until(&rx, idle, true) {
+                    Ok(chunk) if chunk.is_empty() => break,
+                    Ok(chunk) => {
+                        buf.extend_from_slice(&chunk);
+                        match split_records(&mut buf) {
+                            Ok(mut got) => records.append(&mut got),
+                            Err(e) => {
+                                problem = Some(e);
+                                let _ = kill(child, Signal::SIGKILL);
+                                break;
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        if matches!(e, ChildError::Timeout(_)) {
+                            let _ = kill(child, Signal::SIGKILL);
+                        }
+                        problem = Some(e);
+                        break;
+                    }
+                }
+            }
+            drop(rx);
+            let status = match reap(child) {
+                Ok(s) => s,
+                Err(e) => return (records, Some(e)),
+            };
+            let fate = match status {
+                _ if problem.is_some() => problem,
+                WaitStatus::Signaled(_, sig, _) => Some(ChildError::Signal(sig.as_str().to_string())),
+                WaitStatus::Exited(_, code) if code != 0 => Some(ChildError::Exit(code)),
+                _ if !buf.is_empty() => Some(ChildError::Garbage(format!(
+                    "{} bytes of an incomplete record",
+                    buf.len()
+                ))),
+                _ => None,
+            };
+            (records, fate)
         }
     }
-    let values = work();
+}
+
+/// Takes every complete record off the front of `buf`.
+fn split_records(buf: &mut Vec<u8>) -> Result<Vec<Vec<f64>>, ChildError> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while buf.len() - at >= 8 {
+        let n = u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
+        if n > 1 << 20 {
+            return Err(ChildError::Garbage(format!("a record of {n} values")));
+        }
+        let end = at + 8 + 8 * n as usize;
+        if buf.len() < end {
+            break;
+        }
+        out.push(decode(&buf[at..end])?);
+        at = end;
+    }
+    buf.drain(..at);
+    Ok(out)
+}
+
+fn encode(values: &[f64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(8 + 8 * values.len());
     out.extend_from_slice(&(values.len() as u64).to_le_bytes());
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    let mut rest = &out[..];
-    while !rest.is_empty() {
-        match nix::unistd::write(&tx, rest) {
-            Ok(n) => rest = &rest[n..],
-            Err(Errno::EINTR) => {}
-            Err(_) => return 102,
-        }
-    }
-    0
+    out
 }
 
-/// Reads the pipe until the child closes it or the deadline passes.
-fn read_until(rx: &OwnedFd, deadline: Duration) -> Result<Vec<u8>, ChildError> {
+fn write_all(tx: &OwnedFd, mut rest: &[u8]) -> bool {
+    while !rest.is_empty() {
+        match nix::unistd::write(tx, rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(Errno::EINTR) => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// Pins the calling process to `cpu`; the child's exit status 101 when
+/// that fails.
+fn pin(cpu: Option<usize>) -> Result<(), i32> {
+    if let Some(cpu) = cpu {
+        let mut set = CpuSet::new();
+        if set.set(cpu).is_err() || sched_setaffinity(Pid::from_raw(0), &set).is_err() {
+            return Err(101);
+        }
+    }
+    Ok(())
+}
+
+fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
+    // A faulting kernel is a result, not a crash worth a core file (qemu-user
+    // would write one per fault into the working directory).
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    if let Err(code) = pin(cpu) {
+        return code;
+    }
+    let values = work();
+    if write_all(&tx, &encode(&values)) {
+        0
+    } else {
+        102
+    }
+}
+
+/// Reads the pipe until the child closes it or the deadline passes; with
+/// `first_chunk`, returns as soon as anything was read (empty: closed).
+fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec<u8>, ChildError> {
     let end = Instant::now() + deadline;
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
@@ -135,7 +269,12 @@ fn read_until(rx: &OwnedFd, deadline: Duration) -> Result<Vec<u8>, ChildError> {
         }
         match nix::unistd::read(rx, &mut buf) {
             Ok(0) => return Ok(got),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Ok(n) => {
+                got.extend_from_slice(&buf[..n]);
+                if first_chunk {
+                    return Ok(got);
+                }
+            }
             Err(Errno::EINTR | Errno::EAGAIN) => {}
             Err(e) => return Err(ChildError::System(format!("read: {e}"))),
         }
@@ -216,6 +355,36 @@ mod tests {
         let mut msg = 2u64.to_le_bytes().to_vec();
         msg.extend_from_slice(&1.0f64.to_le_bytes());
         assert!(matches!(decode(&msg), Err(ChildError::Garbage(_))));
+    }
+
+    #[test]
+    fn streamed_records_survive_a_fault() {
+        let (got, fate) = in_child_stream(Some(0), SHORT, |r| {
+            assert!(r.send(&[1.0, 2.0]));
+            assert!(r.send(&[]));
+            assert!(r.send(&[3.0]));
+            // SAFETY: a deliberate fault (see `a_fault_is_a_value`).
+            unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
+        });
+        assert_eq!(got, vec![vec![1.0, 2.0], vec![], vec![3.0]]);
+        assert_eq!(fate, Some(ChildError::Signal("SIGSEGV".into())));
+        let (got, fate) = in_child_stream(None, SHORT, |r| {
+            r.send(&[5.0]);
+        });
+        assert_eq!((got, fate), (vec![vec![5.0]], None));
+    }
+
+    #[test]
+    fn a_silent_stream_is_killed_after_the_idle_time() {
+        let idle = Duration::from_millis(300);
+        let (got, fate) = in_child_stream(None, idle, |r| {
+            r.send(&[1.0]);
+            loop {
+                std::hint::spin_loop();
+            }
+        });
+        assert_eq!(got, vec![vec![1.0]]);
+        assert_eq!(fate, Some(ChildError::Timeout(idle)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 mod child;
 pub mod run;
 
-pub use child::{in_child, ChildError};
+pub use child::{in_child, in_child_stream, ChildError, Records};
 
 use memmap2::MmapMut;
 use std::io;
