@@ -308,3 +308,133 @@ pub fn function_cost(
         timing,
     })
 }
+
+/// Forms measured between two calibrations of the clock in a batch.
+const CALIBRATE_EVERY: usize = 16;
+
+/// Marks a calibration record in a batch child's stream.
+const CALIBRATION: f64 = -1.0;
+
+/// Measures the bodies `0..n` one after the other in as few children as
+/// possible: each child calibrates the clock (with `-f auto`) once per
+/// [`CALIBRATE_EVERY`] bodies instead of once per body, builds each pair of
+/// kernels (`make(i)`: the body once and twice) itself, and streams every
+/// result. When a kernel kills its child, that body gets the fault and a
+/// new child goes on with the next one. `done(i, cost)` is called once
+/// per body, in order.
+pub fn batch_costs(
+    t: &dyn Target,
+    n: usize,
+    make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+    opts: &Options,
+    done: &mut dyn FnMut(usize, Result<Cost, RunError>),
+) {
+    let cal = match calibration(t, opts) {
+        Ok(c) => c,
+        Err(e) => {
+            for i in 0..n {
+                done(i, Err(e.clone()));
+            }
+            return;
+        }
+    };
+    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let plan = opts.plan;
+    let mut next = 0;
+    while next < n {
+        let start = next;
+        let (records, fate) = super::in_child_stream(opts.cpu, opts.deadline, |out| {
+            let calibrate = |out: &mut super::Records| out.send(&[CALIBRATION, ns_per_cycle(&plan, calf)]);
+            for i in start..n {
+                if (i - start) % CALIBRATE_EVERY == 0 && !calibrate(out) {
+                    return;
+                }
+                let mapped = make(i).ok().and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
+                let Some((k1, k2)) = mapped else {
+                    out.send(&[i as f64, 0.0]);
+                    continue;
+                };
+                // SAFETY: kernels built by `kernel`, running in the child.
+                let (f1, f2) = unsafe { (k1.entry(), k2.entry()) };
+                f1(1);
+                f2(1);
+                let a = measure::time(&plan, |n| timed(f1, n));
+                let b = measure::time(&plan, |n| timed(f2, n));
+                let mut rec = vec![i as f64, 1.0];
+                rec.extend(timing_values(&a));
+                rec.extend(timing_values(&b));
+                if !out.send(&rec) {
+                    return;
+                }
+            }
+            calibrate(out);
+        });
+        // Bodies wait for the calibration after them (the clock of a body
+        // is the mean of the calibrations around it).
+        let mut before: Option<f64> = None;
+        let mut waiting: Waiting = Vec::new();
+        let mut last = None;
+        type Waiting = Vec<(usize, Timing, Timing)>;
+        let finish = |waiting: &mut Waiting,
+                      b: Option<f64>,
+                      a: Option<f64>,
+                      done: &mut dyn FnMut(usize, Result<Cost, RunError>)| {
+            for (i, once, twice) in waiting.drain(..) {
+                let (b, a) = (b.or(a).unwrap_or(0.0), a.or(b).unwrap_or(0.0));
+                done(i, cost_of(opts, once, twice, b, a));
+            }
+        };
+        for r in &records {
+            match r.as_slice() {
+                [tag, ns] if *tag == CALIBRATION => {
+                    finish(&mut waiting, before, Some(*ns), done);
+                    before = Some(*ns);
+                }
+                [i, ok, rest @ ..] => {
+                    let i = *i as usize;
+                    last = Some(i);
+                    if *ok == 0.0 || rest.len() != 2 * TIMING_LEN {
+                        let why = match make(i) {
+                            Err(e) => RunError::Kernel(e),
+                            Ok(_) => RunError::Map("the child could not map the kernels".into()),
+                        };
+                        finish(&mut waiting, before, None, done);
+                        done(i, Err(why));
+                        continue;
+                    }
+                    waiting.push((
+                        i,
+                        timing_from(&rest[..TIMING_LEN]),
+                        timing_from(&rest[TIMING_LEN..]),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        finish(&mut waiting, before, None, done);
+        let after_last = last.map_or(start, |l| l + 1);
+        match fate {
+            None => next = n.max(after_last),
+            Some(e) => {
+                if after_last < n {
+                    done(after_last, Err(RunError::Child(e)));
+                }
+                next = after_last + 1;
+            }
+        }
+    }
+}
+
+/// The cost of a body from its timings and the calibrations around it.
+fn cost_of(opts: &Options, once: Timing, twice: Timing, before: f64, after: f64) -> Result<Cost, RunError> {
+    let (ghz, drift) = frequency(opts, before, after)?;
+    let ns = measure::unroll_difference(&once, &twice);
+    Ok(Cost {
+        ns,
+        cycles: measure::cycles(ns, ghz),
+        ghz,
+        clock_drift: drift,
+        once,
+        twice,
+    })
+}

@@ -468,3 +468,43 @@ fn runtime_figures() {
         100.0 * spreads.last().copied().unwrap_or(f64::NAN)
     );
 }
+
+/// A batch keeps going past faults: each faulting body gets its reason,
+/// the plain ones around them a cost, every body exactly once and in
+/// order.
+#[test]
+fn a_batch_measures_past_faults() {
+    let arch = host();
+    let t = target(arch);
+    let isa = crate::isa::Isa::get(arch);
+    let chain = vec![t.chain_add().unwrap(); 4];
+    let plain = build(t, &chain, 1).unwrap();
+    let plain2 = build(t, &chain, 2).unwrap();
+    let mut pairs: Vec<(Kernel, Kernel, Option<ChildError>)> =
+        vec![(plain.clone(), plain2.clone(), None)];
+    for (what, bytes, regs, want) in faulting_bodies() {
+        let regs: Vec<Reg> = regs.iter().map(|n| isa.register(n).unwrap()).collect();
+        let line = Line {
+            text: what.into(),
+            bytes,
+        };
+        let once = assemble(t, std::slice::from_ref(&line), &regs, 1).unwrap();
+        let twice = assemble(t, &[line], &regs, 2).unwrap();
+        pairs.push((once, twice, Some(want)));
+        pairs.push((plain.clone(), plain2.clone(), None));
+    }
+    let mut o = quick();
+    o.deadline = Duration::from_secs(1);
+    o.clock = Clock::Fixed(3.0);
+    let make = |i: usize| Ok((pairs[i].0.clone(), pairs[i].1.clone()));
+    let mut seen = Vec::new();
+    crate::exec::run::batch_costs(t, pairs.len(), &make, &o, &mut |i, got| {
+        match (&pairs[i].2, got) {
+            (None, Ok(c)) => assert!(c.cycles.is_finite(), "{i}: {c:?}"),
+            (Some(want), Err(RunError::Child(e))) => assert_eq!(&e, want, "{i}"),
+            (want, got) => panic!("{i}: expected {want:?}, got {got:?}"),
+        }
+        seen.push(i);
+    });
+    assert_eq!(seen, (0..pairs.len()).collect::<Vec<_>>());
+}
