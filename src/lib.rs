@@ -8,7 +8,7 @@
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
-//! run once).
+//! run once), [`tp`] (TP mode: throughput).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -22,7 +22,9 @@ pub mod isa;
 pub mod kernel;
 pub mod measure;
 pub mod runcheck;
+pub mod report;
 pub mod selfcheck;
+pub mod tp;
 
 /// The stride of the whole-table sweeps in unit tests: every form on the
 /// host, every fifth under emulation (`WINIC_EMULATED`, set by

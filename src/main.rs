@@ -115,6 +115,40 @@ enum Command {
         #[arg(long)]
         examples: bool,
     },
+    /// TP mode (as WINIC's TP): measure the throughput of instruction
+    /// forms of this machine, in cycles per instruction.
+    ///
+    /// Each form runs as up to 12 independent copies (fresh registers for
+    /// everything written, shared ones for what is only read), timed with
+    /// the body once and twice in a forked child that measures many forms
+    /// and calibrates the clock every 16 (-f auto). Forms that cannot run
+    /// (memory operands, control flow, privileged, missing features …)
+    /// are skipped with the reason; faults (SIGILL …) are recorded and the
+    /// run goes on. Results go to the report file
+    /// (report_TP_<timestamp>.txt in the current directory) as they come;
+    /// a summary of counts ends the run.
+    #[command(name = "TP")]
+    Tp {
+        /// Only these forms (LLVM names), e.g. -i ADD64rr IMUL64rr.
+        #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
+        instrs: Vec<String>,
+        /// Only forms whose LLVM name or mnemonic matches this regular
+        /// expression.
+        #[arg(long, value_name = "REGEX")]
+        filter: Option<String>,
+        /// Only forms with an LLVM opcode number at least N.
+        #[arg(long = "minOpcode", value_name = "N")]
+        min_opcode: Option<u32>,
+        /// Only forms with an LLVM opcode number at most N.
+        #[arg(long = "maxOpcode", value_name = "N")]
+        max_opcode: Option<u32>,
+        /// Write no report file.
+        #[arg(long = "noReport")]
+        no_report: bool,
+        /// Measure x87 forms too (skipped by default, as in WINIC).
+        #[arg(long = "x87FP")]
+        x87: bool,
+    },
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
     /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
@@ -331,6 +365,65 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )));
             }
         }
+        Command::Tp {
+            instrs,
+            filter,
+            min_opcode,
+            max_opcode,
+            no_report,
+            x87,
+        } => {
+            let arch = arch_or_host(None)?;
+            let forms = select_forms(arch, &instrs, filter.as_deref(), min_opcode, max_opcode)?;
+            let clock = clock_of(cli.frequency);
+            let opts = run::Options {
+                clock,
+                ..run::Options::default()
+            };
+            let mut report = if no_report {
+                None
+            } else {
+                let argv: Vec<String> = std::env::args().collect();
+                Some(winic::report::Report::create(
+                    std::path::Path::new("."),
+                    "TP",
+                    &[
+                        ("Timestamp", winic::report::timestamp()),
+                        ("Command", argv.join(" ")),
+                        ("Frequency", match clock {
+                            Clock::Auto => "auto (dependent adds, calibrated in every child every 16 forms)".into(),
+                            Clock::Fixed(g) => format!("{g} GHz (given)"),
+                        }),
+                        ("Arch", format!("{arch} ({})", winic::report::cpu_name())),
+                        ("Mode", "Throughput".into()),
+                        ("Forms", forms.len().to_string()),
+                    ],
+                )?)
+            };
+            let start = std::time::Instant::now();
+            let mut report_error = None;
+            let rows = winic::tp::run(
+                arch::target(arch),
+                &forms,
+                &opts,
+                x87,
+                &mut eta_progress(format!("TP {arch}")),
+                &mut |row| {
+                    if let Some(r) = report.as_mut() {
+                        if let Err(e) = r.tp_row(row) {
+                            report_error.get_or_insert(e);
+                        }
+                    }
+                },
+            );
+            if let Some(e) = report_error {
+                return Err(e);
+            }
+            write!(out, "{}", winic::tp::summary(&rows, start.elapsed())).map_err(io)?;
+            if let Some(r) = &report {
+                eprintln!("report: {}", r.path().display());
+            }
+        }
         Command::Runcheck {
             filter,
             list,
@@ -400,6 +493,44 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The real forms of `arch` a mode runs on: all, or those named with `-i`
+/// (each must exist), narrowed by `--filter` and the opcode range.
+fn select_forms(
+    arch: Arch,
+    names: &[String],
+    filter: Option<&str>,
+    min_opcode: Option<u32>,
+    max_opcode: Option<u32>,
+) -> Result<Vec<winic::isa::Instr>, Error> {
+    let mut forms = inspect::select(&ListQuery {
+        arch,
+        filter,
+        all: false,
+    })?;
+    if !names.is_empty() {
+        let mut named = Vec::new();
+        for n in names {
+            named.push(inspect::find(arch, n)?);
+        }
+        forms.retain(|f| named.iter().any(|n| n.opcode() == f.opcode()));
+        if forms.is_empty() {
+            return Err(Error::BadInput(format!(
+                "none of {} is a real {arch} form that --filter accepts",
+                names.join(", ")
+            )));
+        }
+    }
+    forms.retain(|f| {
+        min_opcode.is_none_or(|m| f.opcode() >= m) && max_opcode.is_none_or(|m| f.opcode() <= m)
+    });
+    if forms.is_empty() {
+        return Err(Error::BadInput(format!(
+            "no real {arch} form is selected (check --filter, --minOpcode and --maxOpcode; `winic list` shows the forms)"
+        )));
+    }
+    Ok(forms)
 }
 
 /// Writes `text` as `DIR/NAME.s` (creating DIR), atomically: a crash never

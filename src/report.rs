@@ -1,0 +1,175 @@
+//! Report files as WINIC writes them (`report_TP_<timestamp>.txt`): a
+//! header (timestamp, command, frequency, arch, mode), then one block per
+//! form with its value or the reason it has none, the kernel body, the raw
+//! timings and any warning. Written line by line and flushed per form, so
+//! a run killed at any moment keeps every finished block.
+
+use crate::error::Error;
+use crate::tp::{Outcome, Row};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// An open report.
+pub struct Report {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+/// `YYYY-MM-DD_HH-MM-SS` (UTC) of the current time, as in WINIC's report
+/// names.
+pub fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}_{:02}-{:02}-{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The CPU's model name from `/proc/cpuinfo` (`model name`, or `uarch` /
+/// `isa` lines where the kernel gives no name), or "unknown".
+pub fn cpu_name() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    ["model name", "uarch", "CPU part", "isa"]
+        .iter()
+        .find_map(|key| {
+            info.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+impl Report {
+    /// Creates `dir/report_<mode>_<timestamp>.txt` with the header lines.
+    pub fn create(dir: &Path, mode: &str, header: &[(&str, String)]) -> Result<Report, Error> {
+        let path = dir.join(format!("report_{mode}_{}.txt", timestamp()));
+        let file = File::create(&path)
+            .map_err(|e| Error::Io(format!("creating the report {}", path.display()), e))?;
+        let mut r = Report {
+            path,
+            out: BufWriter::new(file),
+        };
+        let mut text = String::new();
+        for (k, v) in header {
+            text.push_str(&format!("{k}: {v}\n"));
+        }
+        r.write(&text)?;
+        Ok(r)
+    }
+
+    /// Where the report is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), Error> {
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(|e| Error::Io(format!("writing the report {}", self.path.display()), e))
+    }
+
+    /// Appends the block of one TP row.
+    pub fn tp_row(&mut self, row: &Row) -> Result<(), Error> {
+        let text = tp_block(row);
+        self.write(&text)
+    }
+}
+
+/// The report block of one TP row.
+pub fn tp_block(row: &Row) -> String {
+    let name = row.form.name();
+    let mut s = format!("-----{name}-----\n");
+    match &row.outcome {
+        Outcome::Measured(m) => {
+            let c = &m.cost;
+            let low = if m.implicit_dependency.is_empty() {
+                format!("{:.3}", m.cycles)
+            } else {
+                "?".to_string()
+            };
+            s.push_str(&format!("\t{name} [{low};{:.3}]\n", m.cycles));
+            s.push_str(&format!("\tkernel: {} independent copies\n", m.copies));
+            for l in &m.body {
+                s.push_str(&format!("\t\t{l}\n"));
+            }
+            s.push_str(&format!(
+                "\ttimings: body once {:.3} ns/iteration ({} iterations, spread {:.1}%), twice {:.3} ns/iteration ({} iterations, spread {:.1}%); difference {:.3} ns = {:.3} cycles at {:.3} GHz (clock drift {:.1}%)\n",
+                c.once.ns_per_iter,
+                c.once.iterations,
+                100.0 * c.once.spread,
+                c.twice.ns_per_iter,
+                c.twice.iterations,
+                100.0 * c.twice.spread,
+                c.ns,
+                c.cycles,
+                c.ghz,
+                100.0 * c.clock_drift
+            ));
+            if c.noisy() {
+                s.push_str("\twarning: repetitions disagreed beyond the spread limit, or the clock moved by more than 5%\n");
+            }
+            if !m.implicit_dependency.is_empty() {
+                let regs: Vec<String> =
+                    m.implicit_dependency.iter().map(|r| r.asm_name()).collect();
+                s.push_str(&format!(
+                    "\twarning: reads and writes {} implicitly, so its copies depend on each other: the value is an upper bound (no helper breaks the dependency yet)\n",
+                    regs.join(", ")
+                ));
+            }
+        }
+        Outcome::Skipped(why) => s.push_str(&format!("\t{name} [SKIPPED: {why}]\n")),
+        Outcome::BuildError(why) => s.push_str(&format!("\t{name} [NO KERNEL: {why}]\n")),
+        Outcome::Failed(why) => s.push_str(&format!("\t{name} [FAILED: {why}]\n")),
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_look_like_winic_s() {
+        let t = timestamp();
+        assert_eq!(t.len(), 19, "{t}");
+        assert_eq!(&t[4..5], "-");
+        assert_eq!(&t[10..11], "_");
+        let year: i32 = t[..4].parse().unwrap();
+        assert!((2024..2200).contains(&year), "{t}");
+    }
+
+    #[test]
+    fn skipped_rows_name_their_reason() {
+        let form = crate::isa::Isa::get(crate::isa::Arch::X86_64)
+            .instr("SYSCALL")
+            .unwrap();
+        let row = Row {
+            form,
+            outcome: Outcome::Skipped("changes control flow".into()),
+        };
+        assert_eq!(
+            tp_block(&row),
+            "-----SYSCALL-----\n\tSYSCALL [SKIPPED: changes control flow]\n\n"
+        );
+    }
+}

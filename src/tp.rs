@@ -1,0 +1,239 @@
+//! TP mode: the throughput of instruction forms, in cycles per instruction.
+//! Each form's throughput body (up to 12 independent copies,
+//! [`shape::throughput`]) is timed once and twice in a batch child
+//! ([`batch_costs`]); the unroll difference over the copies is the value.
+
+use crate::arch::Target;
+use crate::exec::run::{batch_costs, Cost, Options};
+use crate::isa::{Instr, Reg};
+use crate::kernel::{self, shape};
+
+/// What TP found for one form.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Measured.
+    Measured(Measured),
+    /// Not measured, on purpose, with the reason.
+    Skipped(String),
+    /// No kernel could be built (encoder or decode check), with the reason.
+    BuildError(String),
+    /// The kernel faulted, hung or the child failed, with the reason.
+    Failed(String),
+}
+
+/// A measured throughput.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Cycles per instruction (the reciprocal throughput, as WINIC writes
+    /// it).
+    pub cycles: f64,
+    /// Independent copies in the body.
+    pub copies: usize,
+    /// The raw measurement of the whole body.
+    pub cost: Cost,
+    /// Registers the form both reads and writes implicitly (EFLAGS of
+    /// `adc`): its copies depend on each other through them, so the value
+    /// is an upper bound until a helper breaks the dependency.
+    pub implicit_dependency: Vec<Reg>,
+    /// The body, as assembly text, one instruction per line.
+    pub body: Vec<String>,
+}
+
+/// One form's result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The form.
+    pub form: Instr,
+    /// The outcome.
+    pub outcome: Outcome,
+}
+
+/// Whether `form` uses the x87 register stack (measured only with
+/// `--x87FP`, as in WINIC).
+pub fn is_x87(form: Instr) -> bool {
+    let x87_reg = |r: Reg| {
+        let n = r.name();
+        n.starts_with("FP") || n.starts_with("ST")
+    };
+    form.implicit_uses().chain(form.implicit_defs()).any(x87_reg)
+        || form
+            .operands()
+            .any(|o| o.ty().class().is_some_and(|c| c.name() == "RST" || c.name().starts_with("RFP")))
+}
+
+/// Registers `form` reads and writes implicitly.
+pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
+    let uses: Vec<Reg> = form.implicit_uses().collect();
+    let mut out: Vec<Reg> = Vec::new();
+    for d in form.implicit_defs() {
+        if uses.iter().any(|u| t.aliases(*u, d)) && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// Measures `forms`, calling `progress(done, total, name)` after each and
+/// `row(&Row)` with each result as soon as it exists (in the order of
+/// `forms`); returns all rows. `x87` measures x87 forms too.
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    x87: bool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    row: &mut dyn FnMut(&Row),
+) -> Vec<Row> {
+    let total = forms.len();
+    let mut rows: Vec<Option<Row>> = vec![None; total];
+    let mut bodies = Vec::new();
+    for (k, &form) in forms.iter().enumerate() {
+        let early = if !x87 && is_x87(form) {
+            Some(Outcome::Skipped("x87 form (give --x87FP to measure it)".into()))
+        } else if let Some(why) = shape::skip_reason(t, form) {
+            Some(Outcome::Skipped(why))
+        } else {
+            match shape::throughput(t, form, shape::COPIES)
+                .map_err(|e| e.to_string())
+                .and_then(|b| kernel::build(t, &b, 1).map(|_| b).map_err(|e| e.to_string()))
+            {
+                Ok(body) => {
+                    bodies.push((k, body));
+                    None
+                }
+                Err(why) => Some(Outcome::BuildError(why)),
+            }
+        };
+        if let Some(outcome) = early {
+            rows[k] = Some(Row { form, outcome });
+        }
+    }
+    // Report what is known in order, then measure the rest in a batch.
+    let mut emitted = 0;
+    let mut flush = |rows: &[Option<Row>], row: &mut dyn FnMut(&Row), progress: &mut dyn FnMut(usize, usize, &str)| {
+        while emitted < total {
+            let Some(r) = &rows[emitted] else { break };
+            row(r);
+            emitted += 1;
+            progress(emitted, total, r.form.name());
+        }
+    };
+    flush(&rows, row, progress);
+    let make = |i: usize| {
+        let body = &bodies[i].1;
+        Ok((kernel::build(t, body, 1)?, kernel::build(t, body, 2)?))
+    };
+    batch_costs(t, bodies.len(), &make, opts, &mut |i, got| {
+        let (k, body) = &bodies[i];
+        let form = forms[*k];
+        let outcome = match got {
+            Ok(cost) => Outcome::Measured(Measured {
+                cycles: cost.cycles / body.len() as f64,
+                copies: body.len(),
+                cost,
+                implicit_dependency: implicit_dependency(t, form),
+                body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+            }),
+            Err(e) => Outcome::Failed(e.to_string()),
+        };
+        rows[*k] = Some(Row { form, outcome });
+        flush(&rows, row, progress);
+    });
+    rows.into_iter().flatten().collect()
+}
+
+/// The counts of a run: measured (with an implicit dependency), skipped
+/// per reason, no kernel, failed per reason; the wall time and forms per
+/// second.
+pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
+    use std::collections::BTreeMap;
+    let (mut measured, mut bounded, mut noisy) = (0, 0, 0);
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut failed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut no_kernel = 0;
+    for r in rows {
+        match &r.outcome {
+            Outcome::Measured(m) => {
+                measured += 1;
+                bounded += usize::from(!m.implicit_dependency.is_empty());
+                noisy += usize::from(m.cost.noisy());
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Outcome::BuildError(_) => no_kernel += 1,
+            Outcome::Failed(why) => *failed.entry(why.clone()).or_default() += 1,
+        }
+    }
+    let secs = wall.as_secs_f64();
+    let mut s = format!(
+        "TP: {} forms in {secs:.1} s ({:.1} forms/s)\n  measured:   {measured} ({bounded} upper bounds through an implicit dependency, {noisy} noisy)\n",
+        rows.len(),
+        rows.len() as f64 / secs.max(1e-9)
+    );
+    s.push_str(&format!("  failed:     {}\n", failed.values().sum::<usize>()));
+    for (why, n) in &failed {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    s.push_str(&format!("  no kernel:  {no_kernel}\n"));
+    s.push_str(&format!("  skipped:    {}\n", skipped.values().sum::<usize>()));
+    let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (why, n) in by_count {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::target;
+    use crate::isa::{Arch, Isa};
+
+    #[test]
+    fn x87_and_implicit_dependencies_are_recognised() {
+        let isa = Isa::get(Arch::X86_64);
+        let t = target(Arch::X86_64);
+        let f = |n: &str| isa.instr(n).unwrap();
+        assert!(is_x87(f("ADD_FPrST0")));
+        assert!(!is_x87(f("ADD64rr")));
+        assert!(implicit_dependency(t, f("ADD64rr")).is_empty());
+        let adc: Vec<&str> = implicit_dependency(t, f("ADC64rr"))
+            .iter()
+            .map(|r| r.name())
+            .collect();
+        assert_eq!(adc, ["EFLAGS"]);
+    }
+
+    #[test]
+    fn every_form_gets_one_row_in_order() {
+        let Some(arch) = Arch::host() else { return };
+        let t = target(arch);
+        let isa = Isa::get(arch);
+        let names: &[&str] = match arch {
+            Arch::X86_64 => &["ADD64rr", "SYSCALL", "IMUL64rr", "ADD64rm"],
+            Arch::Aarch64 => &["ADDXrs", "SVC", "MADDXrrr", "LDRXui"],
+            Arch::Riscv64 => &["ADD", "ECALL", "MUL", "LD"],
+        };
+        let forms: Vec<Instr> = names.iter().map(|n| isa.instr(n).unwrap()).collect();
+        let mut opts = Options::default();
+        opts.plan.min_run = std::time::Duration::from_micros(500);
+        opts.plan.reps = 3;
+        let mut order = Vec::new();
+        let rows = run(t, &forms, &opts, false, &mut |_, _, _| {}, &mut |r| {
+            order.push(r.form.name())
+        });
+        assert_eq!(order, names);
+        assert_eq!(rows.len(), 4);
+        for (r, measured) in rows.iter().zip([true, false, true, false]) {
+            match (&r.outcome, measured) {
+                (Outcome::Measured(m), true) => {
+                    assert_eq!(m.copies, shape::COPIES);
+                    assert!(m.cycles.is_finite() && m.cycles > 0.0, "{m:?}");
+                    assert_eq!(m.body.len(), shape::COPIES);
+                }
+                (Outcome::Skipped(_), false) => {}
+                (o, _) => panic!("{}: {o:?}", r.form.name()),
+            }
+        }
+    }
+}
