@@ -8,12 +8,13 @@
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
-//! run once).
+//! run once), [`db`] (the results database in WINIC's YAML format).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 pub mod arch;
 pub mod asm;
+pub mod db;
 pub mod elf;
 pub mod error;
 pub mod exec;
