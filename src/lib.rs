@@ -8,12 +8,14 @@
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
-//! run once), [`tp`] (TP mode: throughput).
+//! run once), [`tp`] (TP mode: throughput), [`report`] (report files),
+//! [`db`] (the results database in WINIC's YAML format).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 pub mod arch;
 pub mod asm;
+pub mod db;
 pub mod elf;
 pub mod error;
 pub mod exec;
@@ -21,8 +23,8 @@ pub mod inspect;
 pub mod isa;
 pub mod kernel;
 pub mod measure;
-pub mod runcheck;
 pub mod report;
+pub mod runcheck;
 pub mod selfcheck;
 pub mod tp;
 

@@ -142,6 +142,23 @@ enum Command {
         /// Only forms with an LLVM opcode number at most N.
         #[arg(long = "maxOpcode", value_name = "N")]
         max_opcode: Option<u32>,
+        /// The database (WINIC's YAML format) the results are merged into:
+        /// this run's throughputs replace those of the same forms,
+        /// everything else in the file stays. Written atomically at the
+        /// end and every 30 s; every finished form is also appended at
+        /// once to FILE.journal, so an interrupted run loses at most the
+        /// form in progress (continue it with --resume).
+        #[arg(
+            short = 'o',
+            long = "output",
+            value_name = "FILE",
+            default_value = "winic-tp.yaml"
+        )]
+        output: std::path::PathBuf,
+        /// Continue an interrupted run: forms listed in FILE.journal are
+        /// not measured again.
+        #[arg(long)]
+        resume: bool,
         /// Write no report file.
         #[arg(long = "noReport")]
         no_report: bool,
@@ -370,14 +387,32 @@ fn run(cli: Cli) -> Result<(), Error> {
             filter,
             min_opcode,
             max_opcode,
+            output,
+            resume,
             no_report,
             x87,
         } => {
             let arch = arch_or_host(None)?;
-            let forms = select_forms(arch, &instrs, filter.as_deref(), min_opcode, max_opcode)?;
+            let mut forms = select_forms(arch, &instrs, filter.as_deref(), min_opcode, max_opcode)?;
+            let mut db = winic::db::Database::load(&output)?;
+            let (mut journal, done, earlier) = winic::db::Journal::open(&output, resume)?;
+            for e in earlier {
+                db.merge_throughput(e);
+            }
+            if !done.is_empty() {
+                let before = forms.len();
+                forms.retain(|f| !done.iter().any(|d| d == f.name()));
+                eprintln!(
+                    "winic: --resume: {} of {before} forms were done before ({}), {} to go",
+                    before - forms.len(),
+                    winic::db::Journal::path_of(&output).display(),
+                    forms.len()
+                );
+            }
             let clock = clock_of(cli.frequency);
             let opts = run::Options {
                 clock,
+                plan: winic::measure::Plan::fast(),
                 ..run::Options::default()
             };
             let mut report = if no_report {
@@ -401,7 +436,8 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )?)
             };
             let start = std::time::Instant::now();
-            let mut report_error = None;
+            let mut last_save = start;
+            let mut write_error = None;
             let rows = winic::tp::run(
                 arch::target(arch),
                 &forms,
@@ -409,17 +445,37 @@ fn run(cli: Cli) -> Result<(), Error> {
                 x87,
                 &mut eta_progress(format!("TP {arch}")),
                 &mut |row| {
-                    if let Some(r) = report.as_mut() {
-                        if let Err(e) = r.tp_row(row) {
-                            report_error.get_or_insert(e);
+                    let entry = winic::tp::entry(row);
+                    let mut step = || -> Result<(), Error> {
+                        if let Some(r) = report.as_mut() {
+                            r.tp_row(row)?;
                         }
+                        journal.record(row.form.name(), entry.as_ref())?;
+                        if let Some(e) = entry.clone() {
+                            db.merge_throughput(e);
+                        }
+                        if last_save.elapsed() > std::time::Duration::from_secs(30) {
+                            db.save(&output)?;
+                            last_save = std::time::Instant::now();
+                        }
+                        Ok(())
+                    };
+                    if write_error.is_none() {
+                        write_error = step().err();
                     }
                 },
             );
-            if let Some(e) = report_error {
+            if let Some(e) = write_error {
                 return Err(e);
             }
+            db.save(&output)?;
+            journal.finish()?;
             write!(out, "{}", winic::tp::summary(&rows, start.elapsed())).map_err(io)?;
+            eprintln!(
+                "database: {} ({} entries)",
+                output.display(),
+                db.entries.len()
+            );
             if let Some(r) = &report {
                 eprintln!("report: {}", r.path().display());
             }

@@ -55,10 +55,14 @@ pub fn is_x87(form: Instr) -> bool {
         let n = r.name();
         n.starts_with("FP") || n.starts_with("ST")
     };
-    form.implicit_uses().chain(form.implicit_defs()).any(x87_reg)
-        || form
-            .operands()
-            .any(|o| o.ty().class().is_some_and(|c| c.name() == "RST" || c.name().starts_with("RFP")))
+    form.implicit_uses()
+        .chain(form.implicit_defs())
+        .any(x87_reg)
+        || form.operands().any(|o| {
+            o.ty()
+                .class()
+                .is_some_and(|c| c.name() == "RST" || c.name().starts_with("RFP"))
+        })
 }
 
 /// Registers `form` reads and writes implicitly.
@@ -89,14 +93,19 @@ pub fn run(
     let mut bodies = Vec::new();
     for (k, &form) in forms.iter().enumerate() {
         let early = if !x87 && is_x87(form) {
-            Some(Outcome::Skipped("x87 form (give --x87FP to measure it)".into()))
+            Some(Outcome::Skipped(
+                "x87 form (give --x87FP to measure it)".into(),
+            ))
         } else if let Some(why) = shape::skip_reason(t, form) {
             Some(Outcome::Skipped(why))
         } else {
             match shape::throughput(t, form, shape::COPIES)
                 .map_err(|e| e.to_string())
-                .and_then(|b| kernel::build(t, &b, 1).map(|_| b).map_err(|e| e.to_string()))
-            {
+                .and_then(|b| {
+                    kernel::build(t, &b, 1)
+                        .map(|_| b)
+                        .map_err(|e| e.to_string())
+                }) {
                 Ok(body) => {
                     bodies.push((k, body));
                     None
@@ -110,7 +119,9 @@ pub fn run(
     }
     // Report what is known in order, then measure the rest in a batch.
     let mut emitted = 0;
-    let mut flush = |rows: &[Option<Row>], row: &mut dyn FnMut(&Row), progress: &mut dyn FnMut(usize, usize, &str)| {
+    let mut flush = |rows: &[Option<Row>],
+                     row: &mut dyn FnMut(&Row),
+                     progress: &mut dyn FnMut(usize, usize, &str)| {
         while emitted < total {
             let Some(r) = &rows[emitted] else { break };
             row(r);
@@ -142,6 +153,24 @@ pub fn run(
     rows.into_iter().flatten().collect()
 }
 
+/// The database entry of a measured row, `None` for the others (a skip or
+/// a failure never overwrites an earlier measurement). Throughput is the
+/// measured value with `throughputMin` = `throughputMax` = it; with an
+/// implicit dependency no helper breaks yet, it is an upper bound only:
+/// `throughputMax`, with `throughput` and `throughputMin` empty (null).
+pub fn entry(row: &Row) -> Option<crate::db::Entry> {
+    let Outcome::Measured(m) = &row.outcome else {
+        return None;
+    };
+    let mut e = crate::db::Entry::for_form(row.form);
+    e.set_throughput(m.cycles, m.cycles);
+    if !m.implicit_dependency.is_empty() {
+        e.throughput = None;
+        e.throughput_min = None;
+    }
+    Some(e)
+}
+
 /// The counts of a run: measured (with an implicit dependency), skipped
 /// per reason, no kernel, failed per reason; the wall time and forms per
 /// second.
@@ -169,12 +198,18 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         rows.len(),
         rows.len() as f64 / secs.max(1e-9)
     );
-    s.push_str(&format!("  failed:     {}\n", failed.values().sum::<usize>()));
+    s.push_str(&format!(
+        "  failed:     {}\n",
+        failed.values().sum::<usize>()
+    ));
     for (why, n) in &failed {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }
     s.push_str(&format!("  no kernel:  {no_kernel}\n"));
-    s.push_str(&format!("  skipped:    {}\n", skipped.values().sum::<usize>()));
+    s.push_str(&format!(
+        "  skipped:    {}\n",
+        skipped.values().sum::<usize>()
+    ));
     let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (why, n) in by_count {

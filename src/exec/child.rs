@@ -168,7 +168,9 @@ pub fn in_child_stream(
             };
             let fate = match status {
                 _ if problem.is_some() => problem,
-                WaitStatus::Signaled(_, sig, _) => Some(ChildError::Signal(sig.as_str().to_string())),
+                WaitStatus::Signaled(_, sig, _) => {
+                    Some(ChildError::Signal(sig.as_str().to_string()))
+                }
                 WaitStatus::Exited(_, code) if code != 0 => Some(ChildError::Exit(code)),
                 _ if !buf.is_empty() => Some(ChildError::Garbage(format!(
                     "{} bytes of an incomplete record",

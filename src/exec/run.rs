@@ -344,12 +344,15 @@ pub fn batch_costs(
     while next < n {
         let start = next;
         let (records, fate) = super::in_child_stream(opts.cpu, opts.deadline, |out| {
-            let calibrate = |out: &mut super::Records| out.send(&[CALIBRATION, ns_per_cycle(&plan, calf)]);
+            let calibrate =
+                |out: &mut super::Records| out.send(&[CALIBRATION, ns_per_cycle(&plan, calf)]);
             for i in start..n {
                 if (i - start) % CALIBRATE_EVERY == 0 && !calibrate(out) {
                     return;
                 }
-                let mapped = make(i).ok().and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
+                let mapped = make(i)
+                    .ok()
+                    .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
                 let Some((k1, k2)) = mapped else {
                     out.send(&[i as f64, 0.0]);
                     continue;
@@ -426,7 +429,13 @@ pub fn batch_costs(
 }
 
 /// The cost of a body from its timings and the calibrations around it.
-fn cost_of(opts: &Options, once: Timing, twice: Timing, before: f64, after: f64) -> Result<Cost, RunError> {
+fn cost_of(
+    opts: &Options,
+    once: Timing,
+    twice: Timing,
+    before: f64,
+    after: f64,
+) -> Result<Cost, RunError> {
     let (ghz, drift) = frequency(opts, before, after)?;
     let ns = measure::unroll_difference(&once, &twice);
     Ok(Cost {

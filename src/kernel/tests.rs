@@ -508,3 +508,34 @@ fn a_batch_measures_past_faults() {
     });
     assert_eq!(seen, (0..pairs.len()).collect::<Vec<_>>());
 }
+
+/// `std` sets the direction flag; the kernel must clear it before it
+/// returns (a batch child's next memcpy would run backwards).
+#[test]
+fn the_direction_flag_is_clear_after_a_kernel() {
+    let t = target(Arch::X86_64);
+    let std_ = t
+        .example(crate::isa::Isa::get(Arch::X86_64).instr("STD").unwrap())
+        .unwrap();
+    let k = build(t, &[std_], 1).unwrap();
+    let text = k.text();
+    let cld = text.find("cld").expect("a cld");
+    assert!(
+        cld > text.find("std").unwrap() && cld < text.find("ret").unwrap(),
+        "{text}"
+    );
+    if host() == Arch::X86_64 {
+        let code = crate::exec::Code::new(&k.bytes()).unwrap();
+        // SAFETY: a complete kernel; run in a child.
+        let f = unsafe { code.entry() };
+        let got = crate::exec::in_child(None, Duration::from_secs(20), move || {
+            f(3);
+            // A copy after the kernel must still copy forwards.
+            let src: Vec<u8> = (0..=255).collect();
+            let mut dst = vec![0u8; 256];
+            dst.copy_from_slice(&src);
+            vec![f64::from(u8::from(dst == src))]
+        });
+        assert_eq!(got, Ok(vec![1.0]));
+    }
+}

@@ -61,6 +61,14 @@ pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
     if host_has("avx") {
         out.push(inst_of(A, "VZEROUPPER", &[])?);
     }
+    // The ABI wants the direction flag clear at every call and return;
+    // `std` under test sets it, and a caller's memcpy then runs backwards.
+    if touched
+        .iter()
+        .any(|t| t.name() == "EFLAGS" || t.name() == "DF")
+    {
+        out.push(inst_of(A, "CLD", &[])?);
+    }
     out.push(inst_of(A, "RET64", &[OpValue::Imm(0)])?);
     Ok(out)
 }
