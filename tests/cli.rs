@@ -511,3 +511,75 @@ fn runcheck_runs_the_kernels_of_the_forms_it_is_given() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a valid regular expression"));
 }
+
+#[test]
+fn tp_measures_merges_and_resumes() {
+    let arch = host_arch();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let (first, second) = match arch {
+        "x86_64" => ("ADD64rr", "IMUL64rr"),
+        "aarch64" => ("ADDXrs", "MADDXrrr"),
+        _ => ("ADD", "MUL"),
+    };
+    let o = winic(&["-f", "2.0", "TP", "-i", first, "-o", db_arg, "--noReport"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("measured:   1"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    assert!(
+        text.contains(&format!("llvmName:        {first}")),
+        "{text}"
+    );
+    assert!(text.contains("throughputMax:"), "{text}");
+    // A second form is merged in; the first stays.
+    let o = winic(&["-f", "2.0", "TP", "-i", second, "-o", db_arg, "--noReport"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    assert!(text.contains(first) && text.contains(second), "{text}");
+    assert!(!dir.join("db.yaml.journal").exists());
+    // An interrupted run's journal: refused without --resume, skipped with.
+    std::fs::write(
+        dir.join("db.yaml.journal"),
+        format!("{{\"llvmName\":\"{first}\",\"entry\":null}}\n"),
+    )
+    .unwrap();
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "TP",
+        "-i",
+        first,
+        second,
+        "-o",
+        db_arg,
+        "--noReport",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "TP",
+        "-i",
+        first,
+        second,
+        "-o",
+        db_arg,
+        "--noReport",
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("TP: 1 forms"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("1 of 2 forms were done before"),
+        "{}",
+        stderr(&o)
+    );
+    // An unknown form is a usage error.
+    let o = winic(&["TP", "-i", "NO_SUCH_FORM", "-o", db_arg]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
