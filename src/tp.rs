@@ -98,6 +98,8 @@ pub fn run(
             ))
         } else if let Some(why) = shape::skip_reason(t, form) {
             Some(Outcome::Skipped(why))
+        } else if let Some(why) = t.host_lacks(form) {
+            Some(Outcome::Skipped(why))
         } else {
             match shape::throughput(t, form, shape::COPIES)
                 .map_err(|e| e.to_string())

@@ -160,6 +160,14 @@ pub trait Target: Sync {
         form.mc_operands()[k].operand.early_clobber()
     }
 
+    /// The features `form` needs that the CPU winic runs on lacks, as a
+    /// reason ("needs AVX512_FP16, which this CPU lacks (CPUID)"), or
+    /// `None` (also when winic does not run on this arch or cannot tell:
+    /// then a SIGILL is the last safety net).
+    fn host_lacks(&self, _form: Instr) -> Option<String> {
+        None
+    }
+
     /// Why a kernel must not run `form` even though it encodes (privileged,
     /// changes control flow or the stack, touches memory through register
     /// operands, needs state the kernel frame does not set up …), or

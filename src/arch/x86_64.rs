@@ -9,6 +9,7 @@ pub mod checker;
 mod frame;
 pub mod mapping;
 pub mod printer;
+pub mod host;
 mod runnable;
 mod start;
 #[cfg(test)]
@@ -72,6 +73,16 @@ impl Target for X86_64 {
 
     fn cannot_run(&self, form: Instr) -> Option<String> {
         runnable::cannot_run(&form)
+    }
+
+    fn host_lacks(&self, form: Instr) -> Option<String> {
+        let missing = host::missing(plan_of(&form).ok()?.code);
+        (!missing.is_empty()).then(|| {
+            format!(
+                "needs {}, which this CPU lacks (CPUID)",
+                missing.join(", ")
+            )
+        })
     }
 
     fn register_feature(&self, reg: Reg) -> Option<&'static str> {
