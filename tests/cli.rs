@@ -546,31 +546,25 @@ fn tp_measures_merges_and_resumes() {
         format!("{{\"llvmName\":\"{first}\",\"entry\":null}}\n"),
     )
     .unwrap();
-    let o = winic(&[
-        "-f",
-        "2.0",
-        "TP",
-        "-i",
-        first,
-        second,
-        "-o",
-        db_arg,
-        "--noReport",
-    ]);
+    let both = |extra: &[&str]| {
+        let mut args = vec![
+            "-f",
+            "2.0",
+            "TP",
+            "-i",
+            first,
+            second,
+            "-o",
+            db_arg,
+            "--noReport",
+        ];
+        args.extend_from_slice(extra);
+        winic(&args)
+    };
+    let o = both(&[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
-    let o = winic(&[
-        "-f",
-        "2.0",
-        "TP",
-        "-i",
-        first,
-        second,
-        "-o",
-        db_arg,
-        "--noReport",
-        "--resume",
-    ]);
+    let o = both(&["--resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("TP: 1 forms"), "{}", stdout(&o));
     assert!(

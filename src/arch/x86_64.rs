@@ -7,9 +7,9 @@
 mod branch;
 pub mod checker;
 mod frame;
+pub mod host;
 pub mod mapping;
 pub mod printer;
-pub mod host;
 mod runnable;
 mod start;
 #[cfg(test)]
@@ -77,12 +77,8 @@ impl Target for X86_64 {
 
     fn host_lacks(&self, form: Instr) -> Option<String> {
         let missing = host::missing(plan_of(&form).ok()?.code);
-        (!missing.is_empty()).then(|| {
-            format!(
-                "needs {}, which this CPU lacks (CPUID)",
-                missing.join(", ")
-            )
-        })
+        (!missing.is_empty())
+            .then(|| format!("needs {}, which this CPU lacks (CPUID)", missing.join(", ")))
     }
 
     fn register_feature(&self, reg: Reg) -> Option<&'static str> {

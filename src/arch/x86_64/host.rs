@@ -15,8 +15,18 @@ type Bit = (u32, u32, u8, u8);
 fn bit(f: F) -> Option<Option<Bit>> {
     let b = |leaf, sub, reg, bit| Some(Some((leaf, sub, reg, bit)));
     match f {
-        F::INTEL8086 | F::INTEL186 | F::INTEL286 | F::INTEL386 | F::INTEL486 | F::X64
-        | F::CPUID | F::MULTIBYTENOP | F::PAUSE | F::FPU387 | F::FPU287 | F::FPU => Some(None),
+        F::INTEL8086
+        | F::INTEL186
+        | F::INTEL286
+        | F::INTEL386
+        | F::INTEL486
+        | F::X64
+        | F::CPUID
+        | F::MULTIBYTENOP
+        | F::PAUSE
+        | F::FPU387
+        | F::FPU287
+        | F::FPU => Some(None),
         // endbr32/endbr64 are NOPs on CPUs without CET.
         F::CET_IBT => Some(None),
         F::SSE3 => b(1, 0, 2, 0),
@@ -213,14 +223,26 @@ mod tests {
     fn the_base_isa_is_there_and_answers_agree_with_std() {
         assert_eq!(has(F::X64), Some(true));
         assert_eq!(has(F::SSE2), Some(true));
-        assert_eq!(has(F::AVX2), Some(std::arch::is_x86_feature_detected!("avx2")));
+        assert_eq!(
+            has(F::AVX2),
+            Some(std::arch::is_x86_feature_detected!("avx2"))
+        );
         assert_eq!(
             has(F::AVX512F),
             Some(std::arch::is_x86_feature_detected!("avx512f"))
         );
-        assert_eq!(has(F::BMI2), Some(std::arch::is_x86_feature_detected!("bmi2")));
-        assert_eq!(has(F::LZCNT), Some(std::arch::is_x86_feature_detected!("lzcnt")));
-        assert_eq!(has(F::SHA), Some(std::arch::is_x86_feature_detected!("sha")));
+        assert_eq!(
+            has(F::BMI2),
+            Some(std::arch::is_x86_feature_detected!("bmi2"))
+        );
+        assert_eq!(
+            has(F::LZCNT),
+            Some(std::arch::is_x86_feature_detected!("lzcnt"))
+        );
+        assert_eq!(
+            has(F::SHA),
+            Some(std::arch::is_x86_feature_detected!("sha"))
+        );
         assert_eq!(
             has(F::AVX512_VBMI2),
             Some(std::arch::is_x86_feature_detected!("avx512vbmi2"))
