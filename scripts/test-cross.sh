@@ -50,8 +50,12 @@ for arch in "${archs[@]}"; do
     cd "$repo"
     echo "test-cross: $arch: cargo test --target $WINIC_TRIPLE under '$WINIC_QEMU' ($WINIC_TOOLCHAIN)"
     start=$(date +%s)
-    "${WINIC_CARGO[@]}" test --locked --target "$WINIC_TRIPLE" 2>&1 | tee "$log"
+    # (`set -e` does not act inside a subshell tested by `if`: the status
+    # is kept and returned explicitly.)
+    st=0
+    "${WINIC_CARGO[@]}" test --locked --target "$WINIC_TRIPLE" 2>&1 | tee "$log" || st=$?
     echo "test-cross: $arch: cargo test took $(($(date +%s) - start)) s"
+    exit "$st"
   ); then
     fail "$arch: cargo test --target failed"
   fi
