@@ -438,11 +438,19 @@ fn run(cli: Cli) -> Result<(), Error> {
             let start = std::time::Instant::now();
             let mut last_save = start;
             let mut write_error = None;
+            // Throughputs the database already holds: helpers need not be
+            // measured again.
+            let known: std::collections::HashMap<String, f64> = db
+                .entries
+                .iter()
+                .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
+                .collect();
             let rows = winic::tp::run(
                 arch::target(arch),
                 &forms,
                 &opts,
                 x87,
+                &|name| known.get(name).copied(),
                 &mut eta_progress(format!("TP {arch}")),
                 &mut |row| {
                     let entry = winic::tp::entry(row);

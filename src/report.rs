@@ -101,13 +101,27 @@ pub fn tp_block(row: &Row) -> String {
     match &row.outcome {
         Outcome::Measured(m) => {
             let c = &m.cost;
-            let low = if m.implicit_dependency.is_empty() {
-                format!("{:.3}", m.cycles)
-            } else {
-                "?".to_string()
-            };
-            s.push_str(&format!("\t{name} [{low};{:.3}]\n", m.cycles));
-            s.push_str(&format!("\tkernel: {} independent copies\n", m.copies));
+            let (low, high) = m.range();
+            let low = low.map_or("?".to_string(), |l| format!("{l:.3}"));
+            if let Some(h) = &m.helper {
+                s.push_str(&format!(
+                    "\tHelper: {} [{:.3}] interleaved, breaking the dependency through {}\n\tCombined result: {:.3}\n",
+                    h.form.name(),
+                    h.cycles,
+                    m.implicit_dependency.iter().map(|r| r.asm_name()).collect::<Vec<_>>().join(", "),
+                    m.cycles
+                ));
+            }
+            s.push_str(&format!("\t{name} [{low};{high:.3}]\n"));
+            s.push_str(&format!(
+                "\tkernel: {} independent copies{}\n",
+                m.copies,
+                if m.helper.is_some() {
+                    ", each followed by the helper"
+                } else {
+                    ""
+                }
+            ));
             for l in &m.body {
                 s.push_str(&format!("\t\t{l}\n"));
             }
@@ -127,7 +141,7 @@ pub fn tp_block(row: &Row) -> String {
             if c.noisy() {
                 s.push_str("\twarning: repetitions disagreed beyond the spread limit, or the clock moved by more than 5%\n");
             }
-            if !m.implicit_dependency.is_empty() {
+            if !m.implicit_dependency.is_empty() && m.helper.is_none() {
                 let regs: Vec<String> =
                     m.implicit_dependency.iter().map(|r| r.asm_name()).collect();
                 s.push_str(&format!(

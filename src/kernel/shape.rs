@@ -88,9 +88,30 @@ fn implicit(form: Instr) -> Vec<Reg> {
 /// first one's registers for everything it only reads. Stops early when
 /// the registers run out: fewer copies, never a dependency.
 pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, EncodeError> {
-    let first = t.instance(form, &implicit(form))?;
-    let mc = form.mc_operands();
+    throughput_avoiding(t, form, copies, &[])
+}
+
+/// [`throughput`] with no register operand on `avoid` (the registers of
+/// another body the copies are interleaved with).
+pub fn throughput_avoiding(
+    t: &dyn Target,
+    form: Instr,
+    copies: usize,
+    avoid: &[Reg],
+) -> Result<Vec<Inst>, EncodeError> {
     let mut taken: Vec<Reg> = implicit(form);
+    taken.extend_from_slice(avoid);
+    let first = t.instance(form, &taken)?;
+    if (0..first.ops.len())
+        .flat_map(|k| t.operand_regs(&first, k))
+        .any(|r| avoid.iter().any(|a| t.aliases(r, *a)))
+    {
+        return Err(EncodeError::Unsupported(format!(
+            "{}: no registers left beside the other body",
+            form.name()
+        )));
+    }
+    let mc = form.mc_operands();
     taken.extend((0..mc.len()).flat_map(|k| t.operand_regs(&first, k)));
     let mut body = vec![first.clone()];
     while body.len() < copies {
