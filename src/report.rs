@@ -105,11 +105,12 @@ pub fn tp_block(row: &Row) -> String {
             let low = low.map_or("?".to_string(), |l| format!("{l:.3}"));
             if let Some(h) = &m.helper {
                 s.push_str(&format!(
-                    "\tHelper: {} [{:.3}] interleaved, breaking the dependency through {}\n\tCombined result: {:.3}\n",
+                    "\tHelper: {} [{:.3}] interleaved, breaking the dependency through {}\n\tCombined result: {:.3} (without the helper: {:.3})\n",
                     h.form.name(),
                     h.cycles,
                     m.implicit_dependency.iter().map(|r| r.asm_name()).collect::<Vec<_>>().join(", "),
-                    m.cycles
+                    m.cycles,
+                    h.without
                 ));
             }
             s.push_str(&format!("\t{name} [{low};{high:.3}]\n"));

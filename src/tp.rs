@@ -52,6 +52,10 @@ pub struct Helper {
     pub form: Instr,
     /// Its own throughput, cycles per instruction.
     pub cycles: f64,
+    /// The form's value without the helper (an upper bound too: when the
+    /// helper slows the pair down, e.g. by partial-flag merges, it is the
+    /// tighter one).
+    pub without: f64,
 }
 
 impl Measured {
@@ -61,7 +65,10 @@ impl Measured {
     pub fn range(&self) -> (Option<f64>, f64) {
         match (&self.helper, self.implicit_dependency.is_empty()) {
             (_, true) => (Some(self.cycles), self.cycles),
-            (Some(h), false) => (Some((self.cycles - h.cycles).max(0.0)), self.cycles),
+            (Some(h), false) => {
+                let high = self.cycles.min(h.without);
+                (Some((self.cycles - h.cycles).clamp(0.0, high)), high)
+            }
             (None, false) => (None, self.cycles),
         }
     }
@@ -299,7 +306,15 @@ fn with_helpers(
             continue;
         };
         if let Some(body) = interleaved(t, rows[k].form, h) {
-            plans.push((k, Helper { form: h, cycles: v }, body));
+            plans.push((
+                k,
+                Helper {
+                    form: h,
+                    cycles: v,
+                    without: m.cycles,
+                },
+                body,
+            ));
         }
     }
     let make = |i: usize| {
