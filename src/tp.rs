@@ -8,6 +8,29 @@ use crate::exec::run::{batch_costs, Cost, Options};
 use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
 
+/// Instructions the shorter of the two kernels of a measurement has per
+/// loop iteration at least: the body is unrolled to reach it, so the
+/// unroll difference is the time of this many instructions, not of a
+/// 12-copy body alone (whose nanosecond drowned in the noise of the two
+/// timings: two full runs agreed within 5% for 59% of the forms).
+pub const MIN_INSTRUCTIONS: usize = 48;
+
+/// How often a body of `len` instructions is unrolled in the shorter
+/// kernel (the longer has it twice as often).
+pub fn unroll_for(len: usize) -> usize {
+    MIN_INSTRUCTIONS.div_ceil(len.max(1))
+}
+
+/// The kernels with `body` unrolled [`unroll_for`] times and twice that:
+/// their difference is the body that many times.
+fn pair_of_kernels(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    let u = unroll_for(body.len());
+    Ok((kernel::build(t, body, u)?, kernel::build(t, body, 2 * u)?))
+}
+
 /// What TP found for one form.
 #[derive(Clone, Debug)]
 pub enum Outcome {
@@ -170,14 +193,14 @@ pub fn run(
     flush(&rows, row, progress);
     let make = |i: usize| {
         let body = &bodies[i].1;
-        Ok((kernel::build(t, body, 1)?, kernel::build(t, body, 2)?))
+        pair_of_kernels(t, body)
     };
     batch_costs(t, bodies.len(), &make, opts, &mut |i, got| {
         let (k, body) = &bodies[i];
         let form = forms[*k];
         let outcome = match got {
             Ok(cost) => Outcome::Measured(Measured {
-                cycles: cost.cycles / body.len() as f64,
+                cycles: cost.cycles / (body.len() * unroll_for(body.len())) as f64,
                 copies: body.len(),
                 cost,
                 implicit_dependency: implicit_dependency(t, form),
@@ -319,7 +342,7 @@ fn with_helpers(
     }
     let make = |i: usize| {
         let body = &plans[i].2;
-        Ok((kernel::build(t, body, 1)?, kernel::build(t, body, 2)?))
+        pair_of_kernels(t, body)
     };
     let mut updates: Vec<(usize, Measured)> = Vec::new();
     batch_costs(t, plans.len(), &make, opts, &mut |i, got| {
@@ -332,7 +355,7 @@ fn with_helpers(
         updates.push((
             *k,
             Measured {
-                cycles: cost.cycles / pairs as f64,
+                cycles: cost.cycles / (pairs * unroll_for(body.len())) as f64,
                 copies: pairs,
                 cost,
                 implicit_dependency: old.implicit_dependency.clone(),
@@ -356,12 +379,13 @@ fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64
         .collect();
     let make = |i: usize| {
         let body = &bodies[i].1;
-        Ok((kernel::build(t, body, 1)?, kernel::build(t, body, 2)?))
+        pair_of_kernels(t, body)
     };
     let mut out = Vec::new();
     batch_costs(t, bodies.len(), &make, opts, &mut |i, got| {
         if let Ok(c) = got {
-            out.push((bodies[i].0, c.cycles / bodies[i].1.len() as f64));
+            let len = bodies[i].1.len();
+            out.push((bodies[i].0, c.cycles / (len * unroll_for(len)) as f64));
         }
     });
     out
