@@ -525,20 +525,28 @@ fn tp_measures_merges_and_resumes() {
         "aarch64" => ("ADDXrs", "MADDXrrr"),
         _ => ("ADD", "MUL"),
     };
+    // Under qemu (WINIC_EMULATED) times mean nothing and a form may fail
+    // as noise: the values are checked on hardware only.
+    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
     let o = winic(&["-f", "2.0", "TP", "-i", first, "-o", db_arg, "--noReport"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("measured:   1"), "{}", stdout(&o));
-    let text = std::fs::read_to_string(&db).unwrap();
-    assert!(
-        text.contains(&format!("llvmName:        {first}")),
-        "{text}"
-    );
-    assert!(text.contains("throughputMax:"), "{text}");
+    assert!(stdout(&o).contains("TP: 1 forms"), "{}", stdout(&o));
+    if !emulated {
+        assert!(stdout(&o).contains("measured:   1"), "{}", stdout(&o));
+        let text = std::fs::read_to_string(&db).unwrap();
+        assert!(
+            text.contains(&format!("llvmName:        {first}")),
+            "{text}"
+        );
+        assert!(text.contains("throughputMax:"), "{text}");
+    }
     // A second form is merged in; the first stays.
     let o = winic(&["-f", "2.0", "TP", "-i", second, "-o", db_arg, "--noReport"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&db).unwrap();
-    assert!(text.contains(first) && text.contains(second), "{text}");
+    if !emulated {
+        let text = std::fs::read_to_string(&db).unwrap();
+        assert!(text.contains(first) && text.contains(second), "{text}");
+    }
     assert!(!dir.join("db.yaml.journal").exists());
     // An interrupted run's journal: refused without --resume, skipped with.
     std::fs::write(
