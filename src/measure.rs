@@ -52,6 +52,92 @@ impl Plan {
     }
 }
 
+/// How a batch of bodies is timed ([`crate::exec::run::batch_costs`]):
+/// many short timed calls ("samples") instead of a few long ones, the
+/// kernels of a group of bodies taking turns round after round, and only
+/// the samples taken while the core was ours alone kept, until each body
+/// has enough of them.
+///
+/// Why: the other hardware thread of the core. Whatever runs there, even a
+/// loop of `pause`, halves the issue rate of a thread (a block of
+/// independent adds ran 1.6 times slower on the Zen 4 guest), and on a
+/// shared VM it is busy for stretches of milliseconds to seconds, more
+/// than half of the time. Timings taken across such stretches agreed
+/// within 5% between two full runs for only 65% of the forms.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling {
+    /// A timed call of the longer kernel lasts about this long.
+    pub sample: Duration,
+    /// Clean rounds (both probes around the pair of samples fast) each
+    /// body needs; it takes no further rounds once it has them.
+    pub clean: usize,
+    /// Rounds of a group at most.
+    pub max_rounds: usize,
+    /// Bodies per group.
+    pub group: usize,
+    /// A group stops waiting for clean rounds after this long; after a
+    /// group that ran out of it, the next one waits half as long (down to
+    /// an eighth: a core that is never ours alone must not stall the run),
+    /// after one that did not, the full time again.
+    pub budget: Duration,
+    /// Largest accepted spread (the lower quartile of the samples relative
+    /// to their minimum) before a timing is flagged noisy.
+    pub max_spread: f64,
+}
+
+impl Default for Sampling {
+    fn default() -> Sampling {
+        Sampling {
+            sample: Duration::from_micros(40),
+            clean: 10,
+            max_rounds: 2000,
+            group: 16,
+            budget: Duration::from_secs(2),
+            max_spread: 0.03,
+        }
+    }
+}
+
+/// The iteration count for which `run(n)` lasts about `sample`: grows
+/// from 1 until a run lasts a quarter of it, then scales.
+pub fn iterations_for(sample: Duration, mut run: impl FnMut(u64) -> Duration) -> u64 {
+    let cap = 1u64 << 40;
+    let mut n = 1u64;
+    loop {
+        let t = run(n);
+        if t * 4 >= sample || n >= cap {
+            let scale = sample.as_secs_f64() / t.as_secs_f64().max(1e-9);
+            return ((n as f64 * scale).round() as u64).clamp(1, cap);
+        }
+        n = n.saturating_mul(8).min(cap);
+    }
+}
+
+/// The timing of a kernel from its samples (nanoseconds per iteration,
+/// `iterations` per timed call): the minimum, since noise only ever adds
+/// time, with the lower quartile's distance from it as the spread.
+pub fn estimate(samples: &[f64], iterations: u64, max_spread: f64) -> Timing {
+    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return Timing {
+            ns_per_iter: f64::NAN,
+            iterations,
+            spread: f64::INFINITY,
+            noisy: true,
+        };
+    }
+    v.sort_by(f64::total_cmp);
+    let min = v[0];
+    let quartile = v[(v.len() - 1) / 4];
+    let spread = (quartile - min) / min.max(f64::MIN_POSITIVE);
+    Timing {
+        ns_per_iter: min,
+        iterations,
+        spread,
+        noisy: spread > max_spread,
+    }
+}
+
 /// The time of one iteration, as measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {

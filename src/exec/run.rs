@@ -34,6 +34,8 @@ pub struct Options {
     pub plan: Plan,
     /// Cycles from a fixed or a calibrated clock.
     pub clock: Clock,
+    /// Timing of the bodies of a batch ([`batch_costs`]).
+    pub sampling: measure::Sampling,
 }
 
 impl Default for Options {
@@ -43,6 +45,7 @@ impl Default for Options {
             deadline: Duration::from_secs(10),
             plan: Plan::default(),
             clock: Clock::Auto,
+            sampling: measure::Sampling::default(),
         }
     }
 }
@@ -69,6 +72,10 @@ pub struct Cost {
     pub once: Timing,
     /// The kernel with the body twice.
     pub twice: Timing,
+    /// Rounds of a batch ([`batch_costs`]): taken, and taken while the
+    /// core was ours alone (the timings come from those when there were
+    /// enough); 0 and 0 outside batches.
+    pub rounds: (usize, usize),
 }
 
 impl Cost {
@@ -226,6 +233,7 @@ pub fn body_cost(
         clock_drift: drift,
         once: once_t,
         twice: twice_t,
+        rounds: (0, 0),
     })
 }
 
@@ -318,19 +326,46 @@ pub fn function_cost(
     })
 }
 
-/// Forms measured between two calibrations of the clock in a batch.
-const CALIBRATE_EVERY: usize = 16;
-
-/// Marks a calibration record in a batch child's stream.
+// What a batch child sends, one record at a time: `[GROUP, i…]` before a
+// group of bodies, `[WARM, i]` once body i ran and its iteration count is
+// set, `[i, 0]` when body i could not be built or mapped, `[CALIBRATION,
+// first, second]` (ns per cycle from the first and the second half of the
+// rounds) after the rounds, `[PROBE, ns]` (the fastest probe so far), then
+// `[i, 1, timings…, rounds, clean rounds]` per body.
+const GROUP: f64 = -2.0;
+const WARM: f64 = -3.0;
 const CALIBRATION: f64 = -1.0;
+const PROBE: f64 = -4.0;
 
-/// Measures the bodies `0..n` one after the other in as few children as
-/// possible: each child calibrates the clock (with `-f auto`) once per
-/// [`CALIBRATE_EVERY`] bodies instead of once per body, builds each pair of
-/// kernels (`make(i)`: the body once and twice) itself, and streams every
-/// result. When a kernel kills its child, that body gets the fault and a
-/// new child goes on with the next one. `done(i, cost)` is called once
-/// per body, in order.
+/// A sample counts as taken alone on the core when the probes around it
+/// ([`crate::kernel::add_block`]) were at most this much slower than the
+/// fastest probe: beside a busy sibling thread they are 50-70% slower,
+/// and the clock moves by 3-4%.
+const PROBE_SLACK: f64 = 0.06;
+
+/// Fewer clean rounds than this, and a body's timings come from all its
+/// rounds; fewer than [`measure::Sampling::clean`], and they are flagged
+/// noisy.
+const MIN_CLEAN: usize = 4;
+
+/// A probe run lasts about this long.
+const PROBE_SAMPLE: Duration = Duration::from_micros(10);
+
+/// Measures the bodies `0..n` (`make(i)`: the kernels with the body once
+/// and twice) in as few forked children as possible, by
+/// [`measure::Sampling`]: bodies go in groups, every kernel of a group and
+/// the clock's calibration kernels (with `-f auto`) are timed once per
+/// round, many short rounds, and each kernel's minimum is kept. A probe
+/// ([`crate::kernel::add_block`]) runs before and after each body's pair
+/// of samples: only pairs with both probes within [`PROBE_SLACK`] of the
+/// fastest probe count, the others were taken while the core's other
+/// hardware thread was busy. `done(i, cost)` is called once per body, in
+/// order.
+///
+/// When a kernel kills its child while it first runs, that body gets the
+/// fault and a new child goes on; when a child dies during the rounds, the
+/// group is measured again one body at a time, so a fault costs only the
+/// body that caused it.
 pub fn batch_costs(
     t: &dyn Target,
     n: usize,
@@ -338,103 +373,316 @@ pub fn batch_costs(
     opts: &Options,
     done: &mut dyn FnMut(usize, Result<Cost, RunError>),
 ) {
+    let mut results: Vec<Option<Result<Cost, RunError>>> = vec![None; n];
+    let mut emitted = 0;
+    let mut emit = |results: &mut Vec<Option<Result<Cost, RunError>>>| {
+        while emitted < n {
+            let Some(r) = results[emitted].take() else {
+                break;
+            };
+            done(emitted, r);
+            emitted += 1;
+        }
+    };
     let cal = match calibration(t, opts) {
         Ok(c) => c,
         Err(e) => {
-            for i in 0..n {
-                done(i, Err(e.clone()));
-            }
+            results.iter_mut().for_each(|r| *r = Some(Err(e.clone())));
+            emit(&mut results);
             return;
         }
     };
     let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
-    let plan = opts.plan;
-    let mut next = 0;
-    while next < n {
-        let start = next;
+    let probe = match crate::kernel::add_block(t, 4)
+        .map_err(RunError::from)
+        .and_then(|k| map(&k))
+    {
+        Ok(p) => p,
+        Err(e) => {
+            results.iter_mut().for_each(|r| *r = Some(Err(e.clone())));
+            emit(&mut results);
+            return;
+        }
+    };
+    // SAFETY: built by `kernel`; runs only in the children.
+    let probef = unsafe { probe.entry() };
+    let sampling = opts.sampling;
+    // The fastest probe any child saw: the next child starts from it.
+    let mut fastest_probe = f64::INFINITY;
+    // Bodies measured alone, after a child died in the rounds of their group.
+    let mut alone = vec![false; n];
+    while let Some(first) = results.iter().position(Option::is_none) {
+        let todo: Vec<usize> = (first..n).filter(|&i| results[i].is_none()).collect();
         let (records, fate) = super::in_child_stream(opts.cpu, opts.deadline, |out| {
-            let calibrate =
-                |out: &mut super::Records| out.send(&[CALIBRATION, ns_per_cycle(&plan, calf)]);
-            for i in start..n {
-                if (i - start) % CALIBRATE_EVERY == 0 && !calibrate(out) {
-                    return;
-                }
-                let mapped = make(i)
-                    .ok()
-                    .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
-                let Some((k1, k2)) = mapped else {
-                    out.send(&[i as f64, 0.0]);
-                    continue;
+            let cal_iterations =
+                calf.map(|(_, c2)| measure::iterations_for(sampling.sample, |k| timed(c2, k)));
+            probef(1);
+            let mut probe = Probe {
+                f: probef,
+                iterations: measure::iterations_for(PROBE_SAMPLE, |k| timed(probef, k)),
+                fastest: fastest_probe,
+                patience: sampling.budget,
+            };
+            let mut rest = &todo[..];
+            while !rest.is_empty() {
+                let len = if alone[rest[0]] {
+                    1
+                } else {
+                    rest.iter()
+                        .take(sampling.group.max(1))
+                        .take_while(|&&i| !alone[i])
+                        .count()
                 };
-                // SAFETY: kernels built by `kernel`, running in the child.
-                let (f1, f2) = unsafe { (k1.entry(), k2.entry()) };
-                f1(1);
-                f2(1);
-                let a = measure::time(&plan, |n| timed(f1, n));
-                let b = measure::time(&plan, |n| timed(f2, n));
-                let mut rec = vec![i as f64, 1.0];
-                rec.extend(timing_values(&a));
-                rec.extend(timing_values(&b));
-                if !out.send(&rec) {
+                let (group, more) = rest.split_at(len);
+                rest = more;
+                if !measure_group(
+                    group,
+                    make,
+                    &sampling,
+                    calf.zip(cal_iterations),
+                    &mut probe,
+                    out,
+                ) {
                     return;
                 }
             }
-            calibrate(out);
         });
-        // Bodies wait for the calibration after them (the clock of a body
-        // is the mean of the calibrations around it).
-        let mut before: Option<f64> = None;
-        let mut waiting: Waiting = Vec::new();
-        let mut last = None;
-        type Waiting = Vec<(usize, Timing, Timing)>;
-        let finish = |waiting: &mut Waiting,
-                      b: Option<f64>,
-                      a: Option<f64>,
-                      done: &mut dyn FnMut(usize, Result<Cost, RunError>)| {
-            for (i, once, twice) in waiting.drain(..) {
-                let (b, a) = (b.or(a).unwrap_or(0.0), a.or(b).unwrap_or(0.0));
-                done(i, cost_of(opts, once, twice, b, a));
-            }
-        };
+        let mut group: Vec<usize> = Vec::new();
+        let mut warmed: Vec<usize> = Vec::new();
+        let mut clock = (0.0, 0.0);
         for r in &records {
             match r.as_slice() {
-                [tag, ns] if *tag == CALIBRATION => {
-                    finish(&mut waiting, before, Some(*ns), done);
-                    before = Some(*ns);
+                [tag, ids @ ..] if *tag == GROUP => {
+                    group = ids.iter().map(|&i| i as usize).collect();
+                    warmed.clear();
                 }
-                [i, ok, rest @ ..] => {
+                [tag, i] if *tag == WARM => warmed.push(*i as usize),
+                [tag, before, after] if *tag == CALIBRATION => clock = (*before, *after),
+                [tag, ns] if *tag == PROBE => fastest_probe = fastest_probe.min(*ns),
+                [i, ok, rest @ ..] if (*i as usize) < n => {
                     let i = *i as usize;
-                    last = Some(i);
-                    if *ok == 0.0 || rest.len() != 2 * TIMING_LEN {
-                        let why = match make(i) {
+                    results[i] = Some(if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 2 {
+                        Err(match make(i) {
                             Err(e) => RunError::Kernel(e),
                             Ok(_) => RunError::Map("the child could not map the kernels".into()),
-                        };
-                        finish(&mut waiting, before, None, done);
-                        done(i, Err(why));
-                        continue;
-                    }
-                    waiting.push((
-                        i,
-                        timing_from(&rest[..TIMING_LEN]),
-                        timing_from(&rest[TIMING_LEN..]),
-                    ));
+                        })
+                    } else {
+                        cost_of(
+                            opts,
+                            timing_from(&rest[..TIMING_LEN]),
+                            timing_from(&rest[TIMING_LEN..2 * TIMING_LEN]),
+                            clock.0,
+                            clock.1,
+                        )
+                        .map(|c| Cost {
+                            rounds: (
+                                rest[2 * TIMING_LEN] as usize,
+                                rest[2 * TIMING_LEN + 1] as usize,
+                            ),
+                            ..c
+                        })
+                    });
                 }
                 _ => {}
             }
         }
-        finish(&mut waiting, before, None, done);
-        let after_last = last.map_or(start, |l| l + 1);
-        match fate {
-            None => next = n.max(after_last),
-            Some(e) => {
-                if after_last < n {
-                    done(after_last, Err(RunError::Child(e)));
+        if let Some(e) = fate {
+            let open: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&i| results[i].is_none())
+                .collect();
+            match open.iter().find(|i| !warmed.contains(i)) {
+                // Died while a body first ran: that body's fault.
+                Some(&i) => results[i] = Some(Err(RunError::Child(e))),
+                // Died in the rounds: measure the group again body by body.
+                None if open.len() > 1 => open.iter().for_each(|&i| alone[i] = true),
+                None => {
+                    // Died before any group (or in a lone body's rounds):
+                    // the first open body takes the blame, so this ends.
+                    let i = open.first().copied().unwrap_or(first);
+                    results[i] = Some(Err(RunError::Child(e)));
                 }
-                next = after_last + 1;
             }
         }
+        emit(&mut results);
     }
+}
+
+/// The probe of a batch child: [`crate::kernel::add_block`], its
+/// iteration count, the fastest it ran so far (ns per iteration), and how
+/// long the next group waits for clean rounds.
+struct Probe {
+    f: extern "C" fn(u64),
+    iterations: u64,
+    fastest: f64,
+    patience: Duration,
+}
+
+impl Probe {
+    /// Times the probe once; remembers the fastest run.
+    fn run(&mut self) -> f64 {
+        let ns = timed(self.f, self.iterations).as_nanos() as f64 / self.iterations as f64;
+        self.fastest = self.fastest.min(ns);
+        ns
+    }
+
+    /// Whether a pair of samples between probes of `before` and `after`
+    /// ns was taken alone on the core.
+    fn alone(&self, (before, after): (f64, f64)) -> bool {
+        let limit = self.fastest * (1.0 + PROBE_SLACK);
+        before <= limit && after <= limit
+    }
+}
+
+/// Runs in a batch child: builds, maps and warms the kernels of the bodies
+/// `group`, sets each one's iteration count, times all of them (and the
+/// calibration kernels with their iteration count, and the probe between
+/// bodies) round after round, and sends the records. `false` when the
+/// parent is gone.
+fn measure_group(
+    group: &[usize],
+    make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+    sampling: &measure::Sampling,
+    cal: Option<((extern "C" fn(u64), extern "C" fn(u64)), u64)>,
+    probe: &mut Probe,
+    out: &mut super::Records,
+) -> bool {
+    struct Member {
+        i: usize,
+        _code: (Code, Code),
+        f: (extern "C" fn(u64), extern "C" fn(u64)),
+        iterations: u64,
+        once: Vec<f64>,
+        twice: Vec<f64>,
+        // The probes before and after each pair of samples.
+        probes: Vec<(f64, f64)>,
+    }
+    let mut head = vec![GROUP];
+    head.extend(group.iter().map(|&i| i as f64));
+    if !out.send(&head) {
+        return false;
+    }
+    let mut members = Vec::new();
+    for &i in group {
+        let mapped = make(i)
+            .ok()
+            .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
+        let Some(code) = mapped else {
+            if !out.send(&[i as f64, 0.0]) {
+                return false;
+            }
+            continue;
+        };
+        // SAFETY: kernels built by `kernel`, running in the child.
+        let f = unsafe { (code.0.entry(), code.1.entry()) };
+        // The first runs: page faults, caches, the AVX state; a fault here
+        // is this body's.
+        f.0(1);
+        f.1(1);
+        let iterations = measure::iterations_for(sampling.sample, |k| timed(f.1, k));
+        if !out.send(&[WARM, i as f64]) {
+            return false;
+        }
+        members.push(Member {
+            i,
+            _code: code,
+            f,
+            iterations,
+            once: Vec::new(),
+            twice: Vec::new(),
+            probes: Vec::new(),
+        });
+    }
+    if members.is_empty() {
+        return true;
+    }
+    let per_iteration = |f: extern "C" fn(u64), k: u64| timed(f, k).as_nanos() as f64 / k as f64;
+    let (mut cal_once, mut cal_twice) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    let mut satisfied = false;
+    for round in 0..sampling.max_rounds.max(1) {
+        let wanting: Vec<usize> = (0..members.len())
+            .filter(|&k| {
+                members[k]
+                    .probes
+                    .iter()
+                    .filter(|&&p| probe.alone(p))
+                    .count()
+                    < sampling.clean
+            })
+            .collect();
+        if wanting.is_empty() {
+            satisfied = true;
+            break;
+        }
+        if round >= sampling.clean && start.elapsed() >= probe.patience {
+            break;
+        }
+        if let Some(((c1, c2), k)) = cal {
+            cal_once.push(per_iteration(c1, k));
+            cal_twice.push(per_iteration(c2, k));
+        }
+        let mut before = probe.run();
+        for k in wanting {
+            let m = &mut members[k];
+            m.once.push(per_iteration(m.f.0, m.iterations));
+            m.twice.push(per_iteration(m.f.1, m.iterations));
+            let after = probe.run();
+            m.probes.push((before, after));
+            before = after;
+        }
+    }
+    probe.patience = if satisfied {
+        sampling.budget
+    } else {
+        (probe.patience / 2).max(sampling.budget / 8)
+    };
+    if let Some((_, k)) = cal {
+        // ns per cycle from each half of the rounds: their difference is
+        // the clock's drift during the group.
+        let half = cal_once.len().div_ceil(2);
+        let ns = |r: std::ops::Range<usize>| {
+            let a = measure::estimate(&cal_once[r.clone()], k, sampling.max_spread);
+            let b = measure::estimate(&cal_twice[r], k, sampling.max_spread);
+            measure::unroll_difference(&a, &b) / CHAIN as f64
+        };
+        let (first, second) = (
+            ns(0..half),
+            ns(half.min(cal_once.len() - 1)..cal_once.len()),
+        );
+        if !out.send(&[CALIBRATION, first, second]) {
+            return false;
+        }
+    }
+    if !out.send(&[PROBE, probe.fastest]) {
+        return false;
+    }
+    for m in &members {
+        let clean: Vec<usize> = (0..m.probes.len())
+            .filter(|&r| probe.alone(m.probes[r]))
+            .collect();
+        let timing = |samples: &[f64]| {
+            let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
+                clean.iter().map(|&r| samples[r]).collect()
+            } else {
+                samples.to_vec()
+            };
+            let t = measure::estimate(&kept, m.iterations, sampling.max_spread);
+            Timing {
+                noisy: t.noisy || clean.len() < sampling.clean,
+                ..t
+            }
+        };
+        let mut rec = vec![m.i as f64, 1.0];
+        rec.extend(timing_values(&timing(&m.once)));
+        rec.extend(timing_values(&timing(&m.twice)));
+        rec.extend([m.probes.len() as f64, clean.len() as f64]);
+        if !out.send(&rec) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The cost of a body from its timings and the calibrations around it.
@@ -454,5 +702,6 @@ fn cost_of(
         clock_drift: drift,
         once,
         twice,
+        rounds: (0, 0),
     })
 }
