@@ -28,10 +28,12 @@ for r in $(seq 1 "$runs"); do
   awk -v r="$r" -v s="$start" -v e="$end" 'NR == 1 { print "run " r ": " $0 } NR > 1 && NR <= 5 { print "       " $0 }
     END { printf "       wall time %.1f s\n", e - s }' "$work/run$r/summary.txt"
 done
-# Values per form from the reports: "\tNAME [low;high]" lines, high taken.
+# Values per form from the reports: "\tNAME [low;high]" lines, high taken;
+# a form measured again (a better second measurement, or with a helper)
+# has a later block, which holds its value.
 for r in $(seq 1 "$runs"); do
-  awk -F'[][;]' -v r="$r" '/^\t[^\t ]+ \[[0-9.?]+;[0-9.]+\]$/ { split($1, a, /[ \t]+/); print a[2], r, $3 }' \
-    "$work"/run$r/report_TP_*.txt
+  awk -F'[][;]' -v r="$r" '/^\t[^\t ]+ \[[0-9.?]+;[0-9.]+\]$/ { split($1, a, /[ \t]+/); v[a[2]] = $3 }
+    END { for (f in v) print f, r, v[f] }' "$work"/run$r/report_TP_*.txt
 done | awk -v runs="$runs" '
   { n[$1]++; v = $3 + 0; if (!($1 in lo) || v < lo[$1]) lo[$1] = v; if (!($1 in hi) || v > hi[$1]) hi[$1] = v }
   END {

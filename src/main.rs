@@ -426,7 +426,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                         ("Timestamp", winic::report::timestamp()),
                         ("Command", argv.join(" ")),
                         ("Frequency", match clock {
-                            Clock::Auto => "auto (dependent adds, calibrated in every child every 16 forms)".into(),
+                            Clock::Auto => "auto (dependent adds, timed in every round of every group of forms)".into(),
                             Clock::Fixed(g) => format!("{g} GHz (given)"),
                         }),
                         ("Arch", format!("{arch} ({})", winic::report::cpu_name())),

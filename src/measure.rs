@@ -279,6 +279,33 @@ mod tests {
     }
 
     #[test]
+    fn samples_give_their_minimum_and_spread() {
+        // Five clean samples and three slowed down by a neighbour.
+        let s = [2.0, 2.01, 5.0, 2.0, 4.0, 2.02, 2.0, 6.0];
+        let t = estimate(&s, 100, 0.03);
+        assert_eq!(t.ns_per_iter, 2.0);
+        assert!(t.spread < 0.01 && !t.noisy, "{t:?}");
+        // Mostly slowed down: the lower quartile is far above the minimum.
+        let t = estimate(&[2.0, 3.0, 3.1, 3.2, 3.0, 3.3, 3.1, 3.0], 100, 0.03);
+        assert!(t.noisy && t.spread > 0.4, "{t:?}");
+        assert!(estimate(&[], 1, 0.03).noisy);
+    }
+
+    #[test]
+    fn the_iteration_count_makes_a_sample_of_the_wanted_length() {
+        // 3 ns per iteration and 200 ns per call.
+        let run = |n: u64| Duration::from_nanos(200 + 3 * n);
+        let n = iterations_for(Duration::from_micros(40), run);
+        let got = run(n).as_secs_f64() * 1e6;
+        assert!((35.0..45.0).contains(&got), "{n} iterations, {got} µs");
+        // One iteration already longer than a sample: one iteration.
+        assert_eq!(
+            iterations_for(Duration::from_micros(40), |_| Duration::from_millis(1)),
+            1
+        );
+    }
+
+    #[test]
     fn a_slow_kernel_is_not_scaled_up() {
         let mut calls = Vec::new();
         let plan = Plan::default();

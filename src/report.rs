@@ -60,9 +60,30 @@ pub fn cpu_name() -> String {
 impl Report {
     /// Creates `dir/report_<mode>_<timestamp>.txt` with the header lines.
     pub fn create(dir: &Path, mode: &str, header: &[(&str, String)]) -> Result<Report, Error> {
-        let path = dir.join(format!("report_{mode}_{}.txt", timestamp()));
-        let file = File::create(&path)
-            .map_err(|e| Error::Io(format!("creating the report {}", path.display()), e))?;
+        // Two runs within one second must not share a report.
+        let stamp = timestamp();
+        let mut k = 1;
+        let (path, file) = loop {
+            let name = match k {
+                1 => format!("report_{mode}_{stamp}.txt"),
+                _ => format!("report_{mode}_{stamp}_{k}.txt"),
+            };
+            let path = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(f) => break (path, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && k < 1000 => k += 1,
+                Err(e) => {
+                    return Err(Error::Io(
+                        format!("creating the report {}", path.display()),
+                        e,
+                    ))
+                }
+            }
+        };
         let mut r = Report {
             path,
             out: BufWriter::new(file),
