@@ -548,3 +548,27 @@ fn the_direction_flag_is_clear_after_a_kernel() {
         assert_eq!(got, Ok(vec![1.0]));
     }
 }
+
+/// A legacy SSE body's XMM registers are set by SSE forms: a VEX or EVEX
+/// broadcast leaves the upper halves dirty, and the SSE forms then merge
+/// into them (addpd at half its throughput on Zen 4).
+#[test]
+fn legacy_sse_registers_are_set_without_dirtying_the_upper_halves() {
+    let t = target(Arch::X86_64);
+    let isa = crate::isa::Isa::get(Arch::X86_64);
+    let body = shape::throughput(t, isa.instr("ADDPDrr").unwrap(), 4).unwrap();
+    let text = build(t, &body, 1).unwrap().text();
+    assert!(text.contains("punpcklqdq"), "{text}");
+    assert!(
+        !text.contains("vpbroadcast") && !text.contains("vmovq"),
+        "{text}"
+    );
+    // A 256-bit body still gets its broadcast (where the host has AVX2:
+    // the frame sets registers by what the host runs).
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        let body = shape::throughput(t, isa.instr("VADDPDYrr").unwrap(), 4).unwrap();
+        let text = build(t, &body, 1).unwrap().text();
+        assert!(text.contains("vpbroadcastq"), "{text}");
+    }
+}
