@@ -120,8 +120,10 @@ enum Command {
     ///
     /// Each form runs as up to 12 independent copies (fresh registers for
     /// everything written, shared ones for what is only read), timed with
-    /// the body once and twice in a forked child that measures many forms
-    /// and calibrates the clock every 16 (-f auto). Forms that cannot run
+    /// the body once and twice in a forked child that measures 16 forms
+    /// at a time, in many short rounds, keeping only rounds in which the
+    /// core's other hardware thread was idle (on an SMT machine, keep it
+    /// idle: winic waits for such rounds). Forms that cannot run
     /// (memory operands, control flow, privileged, missing features …)
     /// are skipped with the reason; faults (SIGILL …) are recorded and the
     /// run goes on. Results go to the report file
@@ -165,6 +167,10 @@ enum Command {
         /// Measure x87 forms too (skipped by default, as in WINIC).
         #[arg(long = "x87FP")]
         x87: bool,
+        /// Measure on this CPU (a number as in /proc/cpuinfo; default: the
+        /// first CPU this process may run on).
+        #[arg(long, value_name = "N")]
+        cpu: Option<usize>,
     },
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
@@ -250,6 +256,23 @@ fn clock_of(f: Option<Clock>) -> Clock {
         eprintln!("winic: -f not given: measuring the clock with dependent adds (-f auto)");
         Clock::Auto
     })
+}
+
+/// `cpu`, when this process may run on it.
+fn allowed_cpu(cpu: usize) -> Result<usize, Error> {
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
+        .map_err(|e| Error::Failed(format!("reading the CPUs this process may use: {e}")))?;
+    let allowed: Vec<String> = (0..nix::sched::CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .map(|c| c.to_string())
+        .collect();
+    if set.is_set(cpu).unwrap_or(false) {
+        return Ok(cpu);
+    }
+    Err(Error::BadInput(format!(
+        "--cpu {cpu}: this process may not run there; allowed: {}",
+        allowed.join(", ")
+    )))
 }
 
 fn arch_or_host(arch: Option<Arch>) -> Result<Arch, Error> {
@@ -391,8 +414,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             resume,
             no_report,
             x87,
+            cpu,
         } => {
             let arch = arch_or_host(None)?;
+            let cpu = match cpu {
+                None => run::default_cpu(),
+                Some(c) => Some(allowed_cpu(c)?),
+            };
             let mut forms = select_forms(arch, &instrs, filter.as_deref(), min_opcode, max_opcode)?;
             let mut db = winic::db::Database::load(&output)?;
             let (mut journal, done, earlier) = winic::db::Journal::open(&output, resume)?;
@@ -412,6 +440,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let clock = clock_of(cli.frequency);
             let opts = run::Options {
                 clock,
+                cpu,
                 plan: winic::measure::Plan::fast(),
                 ..run::Options::default()
             };

@@ -585,3 +585,11 @@ fn tp_measures_merges_and_resumes() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn tp_refuses_a_cpu_it_may_not_use() {
+    let o = winic(&["TP", "--cpu", "100000", "-i", "NOP", "--noReport"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("--cpu 100000") && e.contains("allowed: "), "{e}");
+}
