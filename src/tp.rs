@@ -246,6 +246,9 @@ fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
 /// Bodies of `form` copies interleaved with `helper` copies on registers
 /// of their own: as many pairs as registers allow (12, else fewer).
 fn interleaved(t: &dyn Target, form: Instr, helper: Instr) -> Option<Vec<crate::arch::Inst>> {
+    // The most pairs: fewer copies of the form can leave registers for
+    // more helpers.
+    let mut best: Option<Vec<crate::arch::Inst>> = None;
     for n in [shape::COPIES, 8, 6, 4, 2, 1] {
         let Ok(body) = shape::throughput(t, form, n) else {
             continue;
@@ -258,7 +261,10 @@ fn interleaved(t: &dyn Target, form: Instr, helper: Instr) -> Option<Vec<crate::
             continue;
         };
         let pairs = body.len().min(helpers.len());
-        return Some(
+        if best.as_ref().is_some_and(|b| b.len() >= 2 * pairs) {
+            continue;
+        }
+        best = Some(
             body.into_iter()
                 .zip(helpers)
                 .take(pairs)
@@ -266,7 +272,7 @@ fn interleaved(t: &dyn Target, form: Instr, helper: Instr) -> Option<Vec<crate::
                 .collect(),
         );
     }
-    None
+    best
 }
 
 /// The second pass: every measured form with one implicit dependency is
@@ -530,6 +536,13 @@ mod tests {
             assert_eq!(pair[0].form.name(), "ADC64rr");
             assert_eq!(pair[1].form.name(), "CMP64rr");
         }
+        // A compare with an immediate reads one register: its copies all
+        // read the same one, so every adc gets its helper.
+        let cmp_imm = Isa::get(Arch::X86_64).instr("CMP32ri").unwrap();
+        assert_eq!(
+            interleaved(t, adc, cmp_imm).unwrap().len(),
+            2 * shape::COPIES
+        );
         let flags = implicit_dependency(t, adc)[0];
         let c = helper_candidates(t, flags);
         assert!(c[0].has(crate::isa::Flag::IsCompare), "{:?}", c[0]);

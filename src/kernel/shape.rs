@@ -114,6 +114,15 @@ pub fn throughput_avoiding(
     let mc = form.mc_operands();
     taken.extend((0..mc.len()).flat_map(|k| t.operand_regs(&first, k)));
     let mut body = vec![first.clone()];
+    // A form that writes no register operand (`cmp r32, imm`): every copy
+    // is the first, nothing to keep apart.
+    if !mc
+        .iter()
+        .any(|m| is_written(&mc, m) && m.ty.class().is_some())
+    {
+        body.resize(copies.max(1), first);
+        return Ok(body);
+    }
     while body.len() < copies {
         let Ok(mut next) = t.instance(form, &taken) else {
             break;
