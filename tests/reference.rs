@@ -18,6 +18,7 @@ struct Row {
 /// The table of the host's core, or why there is none.
 fn host_core() -> Result<&'static str, String> {
     #[cfg(target_arch = "x86_64")]
+    #[allow(unused_unsafe)] // `__cpuid` is safe from Rust 1.87 on, unsafe before
     {
         // SAFETY: CPUID exists on every x86-64 CPU.
         let leaf0 = unsafe { std::arch::x86_64::__cpuid(0) };
