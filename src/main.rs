@@ -167,9 +167,11 @@ enum Command {
         /// Measure x87 forms too (skipped by default, as in WINIC).
         #[arg(long = "x87FP")]
         x87: bool,
-        /// Measure on this CPU (a number as in /proc/cpuinfo; default: the
-        /// first CPU this process may run on).
-        #[arg(long, value_name = "N")]
+        /// Measure on this core (a CPU number as in /proc/cpuinfo;
+        /// default: the first CPU this process may run on). Not WINIC's
+        /// -c/--cpu, which names an LLVM CPU model: winic decides what the
+        /// CPU runs from CPUID.
+        #[arg(long = "core", value_name = "N")]
         cpu: Option<usize>,
     },
     /// Run every form's kernels once, untimed: the throughput kernel (up to
@@ -270,7 +272,7 @@ fn allowed_cpu(cpu: usize) -> Result<usize, Error> {
         return Ok(cpu);
     }
     Err(Error::BadInput(format!(
-        "--cpu {cpu}: this process may not run there; allowed: {}",
+        "--core {cpu}: this process may not run on CPU {cpu}; allowed: {}",
         allowed.join(", ")
     )))
 }

@@ -563,8 +563,11 @@ mod tests {
             &mut |_, _, _| {},
             &mut |r| seen.push(r.form.name()),
         );
-        // Reported twice: the upper bound first, then with the helper.
-        assert_eq!(seen, ["ADC64rr", "ADC64rr"]);
+        // Reported twice: the upper bound first, then with the helper (and
+        // once more in between when a noisy first measurement was taken
+        // again and came out better).
+        assert!((2..=3).contains(&seen.len()), "{seen:?}");
+        assert!(seen.iter().all(|n| *n == "ADC64rr"), "{seen:?}");
         let Outcome::Measured(m) = &rows[0].outcome else {
             panic!("{:?}", rows[0].outcome)
         };
@@ -600,7 +603,15 @@ mod tests {
             &mut |_, _, _| {},
             &mut |r| order.push(r.form.name()),
         );
-        assert_eq!(order, names);
+        // In order; then again for measured forms taken a second time
+        // (noisy the first time: another process, or the sibling thread).
+        assert_eq!(order[..names.len()], *names);
+        assert!(
+            order[names.len()..]
+                .iter()
+                .all(|n| *n == names[0] || *n == names[2]),
+            "{order:?}"
+        );
         assert_eq!(rows.len(), 4);
         // Under qemu (WINIC_EMULATED) times mean nothing: a difference
         // that is not positive is then a failure with that reason.

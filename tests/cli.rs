@@ -588,8 +588,11 @@ fn tp_measures_merges_and_resumes() {
 
 #[test]
 fn tp_refuses_a_cpu_it_may_not_use() {
-    let o = winic(&["TP", "--cpu", "100000", "-i", "NOP", "--noReport"]);
+    let o = winic(&["TP", "--core", "100000", "-i", "NOP", "--noReport"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("--cpu 100000") && e.contains("allowed: "), "{e}");
+    assert!(
+        e.contains("--core 100000") && e.contains("allowed: "),
+        "{e}"
+    );
 }
