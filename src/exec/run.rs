@@ -712,19 +712,37 @@ fn measure_group(
     } else {
         (probe.patience / 2).max(sampling.budget / 8)
     };
-    if let Some((_, k)) = cal {
+    if let Some(((c1, c2), k)) = cal {
         // ns per cycle from each half of the rounds: their difference is
         // the clock's drift during the group.
-        let half = cal_once.len().div_ceil(2);
-        let ns = |r: std::ops::Range<usize>| {
-            let a = measure::estimate(&cal_once[r.clone()], k, sampling.max_spread);
-            let b = measure::estimate(&cal_twice[r], k, sampling.max_spread);
+        let ns = |once: &[f64], twice: &[f64]| {
+            let a = measure::estimate(once, k, sampling.max_spread);
+            let b = measure::estimate(twice, k, sampling.max_spread);
             measure::unroll_difference(&a, &b) / CHAIN as f64
         };
-        let (first, second) = (
-            ns(0..half),
-            ns(half.min(cal_once.len() - 1)..cal_once.len()),
+        let half = cal_once.len().div_ceil(2);
+        let rest = half.min(cal_once.len() - 1);
+        let (mut first, mut second) = (
+            ns(&cal_once[..half], &cal_twice[..half]),
+            ns(&cal_once[rest..], &cal_twice[rest..]),
         );
+        // A half that gives no positive difference (an emulator, or too
+        // few rounds): the whole group's, with up to three times eight
+        // more samples when that is not positive either.
+        if !(first > 0.0 && second > 0.0) {
+            let mut whole = ns(&cal_once, &cal_twice);
+            for _ in 0..3 {
+                if whole > 0.0 {
+                    break;
+                }
+                for _ in 0..8 {
+                    cal_once.push(per_iteration(c1, k));
+                    cal_twice.push(per_iteration(c2, k));
+                }
+                whole = ns(&cal_once, &cal_twice);
+            }
+            (first, second) = (whole, whole);
+        }
         if !out.send(&[CALIBRATION, first, second]) {
             return false;
         }
