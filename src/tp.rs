@@ -21,6 +21,13 @@ pub fn unroll_for(len: usize) -> usize {
     MIN_INSTRUCTIONS.div_ceil(len.max(1))
 }
 
+/// Cycles per copy from the cost of a pair of kernels ([`pair_of_kernels`])
+/// of a body of `len` instructions holding `copies` copies: the unroll
+/// difference stands for [`unroll_for`]`(len)` bodies.
+fn per_copy(cost: &Cost, len: usize, copies: usize) -> f64 {
+    cost.cycles / (copies * unroll_for(len)) as f64
+}
+
 /// The kernels with `body` unrolled [`unroll_for`] times and twice that:
 /// their difference is the body that many times.
 fn pair_of_kernels(
@@ -206,7 +213,7 @@ pub fn run(
                 cost.cycles
             )),
             Ok(cost) => Outcome::Measured(Measured {
-                cycles: cost.cycles / (body.len() * unroll_for(body.len())) as f64,
+                cycles: per_copy(&cost, body.len(), body.len()),
                 copies: body.len(),
                 cost,
                 implicit_dependency: implicit_dependency(t, form),
@@ -398,7 +405,7 @@ fn with_helpers(
         updates.push((
             *k,
             Measured {
-                cycles: cost.cycles / (pairs * unroll_for(body.len())) as f64,
+                cycles: per_copy(&cost, body.len(), pairs),
                 copies: pairs,
                 cost,
                 implicit_dependency: old.implicit_dependency.clone(),
@@ -430,7 +437,7 @@ fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64
             let len = bodies[i].1.len();
             // A second, better measurement replaces the first.
             out.retain(|(f, _)| f.opcode() != bodies[i].0.opcode());
-            out.push((bodies[i].0, c.cycles / (len * unroll_for(len)) as f64));
+            out.push((bodies[i].0, per_copy(&c, len, len)));
         }
     });
     out

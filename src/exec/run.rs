@@ -124,6 +124,11 @@ fn timed(f: extern "C" fn(u64), n: u64) -> Duration {
     t.elapsed()
 }
 
+/// Nanoseconds per iteration of `f(n)`.
+fn per_iteration(f: extern "C" fn(u64), n: u64) -> f64 {
+    timed(f, n).as_nanos() as f64 / n as f64
+}
+
 /// The calibration kernels of `-f auto` (a chain of dependent adds, once
 /// and twice), mapped; `None` with a fixed clock.
 fn calibration(t: &dyn Target, opts: &Options) -> Result<Option<(Code, Code)>, RunError> {
@@ -222,19 +227,13 @@ pub fn body_cost(
     })
     .map_err(RunError::Child)?;
     expect_len(&got, 2 * TIMING_LEN + 2)?;
-    let once_t = timing_from(&got[..TIMING_LEN]);
-    let twice_t = timing_from(&got[TIMING_LEN..2 * TIMING_LEN]);
-    let (ghz, drift) = frequency(opts, got[2 * TIMING_LEN], got[2 * TIMING_LEN + 1])?;
-    let ns = measure::unroll_difference(&once_t, &twice_t);
-    Ok(Cost {
-        ns,
-        cycles: measure::cycles(ns, ghz),
-        ghz,
-        clock_drift: drift,
-        once: once_t,
-        twice: twice_t,
-        rounds: (0, 0),
-    })
+    cost_of(
+        opts,
+        timing_from(&got[..TIMING_LEN]),
+        timing_from(&got[TIMING_LEN..2 * TIMING_LEN]),
+        got[2 * TIMING_LEN],
+        got[2 * TIMING_LEN + 1],
+    )
 }
 
 fn timing_values(t: &Timing) -> Vec<f64> {
@@ -589,7 +588,7 @@ impl Probe {
 
     /// Times the probe once; remembers the fastest run.
     fn run(&mut self) -> f64 {
-        let ns = timed(self.f, self.iterations).as_nanos() as f64 / self.iterations as f64;
+        let ns = per_iteration(self.f, self.iterations);
         self.fastest = self.fastest.min(ns);
         ns
     }
@@ -599,6 +598,27 @@ impl Probe {
     fn alone(&self, (before, after): (f64, f64)) -> bool {
         let limit = self.fastest * (1.0 + PROBE_SLACK);
         before <= limit && after <= limit
+    }
+}
+
+/// One body of a group in a batch child: its kernels and their samples.
+struct Member {
+    i: usize,
+    _code: (Code, Code),
+    f: (extern "C" fn(u64), extern "C" fn(u64)),
+    iterations: u64,
+    once: Vec<f64>,
+    twice: Vec<f64>,
+    /// The probes before and after each pair of samples.
+    probes: Vec<(f64, f64)>,
+}
+
+impl Member {
+    /// The rounds taken alone on the core, by `probe`'s fastest run.
+    fn clean(&self, probe: &Probe) -> Vec<usize> {
+        (0..self.probes.len())
+            .filter(|&r| probe.alone(self.probes[r]))
+            .collect()
     }
 }
 
@@ -615,16 +635,6 @@ fn measure_group(
     probe: &mut Probe,
     out: &mut super::Records,
 ) -> bool {
-    struct Member {
-        i: usize,
-        _code: (Code, Code),
-        f: (extern "C" fn(u64), extern "C" fn(u64)),
-        iterations: u64,
-        once: Vec<f64>,
-        twice: Vec<f64>,
-        // The probes before and after each pair of samples.
-        probes: Vec<(f64, f64)>,
-    }
     let mut head = vec![GROUP];
     head.extend(group.iter().map(|&i| i as f64));
     if !out.send(&head) {
@@ -664,7 +674,6 @@ fn measure_group(
     if members.is_empty() {
         return true;
     }
-    let per_iteration = |f: extern "C" fn(u64), k: u64| timed(f, k).as_nanos() as f64 / k as f64;
     let (mut cal_once, mut cal_twice) = (Vec::new(), Vec::new());
     let start = Instant::now();
     let mut satisfied = false;
@@ -675,9 +684,7 @@ fn measure_group(
         let wanting: Vec<usize> = (0..members.len())
             .filter(|&k| {
                 let m = &members[k];
-                let clean: Vec<usize> = (0..m.probes.len())
-                    .filter(|&r| probe.alone(m.probes[r]))
-                    .collect();
+                let clean = m.clean(probe);
                 let spread = |samples: &[f64]| {
                     let kept: Vec<f64> = clean.iter().map(|&r| samples[r]).collect();
                     measure::estimate(&kept, m.iterations, sampling.max_spread).noisy
@@ -751,9 +758,7 @@ fn measure_group(
         return false;
     }
     for m in &members {
-        let clean: Vec<usize> = (0..m.probes.len())
-            .filter(|&r| probe.alone(m.probes[r]))
-            .collect();
+        let clean = m.clean(probe);
         let timing = |samples: &[f64]| {
             let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
                 clean.iter().map(|&r| samples[r]).collect()
