@@ -1190,10 +1190,12 @@ struct JournalLine {
 }
 
 impl Journal {
-    /// The journal of `database`.
-    pub fn path_of(database: &Path) -> PathBuf {
+    /// The journal of a `mode` run (`TP`, `LAT`) into `database`:
+    /// `FILE.TP.journal`, one per mode, so that an interrupted run of one
+    /// mode never resumes as the other.
+    pub fn path_of(database: &Path, mode: &str) -> PathBuf {
         let mut p = database.as_os_str().to_owned();
-        p.push(".journal");
+        p.push(format!(".{mode}.journal"));
         PathBuf::from(p)
     }
 
@@ -1203,9 +1205,10 @@ impl Journal {
     /// interrupted: resume it or delete the file).
     pub fn open(
         database: &Path,
+        mode: &str,
         resume: bool,
     ) -> Result<(Journal, Vec<String>, Vec<Entry>), Error> {
-        let path = Journal::path_of(database);
+        let path = Journal::path_of(database, mode);
         let (mut names, mut entries) = (Vec::new(), Vec::new());
         if path.exists() {
             if !resume {
@@ -1280,24 +1283,24 @@ mod journal_tests {
         let mut e = Entry::for_form(form);
         e.set_throughput(0.25, 0.25);
         {
-            let (mut j, names, _) = Journal::open(&db, false).unwrap();
+            let (mut j, names, _) = Journal::open(&db, "TP", false).unwrap();
             assert!(names.is_empty());
             j.record("ADD64rr", Some(&e)).unwrap();
             j.record("SYSCALL", None).unwrap();
         }
         // A cut last line (the crash) is ignored.
-        let jp = Journal::path_of(&db);
+        let jp = Journal::path_of(&db, "TP");
         let mut f = fs::OpenOptions::new().append(true).open(&jp).unwrap();
         write!(f, "{{\"llvmName\":\"IMU").unwrap();
         drop(f);
-        let err = Journal::open(&db, false).err().unwrap().to_string();
+        let err = Journal::open(&db, "TP", false).err().unwrap().to_string();
         assert!(err.contains("--resume"), "{err}");
-        let (mut j, names, entries) = Journal::open(&db, true).unwrap();
+        let (mut j, names, entries) = Journal::open(&db, "TP", true).unwrap();
         assert_eq!(names, ["ADD64rr", "SYSCALL"]);
         assert_eq!(entries, vec![e.clone()]);
         j.record("IMUL64rr", None).unwrap();
         drop(j);
-        let (j, names, _) = Journal::open(&db, true).unwrap();
+        let (j, names, _) = Journal::open(&db, "TP", true).unwrap();
         assert_eq!(names, ["ADD64rr", "SYSCALL", "IMUL64rr"]);
         j.finish().unwrap();
         assert!(!jp.exists());

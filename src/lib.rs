@@ -22,6 +22,7 @@ pub mod exec;
 pub mod inspect;
 pub mod isa;
 pub mod kernel;
+pub mod lat;
 pub mod measure;
 pub mod report;
 pub mod runcheck;

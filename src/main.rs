@@ -130,50 +130,23 @@ enum Command {
     /// (report_TP_<timestamp>.txt in the current directory) as they come;
     /// a summary of counts ends the run.
     #[command(name = "TP")]
-    Tp {
-        /// Only these forms (LLVM names), e.g. -i ADD64rr IMUL64rr.
-        #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
-        instrs: Vec<String>,
-        /// Only forms whose LLVM name or mnemonic matches this regular
-        /// expression.
-        #[arg(long, value_name = "REGEX")]
-        filter: Option<String>,
-        /// Only forms with an LLVM opcode number at least N.
-        #[arg(long = "minOpcode", value_name = "N")]
-        min_opcode: Option<u32>,
-        /// Only forms with an LLVM opcode number at most N.
-        #[arg(long = "maxOpcode", value_name = "N")]
-        max_opcode: Option<u32>,
-        /// The database (WINIC's YAML format) the results are merged into:
-        /// this run's throughputs replace those of the same forms,
-        /// everything else in the file stays. Written atomically at the
-        /// end and every 30 s; every finished form is also appended at
-        /// once to FILE.journal, so an interrupted run loses at most the
-        /// form in progress (continue it with --resume).
-        #[arg(
-            short = 'o',
-            long = "output",
-            value_name = "FILE",
-            default_value = "winic-tp.yaml"
-        )]
-        output: std::path::PathBuf,
-        /// Continue an interrupted run: forms listed in FILE.journal are
-        /// not measured again.
-        #[arg(long)]
-        resume: bool,
-        /// Write no report file.
-        #[arg(long = "noReport")]
-        no_report: bool,
-        /// Measure x87 forms too (skipped by default, as in WINIC).
-        #[arg(long = "x87FP")]
-        x87: bool,
-        /// Measure on this core (a CPU number as in /proc/cpuinfo;
-        /// default: the first CPU this process may run on). Not WINIC's
-        /// -c/--cpu, which names an LLVM CPU model: winic decides what the
-        /// CPU runs from CPUID.
-        #[arg(long = "core", value_name = "N")]
-        cpu: Option<usize>,
-    },
+    Tp(ModeArgs),
+    /// LAT mode (as WINIC's LAT): measure every sub-latency of the
+    /// instruction forms of this machine (from each register a form reads,
+    /// explicit or implicit, to each it writes), in whole cycles.
+    ///
+    /// Sub-latencies whose two ends can share a register are timed as a
+    /// chain of copies of the form; the others (r64 -> flags, xmm -> r64)
+    /// as a chain with helper forms that lead back, chosen per pair of
+    /// register types as the pair with the smallest sum. Every chain is an
+    /// equation over the sub-latencies on it, and all equations are solved
+    /// together: values are exact or ranges [min, max]. The results merge
+    /// into the same database as TP's (operandLatencies and latency); the
+    /// report (report_LAT_<timestamp>.txt) lists every chain and helper,
+    /// and the `winic LAT -i ...` command that measures a form's values
+    /// again. Timing, skipping, the journal and --resume work as in TP.
+    #[command(name = "LAT")]
+    Lat(ModeArgs),
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
     /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
@@ -234,6 +207,55 @@ enum Command {
         #[arg(long, value_name = "FILE", required_unless_present = "dump_asm")]
         elf: Option<std::path::PathBuf>,
     },
+}
+
+/// The options TP and LAT share (WINIC's).
+#[derive(clap::Args)]
+struct ModeArgs {
+    /// Only these forms (LLVM names), e.g. -i ADD64rr IMUL64rr.
+    #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
+    instrs: Vec<String>,
+    /// Only forms whose LLVM name or mnemonic matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    filter: Option<String>,
+    /// Only forms with an LLVM opcode number at least N.
+    #[arg(long = "minOpcode", value_name = "N")]
+    min_opcode: Option<u32>,
+    /// Only forms with an LLVM opcode number at most N.
+    #[arg(long = "maxOpcode", value_name = "N")]
+    max_opcode: Option<u32>,
+    /// The database (WINIC's YAML format) the results are merged into,
+    /// the same file for TP and LAT: this run's values (throughputs, or
+    /// sub-latencies) replace those of the same forms, everything else
+    /// in the file stays. Written atomically at the end and every 30 s;
+    /// every finished form is also appended at once to
+    /// FILE.TP.journal (FILE.LAT.journal), so an interrupted run loses
+    /// at most what was in progress (continue it with --resume).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        default_value = "winic.yaml"
+    )]
+    output: std::path::PathBuf,
+    /// Continue an interrupted run: forms listed in the mode's journal
+    /// are not measured again (LAT: their values stay as measured; the
+    /// remaining forms choose helpers among themselves).
+    #[arg(long)]
+    resume: bool,
+    /// Write no report file.
+    #[arg(long = "noReport")]
+    no_report: bool,
+    /// Measure x87 forms too (skipped by default, as in WINIC).
+    #[arg(long = "x87FP")]
+    x87: bool,
+    /// Measure on this core (a CPU number as in /proc/cpuinfo;
+    /// default: the first CPU this process may run on). Not WINIC's
+    /// -c/--cpu, which names an LLVM CPU model: winic decides what the
+    /// CPU runs from CPUID.
+    #[arg(long = "core", value_name = "N")]
+    cpu: Option<usize>,
 }
 
 fn parse_arch(s: &str) -> Result<Arch, String> {
@@ -407,118 +429,8 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )));
             }
         }
-        Command::Tp {
-            instrs,
-            filter,
-            min_opcode,
-            max_opcode,
-            output,
-            resume,
-            no_report,
-            x87,
-            cpu,
-        } => {
-            let arch = arch_or_host(None)?;
-            let cpu = match cpu {
-                None => run::default_cpu(),
-                Some(c) => Some(allowed_cpu(c)?),
-            };
-            let mut forms = select_forms(arch, &instrs, filter.as_deref(), min_opcode, max_opcode)?;
-            let mut db = winic::db::Database::load(&output)?;
-            let (mut journal, done, earlier) = winic::db::Journal::open(&output, resume)?;
-            for e in earlier {
-                db.merge_throughput(e);
-            }
-            if !done.is_empty() {
-                let before = forms.len();
-                forms.retain(|f| !done.iter().any(|d| d == f.name()));
-                eprintln!(
-                    "winic: --resume: {} of {before} forms were done before ({}), {} to go",
-                    before - forms.len(),
-                    winic::db::Journal::path_of(&output).display(),
-                    forms.len()
-                );
-            }
-            let clock = clock_of(cli.frequency);
-            let opts = run::Options {
-                clock,
-                cpu,
-                plan: winic::measure::Plan::fast(),
-                ..run::Options::default()
-            };
-            let mut report = if no_report {
-                None
-            } else {
-                let argv: Vec<String> = std::env::args().collect();
-                Some(winic::report::Report::create(
-                    std::path::Path::new("."),
-                    "TP",
-                    &[
-                        ("Timestamp", winic::report::timestamp()),
-                        ("Command", argv.join(" ")),
-                        ("Frequency", match clock {
-                            Clock::Auto => "auto (dependent adds, timed in every round of every group of forms)".into(),
-                            Clock::Fixed(g) => format!("{g} GHz (given)"),
-                        }),
-                        ("Arch", format!("{arch} ({})", winic::report::cpu_name())),
-                        ("Mode", "Throughput".into()),
-                        ("Forms", forms.len().to_string()),
-                    ],
-                )?)
-            };
-            let start = std::time::Instant::now();
-            let mut last_save = start;
-            let mut write_error = None;
-            // Throughputs the database already holds: helpers need not be
-            // measured again.
-            let known: std::collections::HashMap<String, f64> = db
-                .entries
-                .iter()
-                .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
-                .collect();
-            let rows = winic::tp::run(
-                arch::target(arch),
-                &forms,
-                &opts,
-                x87,
-                &|name| known.get(name).copied(),
-                &mut eta_progress(format!("TP {arch}")),
-                &mut |row| {
-                    let entry = winic::tp::entry(row);
-                    let mut step = || -> Result<(), Error> {
-                        if let Some(r) = report.as_mut() {
-                            r.tp_row(row)?;
-                        }
-                        journal.record(row.form.name(), entry.as_ref())?;
-                        if let Some(e) = entry.clone() {
-                            db.merge_throughput(e);
-                        }
-                        if last_save.elapsed() > std::time::Duration::from_secs(30) {
-                            db.save(&output)?;
-                            last_save = std::time::Instant::now();
-                        }
-                        Ok(())
-                    };
-                    if write_error.is_none() {
-                        write_error = step().err();
-                    }
-                },
-            );
-            if let Some(e) = write_error {
-                return Err(e);
-            }
-            db.save(&output)?;
-            journal.finish()?;
-            write!(out, "{}", winic::tp::summary(&rows, start.elapsed())).map_err(io)?;
-            eprintln!(
-                "database: {} ({} entries)",
-                output.display(),
-                db.entries.len()
-            );
-            if let Some(r) = &report {
-                eprintln!("report: {}", r.path().display());
-            }
-        }
+        Command::Tp(args) => run_mode(Mode::Tp, args, cli.frequency, &mut out)?,
+        Command::Lat(args) => run_mode(Mode::Lat, args, cli.frequency, &mut out)?,
         Command::Runcheck {
             filter,
             list,
@@ -586,6 +498,189 @@ fn run(cli: Cli) -> Result<(), Error> {
                 );
             }
         }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Tp,
+    Lat,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Tp => "TP",
+            Mode::Lat => "LAT",
+        }
+    }
+}
+
+/// TP or LAT: select the forms, open the database, journal and report,
+/// measure, and write every result as soon as it is final.
+fn run_mode(
+    mode: Mode,
+    args: ModeArgs,
+    frequency: Option<Clock>,
+    out: &mut impl Write,
+) -> Result<(), Error> {
+    let io = |e| Error::Io("writing to standard output".into(), e);
+    let arch = arch_or_host(None)?;
+    let cpu = match args.cpu {
+        None => run::default_cpu(),
+        Some(c) => Some(allowed_cpu(c)?),
+    };
+    let output = &args.output;
+    let mut forms = select_forms(
+        arch,
+        &args.instrs,
+        args.filter.as_deref(),
+        args.min_opcode,
+        args.max_opcode,
+    )?;
+    let mut db = winic::db::Database::load(output)?;
+    let (mut journal, done, earlier) = winic::db::Journal::open(output, mode.name(), args.resume)?;
+    for e in earlier {
+        match mode {
+            Mode::Tp => db.merge_throughput(e),
+            Mode::Lat => db.merge_latency(e),
+        }
+    }
+    if !done.is_empty() {
+        let before = forms.len();
+        forms.retain(|f| !done.iter().any(|d| d == f.name()));
+        eprintln!(
+            "winic: --resume: {} of {before} forms were done before ({}), {} to go",
+            before - forms.len(),
+            winic::db::Journal::path_of(output, mode.name()).display(),
+            forms.len()
+        );
+    }
+    let clock = clock_of(frequency);
+    let opts = run::Options {
+        clock,
+        cpu,
+        plan: winic::measure::Plan::fast(),
+        ..run::Options::default()
+    };
+    let mut report = if args.no_report {
+        None
+    } else {
+        let argv: Vec<String> = std::env::args().collect();
+        Some(winic::report::Report::create(
+            std::path::Path::new("."),
+            mode.name(),
+            &[
+                ("Timestamp", winic::report::timestamp()),
+                ("Command", argv.join(" ")),
+                (
+                    "Frequency",
+                    match clock {
+                        Clock::Auto => {
+                            "auto (dependent adds, timed in every round of every group of kernels)"
+                                .into()
+                        }
+                        Clock::Fixed(g) => format!("{g} GHz (given)"),
+                    },
+                ),
+                ("Arch", format!("{arch} ({})", winic::report::cpu_name())),
+                (
+                    "Mode",
+                    match mode {
+                        Mode::Tp => "Throughput",
+                        Mode::Lat => "Latency",
+                    }
+                    .into(),
+                ),
+                ("Forms", forms.len().to_string()),
+            ],
+        )?)
+    };
+    // Throughputs the database already holds: TP's helpers need not be
+    // measured again.
+    let known: std::collections::HashMap<String, f64> = db
+        .entries
+        .iter()
+        .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
+        .collect();
+    let start = std::time::Instant::now();
+    let mut last_save = start;
+    let mut write_error = None;
+    // Writes one form's result everywhere: report, journal, database.
+    let mut put = |name: &str, block: String, entry: Option<winic::db::Entry>| {
+        let mut step = || -> Result<(), Error> {
+            if let Some(r) = report.as_mut() {
+                r.append(&block)?;
+            }
+            journal.record(name, entry.as_ref())?;
+            if let Some(e) = entry.clone() {
+                match mode {
+                    Mode::Tp => db.merge_throughput(e),
+                    Mode::Lat => db.merge_latency(e),
+                }
+            }
+            if last_save.elapsed() > std::time::Duration::from_secs(30) {
+                db.save(output)?;
+                last_save = std::time::Instant::now();
+            }
+            Ok(())
+        };
+        if write_error.is_none() {
+            write_error = step().err();
+        }
+    };
+    let t = arch::target(arch);
+    let summary = match mode {
+        Mode::Tp => {
+            let rows = winic::tp::run(
+                t,
+                &forms,
+                &opts,
+                args.x87,
+                &|name| known.get(name).copied(),
+                &mut eta_progress(format!("TP {arch}")),
+                &mut |row| {
+                    put(
+                        row.form.name(),
+                        winic::report::tp_block(row),
+                        winic::tp::entry(row),
+                    )
+                },
+            );
+            winic::tp::summary(&rows, start.elapsed())
+        }
+        Mode::Lat => {
+            let run = winic::lat::run(
+                t,
+                &forms,
+                &opts,
+                args.x87,
+                &mut eta_progress(format!("LAT {arch}")),
+                &mut |row, measurements| {
+                    put(
+                        row.form.name(),
+                        winic::report::lat_block(row, measurements),
+                        winic::lat::entry(row),
+                    )
+                },
+            );
+            winic::lat::summary(&run, start.elapsed())
+        }
+    };
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    db.save(output)?;
+    journal.finish()?;
+    write!(out, "{summary}").map_err(io)?;
+    eprintln!(
+        "database: {} ({} entries)",
+        output.display(),
+        db.entries.len()
+    );
+    if let Some(r) = &report {
+        eprintln!("report: {}", r.path().display());
     }
     Ok(())
 }

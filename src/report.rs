@@ -108,10 +108,9 @@ impl Report {
             .map_err(|e| Error::Io(format!("writing the report {}", self.path.display()), e))
     }
 
-    /// Appends the block of one TP row.
-    pub fn tp_row(&mut self, row: &Row) -> Result<(), Error> {
-        let text = tp_block(row);
-        self.write(&text)
+    /// Appends one form's block ([`tp_block`], [`lat_block`]).
+    pub fn append(&mut self, block: &str) -> Result<(), Error> {
+        self.write(block)
     }
 }
 
@@ -175,6 +174,71 @@ pub fn tp_block(row: &Row) -> String {
         Outcome::Skipped(why) => s.push_str(&format!("\t{name} [SKIPPED: {why}]\n")),
         Outcome::BuildError(why) => s.push_str(&format!("\t{name} [NO KERNEL: {why}]\n")),
         Outcome::Failed(why) => s.push_str(&format!("\t{name} [FAILED: {why}]\n")),
+    }
+    s.push('\n');
+    s
+}
+
+/// The report block of one LAT row: every sub-latency with its bounds,
+/// the chains it was measured in (the helpers, the time of a lap, one lap
+/// of the body), and the command that measures it again.
+pub fn lat_block(row: &crate::lat::Row, measurements: &[crate::lat::Measurement]) -> String {
+    use crate::lat::Outcome;
+    let name = row.form.name();
+    let mut s = format!("-----{name}-----\n");
+    match &row.outcome {
+        Outcome::Skipped(why) => s.push_str(&format!("\t{name} [SKIPPED: {why}]\n")),
+        Outcome::NoKernel(why) => s.push_str(&format!("\t{name} [NO KERNEL: {why}]\n")),
+        Outcome::Measured(subs, left_out) => {
+            for sub in subs {
+                let value = match &sub.value {
+                    Ok((lo, hi)) => format!("[{lo};{hi}]"),
+                    Err(why) => format!("[FAILED: {why}]"),
+                };
+                s.push_str(&format!("\t{} {value}\n", sub.edge.label()));
+                for &m in &sub.chains {
+                    let m = &measurements[m];
+                    let helpers: Vec<String> = m
+                        .steps
+                        .iter()
+                        .filter(|e| **e != sub.edge)
+                        .map(|e| e.label())
+                        .collect();
+                    if helpers.is_empty() {
+                        s.push_str("\t\tchain of copies");
+                    } else {
+                        s.push_str(&format!("\t\tDependencies: {}", helpers.join(", ")));
+                    }
+                    if let Some(b) = m.breaker {
+                        s.push_str(&format!(", {} interleaved to break a dependency", b.name()));
+                    }
+                    s.push_str(&format!(
+                        "\n\t\tCombined result: {:.2} cycles per lap ({} laps, {}/{} clean rounds){}\n",
+                        m.cycles,
+                        m.laps,
+                        m.cost.rounds.1,
+                        m.cost.rounds.0,
+                        match &m.bound {
+                            Some(why) => format!(", an upper bound only: {why}"),
+                            None => String::new(),
+                        }
+                    ));
+                    let lap = m.body.len() / m.laps.max(1);
+                    for l in m.body.iter().take(lap) {
+                        s.push_str(&format!("\t\t\t{l}\n"));
+                    }
+                }
+            }
+            if !left_out.is_empty() {
+                let regs: Vec<String> = left_out.iter().map(|r| r.name().to_string()).collect();
+                s.push_str(&format!(
+                    "\tnot measured: sub-latencies through {} (control or status registers, no chain runs through them)\n",
+                    regs.join(", ")
+                ));
+            }
+            let forms: Vec<&str> = row.reproduce.iter().map(|f| f.name()).collect();
+            s.push_str(&format!("\treproduce: winic LAT -i {}\n", forms.join(" ")));
+        }
     }
     s.push('\n');
     s

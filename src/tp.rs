@@ -30,7 +30,7 @@ fn per_copy(cost: &Cost, len: usize, copies: usize) -> f64 {
 
 /// The kernels with `body` unrolled [`unroll_for`] times and twice that:
 /// their difference is the body that many times.
-fn pair_of_kernels(
+pub(crate) fn pair_of_kernels(
     t: &dyn Target,
     body: &[crate::arch::Inst],
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
@@ -142,6 +142,16 @@ pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
     out
 }
 
+/// Why `form` is not measured at all (TP and LAT alike): an x87 form
+/// without `x87`, a form no kernel may run ([`shape::skip_reason`]), or
+/// one needing features the host lacks.
+pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
+    if !x87 && is_x87(form) {
+        return Some("x87 form (give --x87FP to measure it)".into());
+    }
+    shape::skip_reason(t, form).or_else(|| t.host_lacks(form))
+}
+
 /// Measures `forms`, calling `progress(done, total, name)` after each and
 /// `row(&Row)` with each result as soon as it exists (in the order of
 /// `forms`); returns all rows. `x87` measures x87 forms too.
@@ -158,13 +168,7 @@ pub fn run(
     let mut rows: Vec<Option<Row>> = vec![None; total];
     let mut bodies = Vec::new();
     for (k, &form) in forms.iter().enumerate() {
-        let early = if !x87 && is_x87(form) {
-            Some(Outcome::Skipped(
-                "x87 form (give --x87FP to measure it)".into(),
-            ))
-        } else if let Some(why) = shape::skip_reason(t, form) {
-            Some(Outcome::Skipped(why))
-        } else if let Some(why) = t.host_lacks(form) {
+        let early = if let Some(why) = early_skip(t, form, x87) {
             Some(Outcome::Skipped(why))
         } else {
             match shape::throughput(t, form, shape::COPIES)
@@ -238,7 +242,7 @@ pub fn run(
 /// implicit dependency of their own. Compares first (LLVM `isCompare`:
 /// they set the flags as a whole; `inc` leaves CF alone although LLVM says
 /// it defines EFLAGS), then in table order.
-fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
+pub(crate) fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
     let mut out: Vec<Instr> = crate::isa::Isa::get(t.arch())
         .real_instrs()
         .filter(|f| f.implicit_defs().any(|d| t.aliases(d, reg)))

@@ -547,10 +547,10 @@ fn tp_measures_merges_and_resumes() {
         let text = std::fs::read_to_string(&db).unwrap();
         assert!(text.contains(first) && text.contains(second), "{text}");
     }
-    assert!(!dir.join("db.yaml.journal").exists());
+    assert!(!dir.join("db.yaml.TP.journal").exists());
     // An interrupted run's journal: refused without --resume, skipped with.
     std::fs::write(
-        dir.join("db.yaml.journal"),
+        dir.join("db.yaml.TP.journal"),
         format!("{{\"llvmName\":\"{first}\",\"entry\":null}}\n"),
     )
     .unwrap();
@@ -595,4 +595,93 @@ fn tp_refuses_a_cpu_it_may_not_use() {
         e.contains("--core 100000") && e.contains("allowed: "),
         "{e}"
     );
+}
+
+/// LAT merges sub-latencies into the database TP writes, keeps the
+/// throughputs there, writes a report naming every chain with the command
+/// to reproduce it, and resumes like TP.
+#[test]
+fn lat_adds_sub_latencies_to_the_database_and_reports_chains() {
+    let arch = std::env::consts::ARCH;
+    let dir = std::env::temp_dir().join(format!("winic-lat-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let forms: &[&str] = match arch {
+        "x86_64" => &["ADD64rr", "BT64rr", "ADC64rr"],
+        "aarch64" => &["ADDXrs", "FMOVXDr", "FMOVDXr"],
+        _ => &["ADD", "FMV_X_D", "FMV_D_X"],
+    };
+    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "TP",
+        "-i",
+        forms[0],
+        "-o",
+        db_arg,
+        "--noReport",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut args = vec!["-f", "2.0", "LAT", "-i"];
+    args.extend_from_slice(forms);
+    args.extend_from_slice(&["-o", db_arg]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
+        .args(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("LAT: 3 forms"), "{out}");
+    assert!(out.contains("exact"), "{out}");
+    let text = std::fs::read_to_string(&db).unwrap();
+    assert!(text.contains("sourceOperand:"), "{text}");
+    if !emulated {
+        // TP's value of the first form is still there.
+        let e = text
+            .split("- llvmName:")
+            .find(|b| b.contains(forms[0]))
+            .unwrap();
+        assert!(!e.contains("throughputMax:   null"), "{e}");
+        assert!(!e.contains("latency:         null"), "{e}");
+    }
+    let report = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .find(|f| f.file_name().to_string_lossy().starts_with("report_LAT_"))
+        .expect("a report");
+    let r = std::fs::read_to_string(report.path()).unwrap();
+    assert!(r.contains("Mode: Latency"), "{r}");
+    assert!(r.contains("reproduce: winic LAT -i"), "{r}");
+    assert!(r.contains("Dependencies: "), "{r}");
+    assert!(!dir.join("db.yaml.LAT.journal").exists());
+    // A LAT journal is LAT's own: TP does not see it.
+    std::fs::write(
+        dir.join("db.yaml.LAT.journal"),
+        format!("{{\"llvmName\":\"{}\",\"entry\":null}}\n", forms[0]),
+    )
+    .unwrap();
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "TP",
+        "-i",
+        forms[0],
+        "-o",
+        db_arg,
+        "--noReport",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut args = vec!["-f", "2.0", "LAT", "--noReport", "-o", db_arg, "-i"];
+    args.extend_from_slice(forms);
+    let o = winic(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    args.push("--resume");
+    let o = winic(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("LAT: 2 forms"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,0 +1,695 @@
+//! LAT mode: every sub-latency of every form, in whole cycles.
+//!
+//! Three steps (WINIC thesis §3.3, and beyond it):
+//!
+//! 1. **Symmetric** sub-latencies, whose two ends can sit on one register:
+//!    a chain of copies of the form ([`chain::chain`] with one step), with
+//!    a helper that breaks an implicit dependency off the chain (adc's
+//!    flags) interleaved.
+//! 2. **Asymmetric** ones (r64 → flags, xmm → r64): grouped by the types
+//!    of their ends (register file and width, or the flags). For each
+//!    pair of opposite types, up to [`CANDIDATES`] forms of each
+//!    direction are chained with each other, and the pair with the
+//!    smallest sum becomes the helper of its direction; every other
+//!    sub-latency of a type a → b is chained with the helper b → a, or,
+//!    when no form goes from b straight back to a, with two helpers
+//!    b → c → a. Ends of one type that cannot share a register (fixed
+//!    implicit registers, early-clobber outputs) take the fastest exact
+//!    symmetric sub-latency of that type as helper.
+//! 3. **Equations**: every chain is an equation over the sub-latencies on
+//!    it; [`solve::solve`] narrows all of them at once. A helper pair
+//!    summing to 2 makes both 1 and everything measured with them exact,
+//!    as in the thesis; chains through three types pin more.
+
+pub mod chain;
+pub mod solve;
+
+use crate::arch::Target;
+use crate::exec::run::{batch_costs, Cost, Options};
+use crate::isa::{Instr, Reg};
+use crate::kernel;
+use crate::tp;
+use chain::{Chain, Edge, End};
+use solve::{Bounds, Equation};
+use std::collections::BTreeMap;
+
+/// Forms of each direction tried against each other when the helpers of a
+/// pair of types are chosen.
+pub const CANDIDATES: usize = 4;
+
+/// One measured chain.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// The sub-latencies on the cycle, in body order (the first is the one
+    /// measured, the others its helpers).
+    pub steps: Vec<Edge>,
+    /// The form interleaved to break an implicit dependency, if any.
+    pub breaker: Option<Instr>,
+    /// Laps of the cycle in the body.
+    pub laps: usize,
+    /// Cycles of one lap: the sum of the sub-latencies on the cycle.
+    pub cycles: f64,
+    /// Why `cycles` is only an upper bound of that sum.
+    pub bound: Option<String>,
+    /// The body, one instruction per line.
+    pub body: Vec<String>,
+    /// The raw timing.
+    pub cost: Cost,
+}
+
+/// What LAT found for one sub-latency.
+#[derive(Clone, Debug)]
+pub struct SubLatency {
+    /// The sub-latency.
+    pub edge: Edge,
+    /// Its bounds in cycles (whole), or why it has none.
+    pub value: Result<(i64, i64), String>,
+    /// The measurements whose chains run through it (indices into
+    /// [`Run::measurements`]).
+    pub chains: Vec<usize>,
+}
+
+/// What LAT found for one form.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Its sub-latencies (some may have failed, each with its reason), and
+    /// implicit registers left out (control and status registers).
+    Measured(Vec<SubLatency>, Vec<Reg>),
+    /// Not measured, on purpose, with the reason.
+    Skipped(String),
+    /// No instruction of the form could be encoded or decode-checked,
+    /// with the reason.
+    NoKernel(String),
+}
+
+/// One form's result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The form.
+    pub form: Instr,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Forms to give `winic LAT -i` to measure its values again.
+    pub reproduce: Vec<Instr>,
+}
+
+/// A whole run: rows in the order of the forms, and every chain measured.
+pub struct Run {
+    /// One row per form.
+    pub rows: Vec<Row>,
+    /// Every chain measured.
+    pub measurements: Vec<Measurement>,
+    /// Equations dropped as contradicting the others (their measurements).
+    pub contradictions: Vec<usize>,
+}
+
+/// The type of one end of a sub-latency: the flags by name; a register
+/// operand by register file (the outermost register containing its
+/// class's first member) and width, `ZMM0:128` for an xmm operand; an
+/// implicit data register as the largest class holding it (`CL` as
+/// `RAX:8`, so that helpers with an 8-bit register operand fit it).
+pub fn type_of(form: Instr, end: End) -> String {
+    let class = match end {
+        End::Implicit(r) if chain::is_flags(r) => return r.name().to_string(),
+        End::Implicit(r) => form
+            .isa()
+            .classes()
+            .filter(|c| c.contains(r))
+            .max_by_key(|c| c.members().count()),
+        End::Op(k) => form.mc_operands()[k].ty.class(),
+    };
+    let Some(class) = class else {
+        return match end {
+            End::Implicit(r) => r.name().to_string(),
+            End::Op(_) => "?".into(),
+        };
+    };
+    let Some(first) = class.members().next() else {
+        return class.name().into();
+    };
+    let top = form
+        .isa()
+        .registers()
+        .filter(|r| r.contains(first) || *r == first)
+        .max_by_key(|r| r.all_sub_regs().count())
+        .unwrap_or(first);
+    format!("{}:{}", top.name(), class.bits())
+}
+
+/// The register file of a type: `ZMM0` of `ZMM0:128`.
+fn file_of(ty: &str) -> &str {
+    ty.split(':').next().unwrap_or(ty)
+}
+
+/// A job: the steps of a chain and its body.
+struct Job {
+    steps: Vec<Edge>,
+    breaker: Option<Instr>,
+    chain: Chain,
+}
+
+/// Measures `jobs`, calling `progress` after each; returns a measurement
+/// or the reason per job.
+fn measure(
+    t: &dyn Target,
+    jobs: &[Job],
+    opts: &Options,
+    label: &str,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Vec<Result<Measurement, String>> {
+    let mut out: Vec<Result<Measurement, String>> = vec![Err("not measured".into()); jobs.len()];
+    let make = |i: usize| tp::pair_of_kernels(t, &jobs[i].chain.body);
+    let mut done = 0;
+    batch_costs(t, jobs.len(), &make, opts, &mut |i, got| {
+        let j = &jobs[i];
+        let again = out[i].is_ok();
+        out[i] = match got {
+            Ok(cost) if cost.cycles <= 0.0 => Err(format!(
+                "the unroll difference was not positive ({:.3} cycles): noise",
+                cost.cycles
+            )),
+            Ok(cost) => Ok(Measurement {
+                steps: j.steps.clone(),
+                breaker: j.breaker,
+                laps: j.chain.laps,
+                cycles: cost.cycles / (tp::unroll_for(j.chain.body.len()) * j.chain.laps) as f64,
+                bound: j.chain.bound.clone(),
+                body: j
+                    .chain
+                    .body
+                    .iter()
+                    .filter_map(|i| t.print(i).ok())
+                    .collect(),
+                cost,
+            }),
+            Err(e) => Err(e.to_string()),
+        };
+        if !again {
+            done += 1;
+            progress(done, jobs.len(), &format!("{label} {}", j.steps[0].label()));
+        }
+    });
+    out
+}
+
+/// The job measuring `steps` (with `breaker`), or why there is none.
+fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Instr>) -> Result<Job, String> {
+    let chain = chain::chain(t, &steps, breaker)?;
+    kernel::build(t, &chain.body, 1).map_err(|e| format!("no kernel: {e}"))?;
+    Ok(Job {
+        steps,
+        breaker,
+        chain,
+    })
+}
+
+/// The breaker of a self chain through `e`: a form writing, without
+/// reading, an implicit register the form reads and writes but the chain
+/// does not run through.
+fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Instr> {
+    let on_chain = |r: Reg| {
+        [e.source, e.target]
+            .iter()
+            .any(|end| matches!(end, End::Implicit(x) if t.aliases(*x, r)))
+    };
+    let reg = tp::implicit_dependency(t, e.form)
+        .into_iter()
+        .find(|r| !on_chain(*r))?;
+    let widest = |f: &Instr| {
+        f.operands()
+            .filter_map(|o| o.ty().class())
+            .map(|c| c.bits())
+            .max()
+            .unwrap_or(0)
+    };
+    // Compares first (as TP's helpers), then those reading no implicit
+    // register (`cmp ax, imm16` reads AX) and with the widest registers
+    // (no partial-register merge).
+    let mut c = tp::helper_candidates(t, reg);
+    c.sort_by_key(|f| {
+        (
+            !f.has(crate::isa::Flag::IsCompare),
+            f.implicit_uses().count(),
+            std::cmp::Reverse(widest(f)),
+            f.name(),
+        )
+    });
+    c.into_iter()
+        .find(|h| chain::chain(t, &[*e], Some(*h)).is_ok_and(|c| c.bound.is_none()))
+}
+
+/// Measures every sub-latency of `forms`. `progress(done, total, what)`
+/// is called as chains finish (per phase); `row` with each form's result
+/// as soon as it is final (forms with only symmetric sub-latencies after
+/// the first phase, the others at the end).
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    x87: bool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    row: &mut dyn FnMut(&Row, &[Measurement]),
+) -> Run {
+    let mut rows: Vec<Option<Row>> = vec![None; forms.len()];
+    // Every sub-latency of the run: (form index, edge).
+    let mut all: Vec<(usize, Edge)> = Vec::new();
+    let mut left_out: Vec<Vec<Reg>> = vec![Vec::new(); forms.len()];
+    for (k, &form) in forms.iter().enumerate() {
+        let (edges, left) = chain::edges(t, form);
+        let skip = tp::early_skip(t, form, x87).or_else(|| {
+            edges.is_empty().then(|| {
+                "no sub-latency: reads or writes no register a chain can run through".to_string()
+            })
+        });
+        let no_kernel = || {
+            let inst = t.example(form).map_err(|e| e.to_string())?;
+            kernel::emit(t, &inst)
+                .map_err(|e| e.to_string())
+                .map(|_| ())
+        };
+        let outcome = match skip {
+            Some(why) => Some(Outcome::Skipped(why)),
+            None => no_kernel().err().map(Outcome::NoKernel),
+        };
+        if let Some(outcome) = outcome {
+            let r = Row {
+                form,
+                outcome,
+                reproduce: vec![form],
+            };
+            row(&r, &[]);
+            rows[k] = Some(r);
+            continue;
+        }
+        left_out[k] = left;
+        all.extend(edges.into_iter().map(|e| (k, e)));
+    }
+    let index: std::collections::HashMap<(u32, i64, i64), usize> = all
+        .iter()
+        .enumerate()
+        .map(|(u, (_, e))| (edge_key(e), u))
+        .collect();
+    let mut by_form: Vec<Vec<usize>> = vec![Vec::new(); forms.len()];
+    for (u, (k, _)) in all.iter().enumerate() {
+        by_form[*k].push(u);
+    }
+    let mut why_not: Vec<Option<String>> = vec![None; all.len()];
+    let mut measurements: Vec<Measurement> = Vec::new();
+    let mut equations: Vec<Equation> = Vec::new();
+    let mut on: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+    let record = |m: Measurement,
+                  measurements: &mut Vec<Measurement>,
+                  equations: &mut Vec<Equation>,
+                  on: &mut Vec<Vec<usize>>| {
+        let ids: Vec<usize> = m
+            .steps
+            .iter()
+            .filter_map(|e| index.get(&edge_key(e)).copied())
+            .collect();
+        for &u in &ids {
+            on[u].push(measurements.len());
+        }
+        equations.push(Equation {
+            unknowns: ids,
+            cycles: m.cycles,
+            exact: m.bound.is_none(),
+        });
+        measurements.push(m);
+    };
+
+    // 1. Symmetric.
+    let is_symmetric: Vec<bool> = all
+        .iter()
+        .map(|(_, e)| chain::self_chain_possible(t, e))
+        .collect();
+    let symmetric: Vec<usize> = (0..all.len()).filter(|&u| is_symmetric[u]).collect();
+    let mut jobs = Vec::new();
+    let mut job_ids = Vec::new();
+    for &u in &symmetric {
+        let e = all[u].1;
+        match job(t, vec![e], breaker_for(t, &e)) {
+            Ok(j) => {
+                jobs.push(j);
+                job_ids.push(u);
+            }
+            Err(why) => why_not[u] = Some(why),
+        }
+    }
+    for (u, got) in job_ids
+        .iter()
+        .zip(measure(t, &jobs, opts, "symmetric", progress))
+    {
+        match got {
+            Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
+            Err(why) => why_not[*u] = Some(why),
+        }
+    }
+    // Forms whose sub-latencies are all symmetric are final now.
+    let (bounds, _) = solve::solve(all.len(), &equations);
+    for k in 0..forms.len() {
+        if rows[k].is_some() {
+            continue;
+        }
+        let ids = &by_form[k];
+        if ids.iter().all(|&u| is_symmetric[u]) {
+            let r = form_row(
+                forms[k],
+                ids,
+                &all,
+                &bounds,
+                &why_not,
+                &on,
+                &measurements,
+                &left_out[k],
+            );
+            row(&r, &measurements);
+            rows[k] = Some(r);
+        }
+    }
+
+    // 2. Asymmetric: helpers per pair of types.
+    let types: Vec<(String, String)> = all
+        .iter()
+        .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
+        .collect();
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for u in (0..all.len()).filter(|u| !is_symmetric[*u]) {
+        groups.entry(types[u].clone()).or_default().push(u);
+    }
+    // Helpers: forms with at most one implicit read, and no implicit
+    // dependency off their chain (adc's flags → register is a helper, its
+    // register → register is not).
+    let simple = |e: &Edge| {
+        let on_chain = |r: Reg| {
+            [e.source, e.target]
+                .iter()
+                .any(|x| matches!(x, End::Implicit(i) if t.aliases(*i, r)))
+        };
+        tp::implicit_dependency(t, e.form).into_iter().all(on_chain)
+            && e.form.implicit_uses().count() <= 1
+    };
+    let candidates = |u: &[usize]| -> Vec<usize> {
+        let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
+        c.sort_by_key(|&u| (all[u].1.form.mc_operands().len(), all[u].1.form.name()));
+        // Different mnemonics first: they differ more than widths of one.
+        let mut out: Vec<usize> = Vec::new();
+        for &u in &c {
+            let m = all[u].1.form.mnemonic();
+            if !out.iter().any(|&o| all[o].1.form.mnemonic() == m) && out.len() < CANDIDATES {
+                out.push(u);
+            }
+        }
+        out
+    };
+    let mut helper: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Back within one register file (two fixed registers, or two widths:
+    // ymm -> xmm): the fastest exact symmetric sub-latency of that file,
+    // its own width first, linked through the overlapping registers.
+    for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
+        let best = symmetric
+            .iter()
+            .filter(|&&u| file_of(&types[u].0) == file_of(a) && types[u].0 == types[u].1)
+            .filter(|&&u| simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
+            .min_by_key(|&&u| (bounds[u].lo, types[u].0 != *b, all[u].1.form.name()));
+        if let Some(&u) = best {
+            helper.insert((b.clone(), a.clone()), u);
+        }
+    }
+    // Opposite types: candidates against each other.
+    let mut pair_jobs = Vec::new();
+    let mut pair_of: Vec<(usize, usize)> = Vec::new();
+    for ((a, b), ab) in &groups {
+        if a >= b {
+            continue;
+        }
+        let Some(ba) = groups.get(&(b.clone(), a.clone())) else {
+            continue;
+        };
+        for &x in &candidates(ab) {
+            for &y in &candidates(ba) {
+                if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
+                    pair_jobs.push(j);
+                    pair_of.push((x, y));
+                }
+            }
+        }
+    }
+    let mut best: BTreeMap<(String, String), (f64, usize, usize)> = BTreeMap::new();
+    for (&(x, y), got) in pair_of
+        .iter()
+        .zip(measure(t, &pair_jobs, opts, "helpers", progress))
+    {
+        let Ok(m) = got else { continue };
+        let key = types[x].clone();
+        if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
+            best.insert(key, (m.cycles, x, y));
+        }
+        record(m, &mut measurements, &mut equations, &mut on);
+    }
+    for (key, (_, x, y)) in &best {
+        // An exact helper within one register file stays.
+        helper.entry(key.clone()).or_insert(*x);
+        helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
+    }
+    // Every other asymmetric sub-latency, with the helpers back.
+    let mut jobs = Vec::new();
+    let mut job_ids = Vec::new();
+    for (key, ids) in &groups {
+        for &u in ids {
+            if !on[u].is_empty() {
+                continue; // measured as a candidate
+            }
+            let back = (key.1.clone(), key.0.clone());
+            let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
+                // Two helpers: b -> c -> a.
+                helper.iter().find_map(|((from, c), &h1)| {
+                    if *from != key.1 || *c == key.0 {
+                        return None;
+                    }
+                    helper
+                        .get(&(c.clone(), key.0.clone()))
+                        .map(|&h2| vec![h1, h2])
+                })
+            });
+            let Some(path) = path else {
+                why_not[u] = Some(format!(
+                    "no helper chain leads back from {} to {}",
+                    key.1, key.0
+                ));
+                continue;
+            };
+            let mut steps = vec![all[u].1];
+            steps.extend(path.iter().map(|&h| all[h].1));
+            match job(t, steps, None) {
+                Ok(j) => {
+                    jobs.push(j);
+                    job_ids.push(u);
+                }
+                Err(why) => why_not[u] = Some(why),
+            }
+        }
+    }
+    for (u, got) in job_ids
+        .iter()
+        .zip(measure(t, &jobs, opts, "asymmetric", progress))
+    {
+        match got {
+            Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
+            Err(why) => why_not[*u] = Some(why),
+        }
+    }
+
+    // The fastest of each direction, as measured against the same helper
+    // back, chained with each other: when they take 2 cycles together,
+    // both are 1 and every chain through a helper of the pair is exact.
+    let fastest = |a: &str, b: &str, measurements: &[Measurement]| -> Option<usize> {
+        let h = *helper.get(&(b.to_string(), a.to_string()))?;
+        measurements
+            .iter()
+            .filter(|m| m.bound.is_none() && m.steps.len() == 2)
+            .filter(|m| m.steps[1] == all[h].1)
+            .filter_map(|m| Some((index.get(&edge_key(&m.steps[0])).copied()?, m.cycles)))
+            .filter(|(u, _)| types[*u].0 == a && types[*u].1 == b && simple(&all[*u].1))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(u, _)| u)
+    };
+    let mut jobs = Vec::new();
+    for (a, b) in best.keys() {
+        let (Some(x), Some(y)) = (fastest(a, b, &measurements), fastest(b, a, &measurements))
+        else {
+            continue;
+        };
+        let done = measurements
+            .iter()
+            .any(|m| m.steps.len() == 2 && m.steps[0] == all[x].1 && m.steps[1] == all[y].1);
+        if !done {
+            if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
+                jobs.push(j);
+            }
+        }
+    }
+    for m in measure(t, &jobs, opts, "fastest pairs", progress)
+        .into_iter()
+        .flatten()
+    {
+        record(m, &mut measurements, &mut equations, &mut on);
+    }
+
+    // 3. All equations at once.
+    let (bounds, contradictions) = solve::solve(all.len(), &equations);
+    for k in 0..forms.len() {
+        if rows[k].is_some() {
+            continue;
+        }
+        let r = form_row(
+            forms[k],
+            &by_form[k],
+            &all,
+            &bounds,
+            &why_not,
+            &on,
+            &measurements,
+            &left_out[k],
+        );
+        row(&r, &measurements);
+        rows[k] = Some(r);
+    }
+    Run {
+        rows: rows.into_iter().flatten().collect(),
+        measurements,
+        contradictions,
+    }
+}
+
+/// A key of an edge: its form's opcode and its two ends.
+fn edge_key(e: &Edge) -> (u32, i64, i64) {
+    let end = |x: End| match x {
+        End::Op(k) => k as i64,
+        End::Implicit(r) => -(r.id() as i64) - 1,
+    };
+    (e.form.opcode(), end(e.source), end(e.target))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn form_row(
+    form: Instr,
+    ids: &[usize],
+    all: &[(usize, Edge)],
+    bounds: &[Bounds],
+    why_not: &[Option<String>],
+    on: &[Vec<usize>],
+    measurements: &[Measurement],
+    left_out: &[Reg],
+) -> Row {
+    let mut reproduce = vec![form];
+    let subs = ids
+        .iter()
+        .map(|&u| {
+            let value = match (bounds[u].hi, &why_not[u]) {
+                (Some(hi), _) => Ok((bounds[u].lo, hi)),
+                (None, Some(why)) => Err(why.clone()),
+                (None, None) => Err("no chain bounds it".into()),
+            };
+            for &m in &on[u] {
+                for s in &measurements[m].steps {
+                    if !reproduce.iter().any(|f| f.opcode() == s.form.opcode()) {
+                        reproduce.push(s.form);
+                    }
+                }
+            }
+            SubLatency {
+                edge: all[u].1,
+                value,
+                chains: on[u].clone(),
+            }
+        })
+        .collect();
+    Row {
+        form,
+        outcome: Outcome::Measured(subs, left_out.to_vec()),
+        reproduce,
+    }
+}
+
+/// The database entry of a measured row (`None` for a skipped one): every
+/// sub-latency with its bounds, `null` for those that failed.
+pub fn entry(row: &Row) -> Option<crate::db::Entry> {
+    let Outcome::Measured(subs, _) = &row.outcome else {
+        return None;
+    };
+    let mut e = crate::db::Entry::for_form(row.form);
+    for s in subs {
+        let (src, dst) = s.edge.keys();
+        let b = s
+            .value
+            .as_ref()
+            .ok()
+            .map(|(lo, hi)| (*lo as f64, *hi as f64));
+        e.set_operand_latency(&src, &dst, b);
+    }
+    Some(e)
+}
+
+/// The counts of a run: forms measured and skipped per reason;
+/// sub-latencies exact, ranges and failed per reason; wall time.
+pub fn summary(run: &Run, wall: std::time::Duration) -> String {
+    let (mut measured, mut exact, mut ranges, mut failed, mut no_kernel) = (0, 0, 0, 0, 0);
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &run.rows {
+        match &r.outcome {
+            Outcome::Measured(subs, _) => {
+                measured += 1;
+                for s in subs {
+                    match &s.value {
+                        Ok((lo, hi)) if lo == hi => exact += 1,
+                        Ok(_) => ranges += 1,
+                        Err(why) => {
+                            failed += 1;
+                            // Group by the reason's kind, not its registers.
+                            let kind = why.split(':').next().unwrap_or(why).to_string();
+                            *reasons.entry(kind).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Outcome::NoKernel(_) => no_kernel += 1,
+        }
+    }
+    let secs = wall.as_secs_f64();
+    let values = (exact + ranges).max(1) as f64;
+    let mut s = format!(
+        "LAT: {} forms in {secs:.1} s, {} chains measured\n  measured:   {measured} forms\n  sub-latencies: {} with a value: {exact} exact ({:.1}%), {ranges} ranges ({:.1}%); {failed} without\n",
+        run.rows.len(),
+        run.measurements.len(),
+        exact + ranges,
+        100.0 * exact as f64 / values,
+        100.0 * ranges as f64 / values,
+    );
+    let mut by_count: Vec<(String, usize)> = reasons.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (why, n) in by_count.iter().take(12) {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    if !run.contradictions.is_empty() {
+        s.push_str(&format!(
+            "  {} chains contradicted the others and were left out of the equations (see the report)\n",
+            run.contradictions.len()
+        ));
+    }
+    s.push_str(&format!("  no kernel:  {no_kernel} forms\n"));
+    s.push_str(&format!(
+        "  skipped:    {}\n",
+        skipped.values().sum::<usize>()
+    ));
+    let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (why, n) in by_count {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,100 @@
+use super::*;
+use crate::arch::target;
+use crate::isa::{Arch, Isa};
+
+fn quick() -> Options {
+    let mut opts = Options::default();
+    opts.sampling.budget = std::time::Duration::from_millis(300);
+    opts
+}
+
+#[test]
+fn types_are_register_files_and_widths() {
+    let isa = Isa::get(Arch::X86_64);
+    let f = |n: &str| isa.instr(n).unwrap();
+    assert_eq!(type_of(f("ADD64rr"), End::Op(0)), "RAX:64");
+    assert_eq!(type_of(f("ADD32rr"), End::Op(0)), "RAX:32");
+    assert_eq!(
+        type_of(f("MOVPQIto64rr"), End::Op(1)),
+        type_of(f("ADDPDrr"), End::Op(0))
+    );
+    let flags = isa.register("EFLAGS").unwrap();
+    assert_eq!(type_of(f("ADD64rr"), End::Implicit(flags)), "EFLAGS");
+}
+
+/// A LAT run of a few forms on the host: every sub-latency of the
+/// symmetric ones has a value, bts's to the flags goes through the adc
+/// helper, and the entries carry WINIC's keys.
+#[test]
+fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
+    let Some(arch) = Arch::host() else { return };
+    let t = target(arch);
+    let isa = Isa::get(arch);
+    let names: &[&str] = match arch {
+        Arch::X86_64 => &[
+            "ADD64rr", "IMUL64rr", "BT64rr", "ADC64rr", "CMP64rr", "SYSCALL",
+        ],
+        Arch::Aarch64 => &["ADDXrs", "MADDXrrr", "FMOVXDr", "FMOVDXr", "SVC"],
+        Arch::Riscv64 => &["ADD", "MUL", "FMV_X_D", "FMV_D_X", "ECALL"],
+    };
+    let forms: Vec<Instr> = names.iter().map(|n| isa.instr(n).unwrap()).collect();
+    let mut seen = Vec::new();
+    let run = run(
+        t,
+        &forms,
+        &quick(),
+        false,
+        &mut |_, _, _| {},
+        &mut |r, _| seen.push(r.form.name()),
+    );
+    // Every form once, skipped ones included.
+    let mut sorted = seen.clone();
+    sorted.sort();
+    let mut want = names.to_vec();
+    want.sort();
+    assert_eq!(sorted, want);
+    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+    let value = |form: &str, s: &str, d: &str| -> Result<(i64, i64), String> {
+        let row = run.rows.iter().find(|r| r.form.name() == form).unwrap();
+        let Outcome::Measured(subs, _) = &row.outcome else {
+            panic!("{form}: {:?}", row.outcome)
+        };
+        subs.iter()
+            .find(|x| x.edge.keys() == (s.to_string(), d.to_string()))
+            .unwrap_or_else(|| panic!("{form} has no {s} -> {d}"))
+            .value
+            .clone()
+    };
+    let (first, asym) = match arch {
+        Arch::X86_64 => (("ADD64rr", "1", "0"), ("BT64rr", "1", "EFLAGS")),
+        Arch::Aarch64 => (("ADDXrs", "1", "0"), ("FMOVXDr", "1", "0")),
+        Arch::Riscv64 => (("ADD", "1", "0"), ("FMV_X_D", "1", "0")),
+    };
+    for (f, s, d) in [first, asym] {
+        match value(f, s, d) {
+            Ok((lo, hi)) => assert!(lo <= hi && hi >= 0 && lo >= 0, "{f}: [{lo}, {hi}]"),
+            Err(why) if emulated => eprintln!("{f} {s}->{d} under emulation: {why}"),
+            Err(why) => panic!("{f} {s} -> {d}: {why}"),
+        }
+    }
+    if !emulated {
+        // A one-cycle add on every core this runs on.
+        assert_eq!(value(first.0, first.1, first.2), Ok((1, 1)));
+    }
+    // The asymmetric value came from a chain with a helper, which the
+    // row names for reproduction.
+    let row = run.rows.iter().find(|r| r.form.name() == asym.0).unwrap();
+    assert!(row.reproduce.len() >= 2, "{:?}", row.reproduce);
+    let e = entry(row).unwrap();
+    assert!(e
+        .operand_latencies
+        .iter()
+        .any(|l| l.source_operand == asym.1 && l.target_operand == asym.2));
+    assert!(entry(
+        run.rows
+            .iter()
+            .find(|r| r.form.name() == names[names.len() - 1])
+            .unwrap()
+    )
+    .is_none());
+}
