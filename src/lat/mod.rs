@@ -376,17 +376,22 @@ pub fn run(
     for u in (0..all.len()).filter(|u| !is_symmetric[*u]) {
         groups.entry(types[u].clone()).or_default().push(u);
     }
-    // Helpers: forms with at most one implicit read, and no implicit
-    // dependency off their chain (adc's flags → register is a helper, its
-    // register → register is not).
+    // Helpers: forms whose only implicit register is the flags (`add ax,
+    // imm16` writes AX besides its operand: chained with a form reading
+    // AX it adds a second path), with no implicit dependency off their
+    // chain (adc's flags -> register is a helper, its register ->
+    // register is not).
     let simple = |e: &Edge| {
         let on_chain = |r: Reg| {
             [e.source, e.target]
                 .iter()
                 .any(|x| matches!(x, End::Implicit(i) if t.aliases(*i, r)))
         };
-        tp::implicit_dependency(t, e.form).into_iter().all(on_chain)
-            && e.form.implicit_uses().count() <= 1
+        let f = e.form;
+        tp::implicit_dependency(t, f).into_iter().all(on_chain)
+            && f.implicit_uses()
+                .chain(f.implicit_defs())
+                .all(chain::is_flags)
     };
     let candidates = |u: &[usize]| -> Vec<usize> {
         let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
