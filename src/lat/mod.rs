@@ -309,10 +309,13 @@ pub fn run(
         for &u in &ids {
             on[u].push(measurements.len());
         }
+        // A lap far from a whole number of cycles (rcr's 2.5) is no
+        // sum of whole sub-latencies: an upper bound only.
+        let whole = (m.cycles - m.cycles.round()).abs() <= 0.25;
         equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
-            exact: m.bound.is_none(),
+            exact: m.bound.is_none() && whole,
         });
         measurements.push(m);
     };
@@ -393,9 +396,27 @@ pub fn run(
                 .chain(f.implicit_defs())
                 .all(chain::is_flags)
     };
+    // How fast a form is where it is known: its slowest exact symmetric
+    // sub-latency (adc's 1 before rcr's).
+    let speed: Vec<i64> = by_form
+        .iter()
+        .map(|ids| {
+            ids.iter()
+                .filter(|&&u| is_symmetric[u] && bounds[u].exact())
+                .map(|&u| bounds[u].lo)
+                .max()
+                .unwrap_or(i64::MAX)
+        })
+        .collect();
     let candidates = |u: &[usize]| -> Vec<usize> {
         let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
-        c.sort_by_key(|&u| (all[u].1.form.mc_operands().len(), all[u].1.form.name()));
+        c.sort_by_key(|&u| {
+            (
+                speed[all[u].0],
+                all[u].1.form.mc_operands().len(),
+                all[u].1.form.name(),
+            )
+        });
         // Different mnemonics first: they differ more than widths of one.
         let mut out: Vec<usize> = Vec::new();
         for &u in &c {

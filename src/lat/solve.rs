@@ -88,7 +88,12 @@ fn propagate(
     for _round in 0..1000 {
         let mut changed = false;
         for &(k, e) in &live {
-            let c = e.cycles.round() as i64;
+            // An upper bound is rounded up unless it is close to whole.
+            let c = if e.exact {
+                e.cycles.round()
+            } else {
+                (e.cycles - 0.25).ceil()
+            } as i64;
             let sum_lo: i64 = e.unknowns.iter().map(|&u| lo[u]).sum();
             let sum_hi: i64 = e.unknowns.iter().map(|&u| hi[u]).sum::<i64>().min(INF);
             for &u in &e.unknowns {
