@@ -5,6 +5,11 @@
 use std::process::{Command, Output};
 
 fn winic(args: &[&str]) -> Output {
+    winic_command(args).output().expect("cannot run winic")
+}
+
+/// The command running winic with `args` (through `WINIC_TEST_RUNNER`).
+fn winic_command(args: &[&str]) -> Command {
     let bin = env!("CARGO_BIN_EXE_winic");
     let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
     let mut parts = runner.split_whitespace();
@@ -16,7 +21,8 @@ fn winic(args: &[&str]) -> Output {
         }
         None => Command::new(bin),
     };
-    cmd.args(args).output().expect("cannot run winic")
+    cmd.args(args);
+    cmd
 }
 
 fn stdout(o: &Output) -> String {
@@ -628,11 +634,7 @@ fn lat_adds_sub_latencies_to_the_database_and_reports_chains() {
     let mut args = vec!["-f", "2.0", "LAT", "-i"];
     args.extend_from_slice(forms);
     args.extend_from_slice(&["-o", db_arg]);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
-        .args(&args)
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = winic_command(&args).current_dir(&dir).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("LAT: 3 forms"), "{out}");
