@@ -501,10 +501,14 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }
     s.push_str(&format!("  no kernel:  {no_kernel}\n"));
-    s.push_str(&format!(
-        "  skipped:    {}\n",
-        skipped.values().sum::<usize>()
-    ));
+    s.push_str(&skipped_lines(&skipped));
+    s
+}
+
+/// The `skipped:` lines of a summary (TP's and LAT's): the total, then
+/// each reason with its count, most frequent first.
+pub(crate) fn skipped_lines(skipped: &std::collections::BTreeMap<&str, usize>) -> String {
+    let mut s = format!("  skipped:    {}\n", skipped.values().sum::<usize>());
     let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (why, n) in by_count {

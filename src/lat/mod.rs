@@ -203,6 +203,38 @@ fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Instr>) -> Result<Job, 
     })
 }
 
+/// Builds the chain of each plan (a sub-latency's index, the steps, the
+/// breaker) and measures those that build: for each index its measurement
+/// or why it has none, in the order of `plans`.
+fn measure_each(
+    t: &dyn Target,
+    plans: Vec<(usize, Vec<Edge>, Option<Instr>)>,
+    opts: &Options,
+    label: &str,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Vec<(usize, Result<Measurement, String>)> {
+    let mut jobs = Vec::new();
+    let mut out: Vec<(usize, Option<Result<Measurement, String>>)> = Vec::new();
+    for (u, steps, breaker) in plans {
+        match job(t, steps, breaker) {
+            Ok(j) => {
+                jobs.push(j);
+                out.push((u, None));
+            }
+            Err(why) => out.push((u, Some(Err(why)))),
+        }
+    }
+    let mut measured = measure(t, &jobs, opts, label, progress).into_iter();
+    out.into_iter()
+        .map(|(u, r)| {
+            (
+                u,
+                r.unwrap_or_else(|| measured.next().expect("one per job")),
+            )
+        })
+        .collect()
+}
+
 /// The breaker of a self chain through `e`: a form writing, without
 /// reading, an implicit register the form reads and writes but the chain
 /// does not run through.
@@ -326,25 +358,14 @@ pub fn run(
         .map(|(_, e)| chain::self_chain_possible(t, e))
         .collect();
     let symmetric: Vec<usize> = (0..all.len()).filter(|&u| is_symmetric[u]).collect();
-    let mut jobs = Vec::new();
-    let mut job_ids = Vec::new();
-    for &u in &symmetric {
-        let e = all[u].1;
-        match job(t, vec![e], breaker_for(t, &e)) {
-            Ok(j) => {
-                jobs.push(j);
-                job_ids.push(u);
-            }
-            Err(why) => why_not[u] = Some(why),
-        }
-    }
-    for (u, got) in job_ids
+    let plans = symmetric
         .iter()
-        .zip(measure(t, &jobs, opts, "symmetric", progress))
-    {
+        .map(|&u| (u, vec![all[u].1], breaker_for(t, &all[u].1)))
+        .collect();
+    for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(why) => why_not[*u] = Some(why),
+            Err(why) => why_not[u] = Some(why),
         }
     }
     // Forms whose sub-latencies are all symmetric are final now.
@@ -478,8 +499,7 @@ pub fn run(
         helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
     }
     // Every other asymmetric sub-latency, with the helpers back.
-    let mut jobs = Vec::new();
-    let mut job_ids = Vec::new();
+    let mut plans = Vec::new();
     for (key, ids) in &groups {
         for &u in ids {
             if !on[u].is_empty() {
@@ -506,22 +526,13 @@ pub fn run(
             };
             let mut steps = vec![all[u].1];
             steps.extend(path.iter().map(|&h| all[h].1));
-            match job(t, steps, None) {
-                Ok(j) => {
-                    jobs.push(j);
-                    job_ids.push(u);
-                }
-                Err(why) => why_not[u] = Some(why),
-            }
+            plans.push((u, steps, None));
         }
     }
-    for (u, got) in job_ids
-        .iter()
-        .zip(measure(t, &jobs, opts, "asymmetric", progress))
-    {
+    for (u, got) in measure_each(t, plans, opts, "asymmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(why) => why_not[*u] = Some(why),
+            Err(why) => why_not[u] = Some(why),
         }
     }
 
@@ -705,15 +716,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
         ));
     }
     s.push_str(&format!("  no kernel:  {no_kernel} forms\n"));
-    s.push_str(&format!(
-        "  skipped:    {}\n",
-        skipped.values().sum::<usize>()
-    ));
-    let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    for (why, n) in by_count {
-        s.push_str(&format!("    {n:6}  {why}\n"));
-    }
+    s.push_str(&tp::skipped_lines(&skipped));
     s
 }
 
