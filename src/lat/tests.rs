@@ -82,9 +82,12 @@ fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
         assert_eq!(value(first.0, first.1, first.2), Ok((1, 1)));
     }
     // The asymmetric value came from a chain with a helper, which the
-    // row names for reproduction.
+    // row names for reproduction (under emulation the chain may have
+    // failed as noise, checked above: then there is no value to trace).
     let row = run.rows.iter().find(|r| r.form.name() == asym.0).unwrap();
-    assert!(row.reproduce.len() >= 2, "{:?}", row.reproduce);
+    if value(asym.0, asym.1, asym.2).is_ok() {
+        assert!(row.reproduce.len() >= 2, "{:?}", row.reproduce);
+    }
     let e = entry(row).unwrap();
     assert!(e
         .operand_latencies
