@@ -83,14 +83,17 @@ fn class_of(form: Instr, k: usize) -> Option<RegClass> {
 }
 
 /// Machine operands that name the same register as `k` (tied to it, or it
-/// to them), `k` included.
+/// to them), `k` included. Only register machine operands: the
+/// sub-operands of a complex operand share its index (AArch64's shifted
+/// `Rm` and its shift amount).
 pub fn tied_group(mc: &[McOperand], k: usize) -> Vec<usize> {
     let idx = mc[k].operand.index();
     let root = mc[k].operand.tied_to().unwrap_or(idx);
     (0..mc.len())
         .filter(|&j| {
             let o = mc[j].operand;
-            o.index() == root || o.tied_to() == Some(root)
+            j == k
+                || (mc[j].ty.class().is_some() && (o.index() == root || o.tied_to() == Some(root)))
         })
         .collect()
 }

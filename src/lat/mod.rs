@@ -130,7 +130,7 @@ pub fn type_of(form: Instr, end: End) -> String {
     let top = form
         .isa()
         .registers()
-        .filter(|r| r.contains(first) || *r == first)
+        .filter(|r| !r.is_tuple() && (r.contains(first) || *r == first))
         .max_by_key(|r| r.all_sub_regs().count())
         .unwrap_or(first);
     format!("{}:{}", top.name(), class.bits())
@@ -400,9 +400,10 @@ pub fn run(
     for u in (0..all.len()).filter(|u| !is_symmetric[*u]) {
         groups.entry(types[u].clone()).or_default().push(u);
     }
-    // Helpers: forms whose only implicit register is the flags (`add ax,
-    // imm16` writes AX besides its operand: chained with a form reading
-    // AX it adds a second path), with no implicit dependency off their
+    // Helpers: forms with no implicit data register (`add ax, imm16`
+    // writes AX besides its operand: chained with a form reading AX it
+    // adds a second path; flags and control registers such as FPCR are
+    // fine), with no implicit dependency off their
     // chain (adc's flags -> register is a helper, its register ->
     // register is not).
     let simple = |e: &Edge| {
@@ -415,7 +416,7 @@ pub fn run(
         tp::implicit_dependency(t, f).into_iter().all(on_chain)
             && f.implicit_uses()
                 .chain(f.implicit_defs())
-                .all(chain::is_flags)
+                .all(|r| chain::is_flags(r) || !chain::chainable(t, r))
     };
     // How fast a form is where it is known: its slowest exact symmetric
     // sub-latency (adc's 1 before rcr's).
