@@ -658,7 +658,11 @@ fn lat_adds_sub_latencies_to_the_database_and_reports_chains() {
     let r = std::fs::read_to_string(report.path()).unwrap();
     assert!(r.contains("Mode: Latency"), "{r}");
     assert!(r.contains("reproduce: winic LAT -i"), "{r}");
-    assert!(r.contains("Dependencies: "), "{r}");
+    // A helper chain needs its helper pair measured; under qemu a pair's
+    // time may come out as noise (not positive), leaving no helper.
+    if !emulated {
+        assert!(r.contains("Dependencies: "), "{r}");
+    }
     assert!(!dir.join("db.yaml.LAT.journal").exists());
     // A LAT journal is LAT's own: TP does not see it.
     std::fs::write(
