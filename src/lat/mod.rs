@@ -159,10 +159,12 @@ fn measure(
 ) -> Vec<Result<Measurement, String>> {
     let mut out: Vec<Result<Measurement, String>> = vec![Err("not measured".into()); jobs.len()];
     let make = |i: usize| tp::pair_of_kernels(t, &jobs[i].chain.body);
+    // A body may be reported twice (a second chance after a failed or
+    // noisy first measurement): progress counts it once.
+    let mut reported = vec![false; jobs.len()];
     let mut done = 0;
     batch_costs(t, jobs.len(), &make, opts, &mut |i, got| {
         let j = &jobs[i];
-        let again = out[i].is_ok();
         out[i] = match got {
             Ok(cost) if cost.cycles <= 0.0 => Err(format!(
                 "the unroll difference was not positive ({:.3} cycles): noise",
@@ -184,7 +186,7 @@ fn measure(
             }),
             Err(e) => Err(e.to_string()),
         };
-        if !again {
+        if !std::mem::replace(&mut reported[i], true) {
             done += 1;
             progress(done, jobs.len(), &format!("{label} {}", j.steps[0].label()));
         }
