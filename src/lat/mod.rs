@@ -127,13 +127,25 @@ pub fn type_of(form: Instr, end: End) -> String {
     let Some(first) = class.members().next() else {
         return class.name().into();
     };
-    let top = form
-        .isa()
-        .registers()
-        .filter(|r| !r.is_tuple() && (r.contains(first) || *r == first))
-        .max_by_key(|r| r.all_sub_regs().count())
-        .unwrap_or(first);
-    format!("{}:{}", top.name(), class.bits())
+    format!("{}:{}", file_name(form.isa(), first), class.bits())
+}
+
+/// The register file holding `r`, named by its first register: the
+/// outermost non-tuple register containing the first member of the
+/// largest class holding `r`. Mask operands (`VK2WM`, k1–k7) and plain
+/// k operands (`VK16`, k0–k7) are both `K0`; `GR32_NOAX` is `RAX`.
+fn file_name(isa: &'static crate::isa::Isa, r: Reg) -> &'static str {
+    let first = isa
+        .classes()
+        .filter(|c| c.contains(r))
+        .max_by_key(|c| (c.members().count(), std::cmp::Reverse(c.name())))
+        .and_then(|c| c.members().next())
+        .unwrap_or(r);
+    isa.registers()
+        .filter(|x| !x.is_tuple() && (x.contains(first) || *x == first))
+        .max_by_key(|x| x.all_sub_regs().count())
+        .unwrap_or(first)
+        .name()
 }
 
 /// The register file of a type: `ZMM0` of `ZMM0:128`.

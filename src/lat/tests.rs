@@ -20,6 +20,28 @@ fn types_are_register_files_and_widths() {
     );
     let flags = isa.register("EFLAGS").unwrap();
     assert_eq!(type_of(f("ADD64rr"), End::Implicit(flags)), "EFLAGS");
+    // A write mask (k1-k7) is of the file of every k operand (k0-k7): the
+    // helper back from a masked form's destination is `vpcmp k, ...`.
+    assert_eq!(
+        type_of(f("VADDPDZ128rrk"), End::Op(2)),
+        type_of(f("VPMOVM2DZ128rr"), End::Op(1))
+    );
+    assert_eq!(
+        type_of(f("VPMOVM2DZ128rr"), End::Op(1)),
+        type_of(f("KANDWrr"), End::Op(0))
+    );
+    let arm = Isa::get(Arch::Aarch64);
+    let a = |n: &str| arm.instr(n).unwrap();
+    assert_eq!(
+        type_of(a("ADDXrr"), End::Op(0)),
+        type_of(a("ADDXri"), End::Op(1))
+    );
+    let rv = Isa::get(Arch::Riscv64);
+    let r = |n: &str| rv.instr(n).unwrap();
+    assert_eq!(
+        type_of(r("ADD"), End::Op(0)),
+        type_of(r("ADDI"), End::Op(1))
+    );
 }
 
 /// A LAT run of a few forms on the host: every sub-latency of the
