@@ -702,7 +702,30 @@ fn select_forms(
     if !names.is_empty() {
         let mut named = Vec::new();
         for n in names {
-            named.push(inspect::find(arch, n)?);
+            let f = inspect::find(arch, n)?;
+            if !f.is_real() {
+                // VMULSDrr is codegen-only; its twin VMULSDrr_Int is real.
+                let twins: Vec<&str> = f
+                    .isa()
+                    .real_instrs()
+                    .filter(|r| r.asm_template() == f.asm_template())
+                    .map(|r| r.name())
+                    .collect();
+                return Err(Error::BadInput(format!(
+                    "{n} is a {} LLVM record, not a form an assembler accepts; {}",
+                    if f.has(winic::isa::Flag::IsPseudo) {
+                        "pseudo"
+                    } else {
+                        "codegen-only"
+                    },
+                    if twins.is_empty() {
+                        "no real form has its assembly".to_string()
+                    } else {
+                        format!("real forms with its assembly: {}", twins.join(", "))
+                    }
+                )));
+            }
+            named.push(f);
         }
         forms.retain(|f| named.iter().any(|n| n.opcode() == f.opcode()));
         if forms.is_empty() {

@@ -134,6 +134,35 @@ fn show_unknown_name_suggests_the_closest() {
     assert!(err.contains("ADD64rr"), "{err}");
 }
 
+/// A codegen-only record named with `-i` is refused with its real twin
+/// named (it used to vanish from the run without a word).
+#[test]
+fn a_codegen_only_form_named_with_i_is_refused_with_its_real_twin() {
+    let Some(arch) = winic::isa::Arch::host() else {
+        return;
+    };
+    let isa = winic::isa::Isa::get(arch);
+    let (fake, twin) = isa
+        .instrs()
+        .filter(|f| f.has(winic::isa::Flag::IsCodeGenOnly) && !f.has(winic::isa::Flag::IsPseudo))
+        .find_map(|f| {
+            let twin = isa
+                .real_instrs()
+                .find(|r| r.asm_template() == f.asm_template())?;
+            Some((f.name(), twin.name()))
+        })
+        .expect("a codegen-only record with a real twin");
+    for mode in ["TP", "LAT"] {
+        let o = winic(&[mode, "-i", fake, "--noReport", "-o", "/nonexistent/db.yaml"]);
+        assert_eq!(o.status.code(), Some(2), "{mode}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{fake} is a codegen-only LLVM record")) && err.contains(twin),
+            "{mode}: {err}"
+        );
+    }
+}
+
 #[test]
 fn show_gives_an_example_instruction() {
     for (arch, name, text, bytes) in [

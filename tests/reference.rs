@@ -1,9 +1,12 @@
-//! Sanity of TP against published throughputs: the forms of
-//! `tests/fixtures/reference-throughput.yaml` for the core this test runs
-//! on (chosen from CPUID: Zen 4, or Golden Cove / Sapphire Rapids) are
-//! measured by the real binary, and at least 90% of them (27 of 30) must
-//! agree within 10% with the published value. Elsewhere, and under an
-//! emulator, the test says why it does not compare and passes.
+//! Sanity of TP and LAT against published values: the forms of
+//! `tests/fixtures/reference-throughput.yaml` and
+//! `tests/fixtures/reference-latency.yaml` for the core this test runs on
+//! (chosen from CPUID: Zen 4, or Golden Cove / Sapphire Rapids) are
+//! measured by the real binary, and at least 90% of them (and at least 27)
+//! must agree with the published value: a throughput within 10%, a
+//! latency exactly (winic's value exact, not a range, and equal).
+//! Elsewhere, and under an emulator, the tests say why they do not compare
+//! and pass.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +15,18 @@ struct Row {
     #[serde(rename = "llvmName")]
     llvm_name: String,
     throughput: f64,
+    source: String,
+}
+
+/// A published latency: of the sub-latency `from` -> `to` (WINIC's
+/// operand keys) of one form.
+#[derive(serde::Deserialize)]
+struct LatencyRow {
+    #[serde(rename = "llvmName")]
+    llvm_name: String,
+    from: String,
+    to: String,
+    latency: f64,
     source: String,
 }
 
@@ -53,36 +68,39 @@ fn host_core() -> Result<&'static str, String> {
     Err("the published tables are for x86-64 cores".into())
 }
 
-#[test]
-fn throughputs_agree_with_published_values() {
+/// The host's core, or `None` (saying why) when the published values
+/// cannot be compared here.
+fn core_to_compare() -> Option<&'static str> {
     if std::env::var_os("WINIC_EMULATED").is_some() {
         eprintln!("skipped: under an emulator times mean nothing");
-        return;
+        return None;
     }
-    let core = match host_core() {
-        Ok(c) => c,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
-    };
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/reference-throughput.yaml"
-    ))
-    .unwrap();
-    let tables: BTreeMap<String, Vec<Row>> = serde_yaml::from_str(&text).unwrap();
-    let table = &tables[core];
-    assert!(table.len() >= 30, "{core}: only {} rows", table.len());
-    assert!(table.iter().all(|r| !r.source.is_empty()));
+    host_core().map_err(|why| eprintln!("skipped: {why}")).ok()
+}
 
-    let dir = std::env::temp_dir().join(format!("winic-reference-{}", std::process::id()));
+/// The table of `core` in the fixture `file`.
+fn table<T: serde::de::DeserializeOwned>(file: &str, core: &str) -> Vec<T> {
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut tables: BTreeMap<String, Vec<T>> = serde_yaml::from_str(&text).unwrap();
+    let table = tables.remove(core).unwrap_or_default();
+    assert!(
+        table.len() >= 30,
+        "{file}, {core}: only {} rows",
+        table.len()
+    );
+    table
+}
+
+/// Runs `winic MODE` on `forms` and returns the database it wrote.
+fn measure(mode: &str, forms: impl Iterator<Item = String>) -> winic::db::Database {
+    let dir = std::env::temp_dir().join(format!("winic-reference-{mode}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("reference.yaml");
-    let mut args: Vec<String> = vec!["TP".into(), "--noReport".into(), "-o".into()];
+    let mut args: Vec<String> = vec![mode.into(), "--noReport".into(), "-o".into()];
     args.push(db.display().to_string());
-    for r in table {
-        args.extend(["-i".to_string(), r.llvm_name.clone()]);
+    for f in forms {
+        args.extend(["-i".to_string(), f]);
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
         .args(&args)
@@ -95,6 +113,30 @@ fn throughputs_agree_with_published_values() {
     );
     let got = winic::db::Database::load(&db).unwrap();
     std::fs::remove_dir_all(&dir).ok();
+    got
+}
+
+/// At least 27 rows and 90% of those compared agree.
+fn enough(core: &str, what: &str, agreeing: usize, compared: usize, report: &str) {
+    eprintln!("{core}: {agreeing} of {compared} {what}\n{report}");
+    assert!(
+        compared >= 30,
+        "{core}: only {compared} forms measured\n{report}"
+    );
+    assert!(
+        agreeing >= 27 && agreeing * 10 >= compared * 9,
+        "{core}: {agreeing} of {compared} {what} (at least 90% and 27 wanted)\n{report}"
+    );
+}
+
+#[test]
+fn throughputs_agree_with_published_values() {
+    let Some(core) = core_to_compare() else {
+        return;
+    };
+    let table: Vec<Row> = table("reference-throughput.yaml", core);
+    assert!(table.iter().all(|r| !r.source.is_empty()));
+    let got = measure("TP", table.iter().map(|r| r.llvm_name.clone()));
 
     // Rows the host cannot run (AVX-512 on an Alder Lake) do not count.
     let mut lines = Vec::new();
@@ -119,14 +161,67 @@ fn throughputs_agree_with_published_values() {
             r.llvm_name, r.throughput, r.source
         ));
     }
-    let report = lines.join("\n");
-    eprintln!("{core}: {agreeing} of {compared} within 10%\n{report}");
-    assert!(
-        compared >= 30,
-        "{core}: only {compared} forms measured\n{report}"
-    );
-    assert!(
-        agreeing >= 27 && agreeing * 10 >= compared * 9,
-        "{core}: {agreeing} of {compared} within 10% (at least 90% and 27 wanted)\n{report}"
+    enough(core, "within 10%", agreeing, compared, &lines.join("\n"));
+}
+
+#[test]
+fn latencies_agree_with_published_values() {
+    let Some(core) = core_to_compare() else {
+        return;
+    };
+    let table: Vec<LatencyRow> = table("reference-latency.yaml", core);
+    assert!(table.iter().all(|r| !r.source.is_empty()));
+    let got = measure("LAT", table.iter().map(|r| r.llvm_name.clone()));
+
+    // Rows the host cannot run (AVX-512 on an Alder Lake) do not count; a
+    // sub-latency the form does not have is an error in the table.
+    let mut lines = Vec::new();
+    let (mut compared, mut agreeing) = (0, 0);
+    for r in table {
+        let Some(entry) = got
+            .get(&r.llvm_name)
+            .filter(|e| !e.operand_latencies.is_empty())
+        else {
+            lines.push(format!("  {:<16} not measured here", r.llvm_name));
+            continue;
+        };
+        let sub = entry
+            .operand_latencies
+            .iter()
+            .find(|l| l.source_operand == r.from && l.target_operand == r.to)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no sub-latency {} -> {} (winic has {:?})",
+                    r.llvm_name,
+                    r.from,
+                    r.to,
+                    entry
+                        .operand_latencies
+                        .iter()
+                        .map(|l| format!("{} -> {}", l.source_operand, l.target_operand))
+                        .collect::<Vec<_>>()
+                )
+            });
+        compared += 1;
+        let verdict = match (sub.latency_min, sub.latency_max) {
+            (Some(lo), Some(hi)) if lo == hi && lo == r.latency => {
+                agreeing += 1;
+                format!("{lo}")
+            }
+            (Some(lo), Some(hi)) if lo == hi => format!("{lo}  OFF"),
+            (Some(lo), Some(hi)) => format!("[{lo};{hi}]  a range, not exact"),
+            _ => "no value".to_string(),
+        };
+        lines.push(format!(
+            "  {:<16} {:>2} -> {:<6} published {:>2}  winic {verdict}   ({})",
+            r.llvm_name, r.from, r.to, r.latency, r.source
+        ));
+    }
+    enough(
+        core,
+        "exact and equal",
+        agreeing,
+        compared,
+        &lines.join("\n"),
     );
 }
