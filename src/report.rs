@@ -192,7 +192,12 @@ pub fn lat_block(row: &crate::lat::Row, measurements: &[crate::lat::Measurement]
         Outcome::Measured(subs, left_out) => {
             for sub in subs {
                 let value = match &sub.value {
-                    Ok((lo, hi)) => format!("[{lo};{hi}]"),
+                    Ok((lo, hi)) => match &sub.unobservable {
+                        Some((a, b)) => format!(
+                            "[{lo};{hi}] (from register file {a} to {b}, which no exact value anchors: only its sum with a way back is observable)"
+                        ),
+                        None => format!("[{lo};{hi}]"),
+                    },
                     Err(why) => format!("[FAILED: {why}]"),
                 };
                 s.push_str(&format!("\t{} {value}\n", sub.edge.label()));

@@ -67,6 +67,10 @@ pub struct SubLatency {
     /// The measurements whose chains run through it (indices into
     /// [`Run::measurements`]).
     pub chains: Vec<usize>,
+    /// For a range between two register files (see [`between_files`])
+    /// that no exact value between them anchors: the two files. Its
+    /// split is not observable; only its sums around cycles are.
+    pub unobservable: Option<(String, String)>,
 }
 
 /// What LAT found for one form.
@@ -146,6 +150,22 @@ fn file_name(isa: &'static crate::isa::Isa, r: Reg) -> &'static str {
         .max_by_key(|x| x.all_sub_regs().count())
         .unwrap_or(first)
         .name()
+}
+
+/// The two register files (`K0`, `ZMM0`; the flags count as one) of a
+/// sub-latency whose ends lie in different files, else `None`.
+///
+/// Such a value can only be bounded, not always pinned: every timing loop
+/// measures sums around cycles, and a cycle crosses from file a to file b
+/// as often as back, so adding c to every a -> b sub-latency and taking c
+/// from every b -> a one changes no measurement. Only the floor of 1
+/// cycle per sub-latency fixes the split, when some cycle through both
+/// files takes 1 cycle per step (the thesis' pair summing to 2).
+pub fn between_files(e: &Edge) -> Option<(String, String)> {
+    let a = type_of(e.form, e.source);
+    let b = type_of(e.form, e.target);
+    let (fa, fb) = (file_of(&a), file_of(&b));
+    (fa != fb).then(|| (fa.to_string(), fb.to_string()))
 }
 
 /// The register file of a type: `ZMM0` of `ZMM0:128`.
@@ -399,6 +419,7 @@ pub fn run(
                 &on,
                 &measurements,
                 &left_out[k],
+                None,
             );
             row(&r, &measurements);
             rows[k] = Some(r);
@@ -446,11 +467,16 @@ pub fn run(
         .collect();
     let candidates = |u: &[usize]| -> Vec<usize> {
         let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
+        // Among equally fast forms, those reading no operand they write
+        // (`cmp cl, dl`, `vaddpd`) first: a two-address helper (`add cl,
+        // dl`) may give the chain a second path through its destination.
         c.sort_by_key(|&u| {
+            let f = all[u].1.form;
             (
                 speed[all[u].0],
-                all[u].1.form.mc_operands().len(),
-                all[u].1.form.name(),
+                f.operands().any(|o| o.tied_to().is_some()),
+                f.mc_operands().len(),
+                f.name(),
             )
         });
         // Different mnemonics first: they differ more than widths of one.
@@ -467,13 +493,16 @@ pub fn run(
     // Back within one register file (two fixed registers, or two widths:
     // ymm -> xmm): the fastest exact symmetric sub-latency of that file,
     // its own width first, linked through the overlapping registers.
-    for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
-        let best = symmetric
+    let within = |from: &str, to: &str| -> Option<usize> {
+        symmetric
             .iter()
-            .filter(|&&u| file_of(&types[u].0) == file_of(a) && types[u].0 == types[u].1)
+            .filter(|&&u| file_of(&types[u].0) == file_of(to) && types[u].0 == types[u].1)
             .filter(|&&u| simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
-            .min_by_key(|&&u| (bounds[u].lo, types[u].0 != *b, all[u].1.form.name()));
-        if let Some(&u) = best {
+            .min_by_key(|&&u| (bounds[u].lo, types[u].0 != from, all[u].1.form.name()))
+            .copied()
+    };
+    for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
+        if let Some(u) = within(b, a) {
             helper.insert((b.clone(), a.clone()), u);
         }
     }
@@ -530,6 +559,17 @@ pub fn run(
                     helper
                         .get(&(c.clone(), key.0.clone()))
                         .map(|&h2| vec![h1, h2])
+                })
+            });
+            // Or back to another width of a's file, then within it (flags
+            // -> r32 by `rcr`, then r32 -> r8 by `add r8`: no form writes
+            // an r8 from the flags alone, as setcc is codegen-only in LLVM).
+            let path = path.or_else(|| {
+                helper.iter().find_map(|((from, c), &h1)| {
+                    if *from != key.1 || *c == key.0 || file_of(c) != file_of(&key.0) {
+                        return None;
+                    }
+                    within(c, &key.0).map(|h2| vec![h1, h2])
                 })
             });
             let Some(path) = path else {
@@ -589,6 +629,13 @@ pub fn run(
 
     // 3. All equations at once.
     let (bounds, contradictions) = solve::solve(all.len(), &equations);
+    // Pairs of register files some exact value crosses between: their
+    // split is fixed.
+    let anchored: std::collections::HashSet<(String, String)> = (0..all.len())
+        .filter(|&u| bounds[u].exact())
+        .filter_map(|u| between_files(&all[u].1))
+        .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
+        .collect();
     for k in 0..forms.len() {
         if rows[k].is_some() {
             continue;
@@ -602,6 +649,7 @@ pub fn run(
             &on,
             &measurements,
             &left_out[k],
+            Some(&anchored),
         );
         row(&r, &measurements);
         rows[k] = Some(r);
@@ -632,6 +680,7 @@ fn form_row(
     on: &[Vec<usize>],
     measurements: &[Measurement],
     left_out: &[Reg],
+    anchored: Option<&std::collections::HashSet<(String, String)>>,
 ) -> Row {
     let mut reproduce = vec![form];
     let subs = ids
@@ -649,10 +698,18 @@ fn form_row(
                     }
                 }
             }
+            let range = matches!(value, Ok((lo, hi)) if lo < hi);
+            let unobservable = match (range, anchored) {
+                (true, Some(anchored)) => {
+                    between_files(&all[u].1).filter(|files| !anchored.contains(files))
+                }
+                _ => None,
+            };
             SubLatency {
                 edge: all[u].1,
                 value,
                 chains: on[u].clone(),
+                unobservable,
             }
         })
         .collect();
@@ -688,6 +745,8 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let (mut measured, mut exact, mut ranges, mut failed, mut no_kernel) = (0, 0, 0, 0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut cross = 0;
+    let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
     for r in &run.rows {
         match &r.outcome {
             Outcome::Measured(subs, _) => {
@@ -695,7 +754,13 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
                 for s in subs {
                     match &s.value {
                         Ok((lo, hi)) if lo == hi => exact += 1,
-                        Ok(_) => ranges += 1,
+                        Ok(_) => {
+                            ranges += 1;
+                            if let Some(files) = &s.unobservable {
+                                cross += 1;
+                                *cross_files.entry(files.clone()).or_default() += 1;
+                            }
+                        }
                         Err(why) => {
                             failed += 1;
                             // Group by the reason's kind, not its registers.
@@ -723,6 +788,27 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (why, n) in by_count.iter().take(12) {
         s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    if ranges > 0 {
+        // Pairs of files, both directions together.
+        let mut pairs: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for ((a, b), n) in cross_files {
+            let key = if a < b { (a, b) } else { (b, a) };
+            *pairs.entry(key).or_default() += n;
+        }
+        let mut pairs: Vec<_> = pairs.into_iter().collect();
+        pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        let top: Vec<String> = pairs
+            .iter()
+            .take(4)
+            .map(|((a, b), n)| format!("{a}<->{b} {n}"))
+            .collect();
+        s.push_str(&format!(
+            "  ranges: {cross} between two register files that no exact value anchors ({}{}): their split no timing can observe (README, LAT mode); {} others\n",
+            top.join(", "),
+            if pairs.len() > 4 { ", …" } else { "" },
+            ranges - cross
+        ));
     }
     if !run.contradictions.is_empty() {
         s.push_str(&format!(

@@ -123,3 +123,33 @@ fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
     )
     .is_none());
 }
+
+#[test]
+fn between_files_names_the_two_register_files_of_a_crossing() {
+    let isa = Isa::get(Arch::X86_64);
+    let t = target(Arch::X86_64);
+    let edge = |name: &str, source: End, target: End| Edge {
+        form: isa.instr(name).unwrap(),
+        source,
+        target,
+    };
+    // k -> xmm of vpmovm2d crosses; ymm -> xmm of vextractf128 does not.
+    assert_eq!(
+        between_files(&edge("VPMOVM2DZ128rr", End::Op(1), End::Op(0))),
+        Some(("K0".to_string(), "ZMM0".to_string()))
+    );
+    assert_eq!(
+        between_files(&edge("VEXTRACTF128rr", End::Op(1), End::Op(0))),
+        None
+    );
+    let flags = isa.register("EFLAGS").unwrap();
+    let (bt, _) = chain::edges(t, isa.instr("BT64rr").unwrap());
+    let to_flags = bt
+        .iter()
+        .find(|e| e.target == End::Implicit(flags))
+        .unwrap();
+    assert_eq!(
+        between_files(to_flags),
+        Some(("RAX".to_string(), "EFLAGS".to_string()))
+    );
+}
