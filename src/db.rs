@@ -570,7 +570,10 @@ fn quoting(s: &str) -> Quoting {
     for c in s.bytes() {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => {}
-            b'_' | b'-' | b'^' | b'.' | b',' | b' ' | b'\t' => {}
+            b'_' | b'-' | b'^' | b'.' | b',' | b' ' => {}
+            // LLVM writes a tab in a plain scalar raw (WINIC's `adc<TAB>ax,`),
+            // which PyYAML refuses to read; quoted, every reader takes it.
+            b'\t' => q = Quoting::Single,
             b'\n' | b'\r' | 0x7f => return Quoting::Double,
             c if c <= 0x1f || c & 0x80 != 0 => return Quoting::Double,
             _ => q = Quoting::Single,
@@ -1086,6 +1089,7 @@ mod tests {
             ("-x", "'-x'"),
             ("a\nb", "\"a\\nb\""),
             ("rep movsb", "rep movsb"),
+            ("adc\tax,", "'adc\tax,'"),
         ];
         for (s, q) in cases {
             assert_eq!(quote(s), q, "{s:?}");
