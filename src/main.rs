@@ -782,9 +782,19 @@ fn progress(arch: Arch) -> impl FnMut(usize, usize) {
 /// form); otherwise a plain line at every tenth.
 fn eta_progress(label: String) -> impl FnMut(usize, usize, &str) {
     let tty = std::io::stderr().is_terminal();
-    let start = std::time::Instant::now();
+    let mut start = std::time::Instant::now();
     let mut last_tenth = 0;
+    let (mut last_done, mut last_total) = (0, 0);
     move |done, total, name| {
+        // LAT counts each step from 0 again: a new step restarts the clock
+        // of the ETA and the tenths printed without a terminal.
+        if total != last_total || done < last_done {
+            if last_total != 0 {
+                start = std::time::Instant::now();
+            }
+            last_tenth = 0;
+        }
+        (last_done, last_total) = (done, total);
         let secs = start.elapsed().as_secs_f64();
         let eta = secs / done.max(1) as f64 * (total - done) as f64;
         let clock = |s: f64| format!("{}:{:02}", s as u64 / 60, s as u64 % 60);
@@ -801,7 +811,7 @@ fn eta_progress(label: String) -> impl FnMut(usize, usize, &str) {
             }
         } else if done * 10 / total.max(1) > last_tenth {
             last_tenth = done * 10 / total.max(1);
-            eprintln!("{line}");
+            eprintln!("{line}  {name}");
         }
     }
 }

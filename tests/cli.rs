@@ -134,30 +134,50 @@ fn show_unknown_name_suggests_the_closest() {
     assert!(err.contains("ADD64rr"), "{err}");
 }
 
-/// A codegen-only record named with `-i` is refused with its real twin
-/// named (it used to vanish from the run without a word).
+/// A codegen-only record named with `-i` is refused, with its real twin
+/// named where one has its assembly (it used to vanish from the run
+/// without a word). x86 has such twins (VMULSDrr, VMULSDrr_Int); AArch64
+/// and RISC-V may not.
 #[test]
 fn a_codegen_only_form_named_with_i_is_refused_with_its_real_twin() {
+    use winic::isa::Flag;
     let Some(arch) = winic::isa::Arch::host() else {
         return;
     };
     let isa = winic::isa::Isa::get(arch);
-    let (fake, twin) = isa
+    let twin_of = |f: winic::isa::Instr| {
+        isa.real_instrs()
+            .find(|r| r.asm_template() == f.asm_template())
+            .map(|r| r.name())
+    };
+    let fakes: Vec<winic::isa::Instr> = isa
         .instrs()
-        .filter(|f| f.has(winic::isa::Flag::IsCodeGenOnly) && !f.has(winic::isa::Flag::IsPseudo))
-        .find_map(|f| {
-            let twin = isa
-                .real_instrs()
-                .find(|r| r.asm_template() == f.asm_template())?;
-            Some((f.name(), twin.name()))
-        })
-        .expect("a codegen-only record with a real twin");
+        .filter(|f| f.has(Flag::IsCodeGenOnly) && !f.has(Flag::IsPseudo))
+        .collect();
+    let fake = fakes
+        .iter()
+        .copied()
+        .find(|f| twin_of(*f).is_some())
+        .or(fakes.first().copied())
+        .expect("a codegen-only record");
     for mode in ["TP", "LAT"] {
-        let o = winic(&[mode, "-i", fake, "--noReport", "-o", "/nonexistent/db.yaml"]);
+        let o = winic(&[
+            mode,
+            "-i",
+            fake.name(),
+            "--noReport",
+            "-o",
+            "/nonexistent/db.yaml",
+        ]);
         assert_eq!(o.status.code(), Some(2), "{mode}: {}", stderr(&o));
         let err = stderr(&o);
+        let want = match twin_of(fake) {
+            Some(twin) => format!("real forms with its assembly: {twin}"),
+            None => "no real form has its assembly".to_string(),
+        };
         assert!(
-            err.contains(&format!("{fake} is a codegen-only LLVM record")) && err.contains(twin),
+            err.contains(&format!("{} is a codegen-only LLVM record", fake.name()))
+                && err.contains(&want),
             "{mode}: {err}"
         );
     }
