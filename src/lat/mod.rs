@@ -162,9 +162,12 @@ fn file_name(isa: &'static crate::isa::Isa, r: Reg) -> &'static str {
 /// cycle per sub-latency fixes the split, when some cycle through both
 /// files takes 1 cycle per step (the thesis' pair summing to 2).
 pub fn between_files(e: &Edge) -> Option<(String, String)> {
-    let a = type_of(e.form, e.source);
-    let b = type_of(e.form, e.target);
-    let (fa, fb) = (file_of(&a), file_of(&b));
+    crossing(&type_of(e.form, e.source), &type_of(e.form, e.target))
+}
+
+/// The files of types `a` and `b` when they differ.
+fn crossing(a: &str, b: &str) -> Option<(String, String)> {
+    let (fa, fb) = (file_of(a), file_of(b));
     (fa != fb).then(|| (fa.to_string(), fb.to_string()))
 }
 
@@ -629,13 +632,20 @@ pub fn run(
 
     // 3. All equations at once.
     let (bounds, contradictions) = solve::solve(all.len(), &equations);
-    // Pairs of register files some exact value crosses between: their
-    // split is fixed.
+    // The files each sub-latency crosses between, kept where no exact
+    // value crosses between the same two files (which fixes their split).
+    let mut crossings: Vec<Option<(String, String)>> =
+        types.iter().map(|(a, b)| crossing(a, b)).collect();
     let anchored: std::collections::HashSet<(String, String)> = (0..all.len())
         .filter(|&u| bounds[u].exact())
-        .filter_map(|u| between_files(&all[u].1))
+        .filter_map(|u| crossings[u].clone())
         .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
         .collect();
+    for c in &mut crossings {
+        if c.as_ref().is_some_and(|files| anchored.contains(files)) {
+            *c = None;
+        }
+    }
     for k in 0..forms.len() {
         if rows[k].is_some() {
             continue;
@@ -649,7 +659,7 @@ pub fn run(
             &on,
             &measurements,
             &left_out[k],
-            Some(&anchored),
+            Some(&crossings),
         );
         row(&r, &measurements);
         rows[k] = Some(r);
@@ -680,7 +690,7 @@ fn form_row(
     on: &[Vec<usize>],
     measurements: &[Measurement],
     left_out: &[Reg],
-    anchored: Option<&std::collections::HashSet<(String, String)>>,
+    unanchored: Option<&[Option<(String, String)>]>,
 ) -> Row {
     let mut reproduce = vec![form];
     let subs = ids
@@ -699,12 +709,7 @@ fn form_row(
                 }
             }
             let range = matches!(value, Ok((lo, hi)) if lo < hi);
-            let unobservable = match (range, anchored) {
-                (true, Some(anchored)) => {
-                    between_files(&all[u].1).filter(|files| !anchored.contains(files))
-                }
-                _ => None,
-            };
+            let unobservable = unanchored.filter(|_| range).and_then(|c| c[u].clone());
             SubLatency {
                 edge: all[u].1,
                 value,
@@ -756,9 +761,13 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
                         Ok((lo, hi)) if lo == hi => exact += 1,
                         Ok(_) => {
                             ranges += 1;
-                            if let Some(files) = &s.unobservable {
+                            if let Some((a, b)) = &s.unobservable {
+                                // Both directions of a pair together.
+                                let pair = if a < b { (a, b) } else { (b, a) };
                                 cross += 1;
-                                *cross_files.entry(files.clone()).or_default() += 1;
+                                *cross_files
+                                    .entry((pair.0.clone(), pair.1.clone()))
+                                    .or_default() += 1;
                             }
                         }
                         Err(why) => {
@@ -790,13 +799,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }
     if ranges > 0 {
-        // Pairs of files, both directions together.
-        let mut pairs: BTreeMap<(String, String), usize> = BTreeMap::new();
-        for ((a, b), n) in cross_files {
-            let key = if a < b { (a, b) } else { (b, a) };
-            *pairs.entry(key).or_default() += n;
-        }
-        let mut pairs: Vec<_> = pairs.into_iter().collect();
+        let mut pairs: Vec<_> = cross_files.into_iter().collect();
         pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         let top: Vec<String> = pairs
             .iter()
