@@ -58,6 +58,12 @@ fn host_core() -> Result<&'static str, String> {
             (b"GenuineIntel", 6, 0x8f | 0xcf | 0x97 | 0x9a | 0xb7 | 0xba | 0xbf) => {
                 Ok("golden_cove")
             }
+            // Hypervisors may report another model number (a KVM guest on
+            // Sapphire Rapids was seen as 0xa7, Rocket Lake, which has
+            // neither AMX nor AVX512-FP16): the features that only Golden
+            // Cove's server parts have decide then. AMX-FP16 would mean
+            // Granite Rapids (Redwood Cove), which has no table here.
+            (b"GenuineIntel", 6, _) if golden_cove_server_features() => Ok("golden_cove"),
             (v, f, m) => Err(format!(
                 "no published table for {} family {f:#x} model {m:#x} (tables: Zen 4, Golden Cove)",
                 String::from_utf8_lossy(v)
@@ -66,6 +72,22 @@ fn host_core() -> Result<&'static str, String> {
     }
     #[cfg(not(target_arch = "x86_64"))]
     Err("the published tables are for x86-64 cores".into())
+}
+
+/// Whether CPUID shows AMX-TILE and AVX512-FP16 but not AMX-FP16: the
+/// feature set of Sapphire and Emerald Rapids.
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+fn golden_cove_server_features() -> bool {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    // SAFETY: CPUID exists on every x86-64 CPU; leaf 7 is checked first.
+    if unsafe { __cpuid(0) }.eax < 7 {
+        return false;
+    }
+    let leaf7 = unsafe { __cpuid_count(7, 0) };
+    let (amx_tile, avx512_fp16) = (leaf7.edx >> 24 & 1 == 1, leaf7.edx >> 23 & 1 == 1);
+    let amx_fp16 = leaf7.eax >= 1 && unsafe { __cpuid_count(7, 1) }.eax >> 21 & 1 == 1;
+    amx_tile && avx512_fp16 && !amx_fp16
 }
 
 /// Held while measuring: the two tests of this file run in parallel
