@@ -58,6 +58,13 @@ enum Command {
         #[arg(long, value_parser = parse_arch)]
         arch: Option<Arch>,
     },
+    /// Print what winic detects of this machine: arch, CPU model, the
+    /// features it has (in LLVM's names, after LLVM's implications; the
+    /// raw values they were read from: CPUID, AT_HWCAP/AT_HWCAP2,
+    /// riscv_hwprobe and /proc/cpuinfo), vector lengths, and how the clock
+    /// is found. TP and LAT skip a form whose features are lacking, naming
+    /// them; the same lines head every report.
+    Host,
     /// Manual mode (as WINIC's MAN): assemble an assembly file with winic's
     /// own assembler and time one of its functions; prints cycles per
     /// instruction.
@@ -393,6 +400,20 @@ fn run(cli: Cli) -> Result<(), Error> {
                 isa.instrs().count()
             );
         }
+        Command::Host => {
+            let arch = arch_or_host(None)?;
+            writeln!(out, "Arch: {arch}").map_err(io)?;
+            writeln!(out, "CPU: {}", winic::report::cpu_name(arch)).map_err(io)?;
+            for (label, value) in arch::target(arch).host_report() {
+                writeln!(out, "{label}: {value}").map_err(io)?;
+            }
+            writeln!(
+                out,
+                "Frequency: auto by default (a chain of dependent one-cycle adds timed in every \
+                 measurement's child, before and after; -f GHz fixes it instead)"
+            )
+            .map_err(io)?;
+        }
         Command::Show { name, arch } => {
             let arch = arch_or_host(arch)?;
             let form = inspect::find(arch, &name)?;
@@ -564,11 +585,12 @@ fn run_mode(
         plan: winic::measure::Plan::fast(),
         ..run::Options::default()
     };
-    let mut report = if args.no_report {
-        None
-    } else {
-        let argv: Vec<String> = std::env::args().collect();
-        Some(winic::report::Report::create(
+    let mut report =
+        if args.no_report {
+            None
+        } else {
+            let argv: Vec<String> = std::env::args().collect();
+            Some(winic::report::Report::create(
             std::path::Path::new("."),
             mode.name(),
             &[
@@ -584,7 +606,7 @@ fn run_mode(
                         Clock::Fixed(g) => format!("{g} GHz (given)"),
                     },
                 ),
-                ("Arch", format!("{arch} ({})", winic::report::cpu_name())),
+                ("Arch", format!("{arch} ({})", winic::report::cpu_name(arch))),
                 (
                     "Mode",
                     match mode {
@@ -594,9 +616,12 @@ fn run_mode(
                     .into(),
                 ),
                 ("Forms", forms.len().to_string()),
-            ],
+            ]
+            .into_iter()
+            .chain(arch::target(arch).host_report())
+            .collect::<Vec<_>>(),
         )?)
-    };
+        };
     // Throughputs the database already holds: TP's helpers need not be
     // measured again.
     let known: std::collections::HashMap<String, f64> = db

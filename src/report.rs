@@ -42,19 +42,39 @@ pub fn timestamp() -> String {
     )
 }
 
-/// The CPU's model name from `/proc/cpuinfo` (`model name`, or `uarch` /
-/// `isa` lines where the kernel gives no name), or "unknown".
-pub fn cpu_name() -> String {
+/// The CPU's model name from `/proc/cpuinfo`, read with the keys of
+/// `arch`'s kernel (x86 `model name`; AArch64 `CPU implementer` and `CPU
+/// part`; RISC-V `uarch`, else `mvendorid`/`marchid`), or why there is
+/// none: under qemu-user the file is the host's, of another arch.
+pub fn cpu_name(arch: crate::isa::Arch) -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    ["model name", "uarch", "CPU part", "isa"]
-        .iter()
-        .find_map(|key| {
-            info.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    cpu_name_in(arch, &info)
+}
+
+/// [`cpu_name`] of the `/proc/cpuinfo` text `info`.
+pub fn cpu_name_in(arch: crate::isa::Arch, info: &str) -> String {
+    use crate::arch::host::cpuinfo_value as value;
+    use crate::isa::Arch;
+    let name = match arch {
+        Arch::X86_64 => value(info, "model name").map(str::to_string),
+        Arch::Aarch64 => value(info, "CPU part").map(|part| {
+            format!(
+                "CPU implementer {} part {part} (MIDR)",
+                value(info, "CPU implementer").unwrap_or("?")
+            )
+        }),
+        Arch::Riscv64 => value(info, "uarch").map(str::to_string).or_else(|| {
+            let id = |k| value(info, k).filter(|v| !v.is_empty());
+            Some(format!(
+                "mvendorid {} marchid {}",
+                id("mvendorid")?,
+                id("marchid")?
+            ))
+        }),
+    };
+    name.filter(|n| !n.is_empty()).unwrap_or_else(|| {
+        format!("unknown: /proc/cpuinfo names no {arch} CPU (under an emulator it is the host's)")
+    })
 }
 
 impl Report {

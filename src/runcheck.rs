@@ -132,7 +132,7 @@ fn run_one(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), Str
 
 /// Checks one form.
 pub fn check(t: &dyn Target, form: Instr, cpu: Option<usize>, deadline: Duration) -> Outcome {
-    if let Some(reason) = shape::skip_reason(t, form).or_else(|| t.host_lacks(form)) {
+    if let Some(reason) = t.host_lacks(form).or_else(|| shape::skip_reason(t, form)) {
         return Outcome::Skipped { reason };
     }
     let (tp, lat, copies) = match kernels(t, form) {

@@ -149,7 +149,9 @@ pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
     if !x87 && is_x87(form) {
         return Some("x87 form (give --x87FP to measure it)".into());
     }
-    shape::skip_reason(t, form).or_else(|| t.host_lacks(form))
+    // Lacking features first: on a CPU without SVE or SME every such form
+    // says so, whatever else keeps it from running.
+    t.host_lacks(form).or_else(|| shape::skip_reason(t, form))
 }
 
 /// Measures `forms`, calling `progress(done, total, name)` after each and

@@ -15,6 +15,7 @@
 mod branch;
 mod check;
 mod frame;
+pub mod host;
 pub mod imm_codec;
 pub mod operands;
 mod printer;
@@ -374,6 +375,29 @@ impl Target for AArch64 {
             k += n;
         }
         Ok(Inst { form, ops })
+    }
+
+    fn host_lacks(&self, form: Instr) -> Option<String> {
+        let f = &host::detected()?.0;
+        f.lacks(form)
+            .or_else(|| f.lacks_outside_streaming_mode(form))
+    }
+
+    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
+        host::detected()?.0.cannot_tell(form)
+    }
+
+    fn host_report(&self) -> Vec<(&'static str, String)> {
+        let Some((f, vl)) = host::detected() else {
+            return Vec::new();
+        };
+        let bits = |v: Option<u32>| v.map_or("none".to_string(), |b| format!("{b} bits"));
+        vec![
+            ("Features", f.names().join(" ")),
+            ("Feature source", f.raw.clone()),
+            ("SVE vector length", bits(vl.sve)),
+            ("SME streaming vector length", bits(vl.sme)),
+        ]
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {

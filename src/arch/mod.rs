@@ -5,6 +5,7 @@
 
 pub mod aarch64;
 pub mod bits;
+pub mod host;
 pub mod riscv64;
 pub mod template;
 pub mod x86_64;
@@ -166,6 +167,21 @@ pub trait Target: Sync {
     /// then a SIGILL is the last safety net).
     fn host_lacks(&self, _form: Instr) -> Option<String> {
         None
+    }
+
+    /// The features `form` needs that this host's source of features
+    /// cannot report (AArch64 has no HWCAP for TME), named, when they alone
+    /// decide whether it runs: such a form runs, and a SIGILL is then the
+    /// net that was expected to catch it. `None` otherwise.
+    fn host_cannot_tell(&self, _form: Instr) -> Option<String> {
+        None
+    }
+
+    /// What this host reports of itself, as `(label, value)` lines for
+    /// `winic host` and report headers (features and where they were read,
+    /// vector lengths). Empty when winic does not run on this arch.
+    fn host_report(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 
     /// Why a kernel must not run `form` even though it encodes (privileged,

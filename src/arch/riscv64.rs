@@ -5,6 +5,7 @@
 mod branch;
 mod check;
 mod frame;
+pub mod host;
 mod operands;
 mod runnable;
 mod start;
@@ -170,6 +171,28 @@ impl Target for Riscv64 {
                 && ["VSEXT_", "VZEXT_"]
                     .iter()
                     .any(|p| form.name().starts_with(p)))
+    }
+
+    fn host_lacks(&self, form: Instr) -> Option<String> {
+        host::detected()?.0.lacks(form)
+    }
+
+    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
+        host::detected()?.0.cannot_tell(form)
+    }
+
+    fn host_report(&self) -> Vec<(&'static str, String)> {
+        let Some((f, vlen)) = host::detected() else {
+            return Vec::new();
+        };
+        vec![
+            ("Features", f.names().join(" ")),
+            ("Feature source", f.raw.clone()),
+            (
+                "Vector length (VLEN)",
+                vlen.map_or("none".to_string(), |b| format!("{b} bits")),
+            ),
+        ]
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {

@@ -81,6 +81,28 @@ impl Target for X86_64 {
             .then(|| format!("needs {}, which this CPU lacks (CPUID)", missing.join(", ")))
     }
 
+    fn host_report(&self) -> Vec<(&'static str, String)> {
+        if cfg!(not(target_arch = "x86_64")) {
+            return Vec::new();
+        }
+        let has: Vec<String> = iced_x86::CpuidFeature::values()
+            .filter(|f| host::has(*f) == Some(true) && host::bit_known(*f))
+            .map(|f| format!("{f:?}").to_ascii_lowercase())
+            .collect();
+        let widest = if has.iter().any(|f| f == "avx512f") {
+            "512 bits (AVX-512)"
+        } else if has.iter().any(|f| f == "avx") {
+            "256 bits (AVX)"
+        } else {
+            "128 bits (SSE)"
+        };
+        vec![
+            ("Features", has.join(" ")),
+            ("Feature source", "CPUID and XCR0".into()),
+            ("Widest vector", widest.into()),
+        ]
+    }
+
     fn register_feature(&self, reg: Reg) -> Option<&'static str> {
         egpr_number(reg.name()).map(|_| "egpr")
     }

@@ -6,6 +6,7 @@
 //! records say.
 
 pub mod desc;
+pub mod predicate;
 mod tables;
 
 use desc::*;

@@ -156,16 +156,8 @@ pub fn chain_add() -> Result<Inst, EncodeError> {
     )
 }
 
-/// Whether the host has SVE (`HWCAP_SVE`, bit 22 of `AT_HWCAP`). On
-/// another host the AArch64 kernels are only written, never run: assume
-/// it does.
+/// Whether the host has SVE (`HWCAP_SVE`). On another host the AArch64
+/// kernels are only written, never run: assume it does.
 fn host_has_sve() -> bool {
-    #[cfg(target_arch = "aarch64")]
-    {
-        // SAFETY: getauxval only reads the auxiliary vector.
-        let hwcap = unsafe { nix::libc::getauxval(nix::libc::AT_HWCAP) };
-        hwcap & (1 << 22) != 0
-    }
-    #[cfg(not(target_arch = "aarch64"))]
-    true
+    super::host::detected().is_none_or(|(f, _)| f.lookup("sve") == Some(true))
 }

@@ -152,6 +152,11 @@ fn bit(f: F) -> Option<Option<Bit>> {
     }
 }
 
+/// Whether CPUID has a bit for `f` (not a feature of every x86-64 CPU).
+pub fn bit_known(f: F) -> bool {
+    matches!(bit(f), Some(Some(_)))
+}
+
 /// Whether this CPU has `f`: `Some(bool)` from CPUID (and, for AVX and
 /// AVX-512, whether the OS saves their registers: XCR0), `None` when winic
 /// does not know the feature's bit or does not run on x86.
