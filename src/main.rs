@@ -696,6 +696,9 @@ fn run_mode(
     if let Some(e) = write_error {
         return Err(e);
     }
+    if let Some(r) = &mut report {
+        r.append(&format!("-----Summary-----\n{summary}"))?;
+    }
     db.save(output)?;
     journal.finish()?;
     write!(out, "{summary}").map_err(io)?;

@@ -116,6 +116,10 @@ pub struct Row {
 /// Whether `form` uses the x87 register stack (measured only with
 /// `--x87FP`, as in WINIC).
 pub fn is_x87(form: Instr) -> bool {
+    // Only x86 has x87 (AArch64's FPCR and FPSR also start with "FP").
+    if form.isa().arch() != crate::isa::Arch::X86_64 {
+        return false;
+    }
     let x87_reg = |r: Reg| {
         let n = r.name();
         n.starts_with("FP") || n.starts_with("ST")
@@ -486,7 +490,9 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
             }
             Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
             Outcome::BuildError(_) => no_kernel += 1,
-            Outcome::Failed(why) => *failed.entry(why.clone()).or_default() += 1,
+            // By kind: "the unroll difference was not positive (-0.4
+            // cycles …): noise" once, not once per value.
+            Outcome::Failed(why) => *failed.entry(kind_of(why)).or_default() += 1,
         }
     }
     let secs = wall.as_secs_f64();
@@ -504,6 +510,50 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     }
     s.push_str(&format!("  no kernel:  {no_kernel}\n"));
     s.push_str(&skipped_lines(&skipped));
+    let sigill: Vec<Instr> = rows
+        .iter()
+        .filter(|r| matches!(&r.outcome, Outcome::Failed(why) if why.contains("SIGILL")))
+        .map(|r| r.form)
+        .collect();
+    s.push_str(&sigill_net(&sigill));
+    s
+}
+
+/// A failure reason without the figures in parentheses, for counting.
+fn kind_of(why: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in why.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace(" :", ":").trim().to_string()
+}
+
+/// The lines of a summary that name every form caught only by the SIGILL
+/// net (TP's and LAT's): no feature check stopped it, and it died of
+/// SIGILL. Each with the features the host's source cannot report, when
+/// those decided; otherwise the host claimed its features, and the SIGILL
+/// says the claim or winic's kernel is wrong. Empty when there is none.
+pub(crate) fn sigill_net(forms: &[Instr]) -> String {
+    if forms.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "  SIGILL net: {} forms died of SIGILL although no feature check stopped them:\n",
+        forms.len()
+    );
+    for f in forms {
+        let why = match crate::arch::target(f.isa().arch()).host_cannot_tell(*f) {
+            Some(u) => format!("needs {u}, which this host's feature source cannot report"),
+            None => "the host reports its features: an emulator gap or a wrong kernel".into(),
+        };
+        s.push_str(&format!("    {}  ({why})\n", f.name()));
+    }
     s
 }
 
@@ -526,12 +576,29 @@ mod tests {
     use crate::isa::{Arch, Isa};
 
     #[test]
+    fn failures_are_counted_by_kind_without_their_figures() {
+        assert_eq!(
+            kind_of("the unroll difference was not positive (-0.395 cycles for the body): noise"),
+            "the unroll difference was not positive: noise"
+        );
+        assert_eq!(kind_of("killed by SIGILL"), "killed by SIGILL");
+    }
+
+    #[test]
     fn x87_and_implicit_dependencies_are_recognised() {
         let isa = Isa::get(Arch::X86_64);
         let t = target(Arch::X86_64);
         let f = |n: &str| isa.instr(n).unwrap();
         assert!(is_x87(f("ADD_FPrST0")));
         assert!(!is_x87(f("ADD64rr")));
+        // AArch64 FP forms read FPCR: not x87.
+        let a64 = Isa::get(Arch::Aarch64);
+        assert!(!is_x87(a64.instr("FADDDrr").unwrap()));
+        assert!(a64
+            .instr("FADDDrr")
+            .unwrap()
+            .implicit_uses()
+            .any(|r| r.name() == "FPCR"));
         assert!(implicit_dependency(t, f("ADD64rr")).is_empty());
         let adc: Vec<&str> = implicit_dependency(t, f("ADC64rr"))
             .iter()

@@ -821,6 +821,18 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     }
     s.push_str(&format!("  no kernel:  {no_kernel} forms\n"));
     s.push_str(&tp::skipped_lines(&skipped));
+    let sigill: Vec<Instr> = run
+        .rows
+        .iter()
+        .filter(|r| match &r.outcome {
+            Outcome::Measured(subs, _) => subs
+                .iter()
+                .any(|s| matches!(&s.value, Err(why) if why.contains("SIGILL"))),
+            _ => false,
+        })
+        .map(|r| r.form)
+        .collect();
+    s.push_str(&tp::sigill_net(&sigill));
     s
 }
 
