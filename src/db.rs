@@ -58,6 +58,12 @@ pub struct Entry {
     /// Upper bound of the reciprocal throughput.
     #[serde(default)]
     pub throughput_max: Option<f64>,
+    /// winic's addition: the vector state the values were measured in
+    /// (`SVE, VL 256 bits`; `streaming SVE with ZA, SVL 512 bits`; `RVV
+    /// e32 m1 ta ma, VLEN 128 bits`), for forms with scalable vectors;
+    /// written only when known, so WINIC's readers see their format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_state: Option<String>,
 }
 
 /// One operand (WINIC's `IOOperand`).
@@ -122,6 +128,7 @@ impl Entry {
             throughput: None,
             throughput_min: None,
             throughput_max: None,
+            vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
         }
     }
 
@@ -353,6 +360,7 @@ impl Database {
                 old.throughput = entry.throughput;
                 old.throughput_min = entry.throughput_min;
                 old.throughput_max = entry.throughput_max;
+                old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
             None => self.entries.push(entry),
         }
@@ -371,6 +379,7 @@ impl Database {
                     old.put_operand_latency(lat);
                 }
                 old.latency = old.max_operand_latency().or(entry.latency).or(old.latency);
+                old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
             None => self.entries.push(entry),
         }
@@ -416,6 +425,9 @@ impl Database {
             field(out, "  ", "throughput", &number(e.throughput))?;
             field(out, "  ", "throughputMin", &number(e.throughput_min))?;
             field(out, "  ", "throughputMax", &number(e.throughput_max))?;
+            if let Some(v) = &e.vector_state {
+                field(out, "  ", "vectorState", &quote(v))?;
+            }
         }
         writeln!(out, "...")
     }
@@ -884,6 +896,7 @@ mod tests {
             throughput: None,
             throughput_min: None,
             throughput_max: None,
+            vector_state: None,
         }
     }
 

@@ -134,12 +134,21 @@ impl Report {
     }
 }
 
+/// `\tvector state: …` for a form measured in a vector state
+/// ([`crate::arch::Target::vector_state`]), else nothing.
+fn vector_state_line(form: crate::isa::Instr) -> String {
+    crate::arch::target(form.isa().arch())
+        .vector_state(form)
+        .map_or(String::new(), |v| format!("\tvector state: {v}\n"))
+}
+
 /// The report block of one TP row.
 pub fn tp_block(row: &Row) -> String {
     let name = row.form.name();
     let mut s = format!("-----{name}-----\n");
     match &row.outcome {
         Outcome::Measured(m) => {
+            s.push_str(&vector_state_line(row.form));
             let c = &m.cost;
             let (low, high) = m.range();
             let low = low.map_or("?".to_string(), |l| format!("{l:.3}"));
@@ -261,6 +270,7 @@ pub fn lat_block(row: &crate::lat::Row, measurements: &[crate::lat::Measurement]
                     regs.join(", ")
                 ));
             }
+            s.push_str(&vector_state_line(row.form));
             let forms: Vec<&str> = row.reproduce.iter().map(|f| f.name()).collect();
             s.push_str(&format!("\treproduce: winic LAT -i {}\n", forms.join(" ")));
         }

@@ -28,7 +28,7 @@ fn a_thousand_faulting_kernels_leave_nothing_behind() {
         text: "illegal".into(),
         bytes: illegal,
     };
-    let kernel = assemble(target(arch), &[line], &[], 1).unwrap();
+    let kernel = assemble(target(arch), &[line], &[], 1, None).unwrap();
     let code = Code::new(&kernel.bytes()).unwrap();
     // SAFETY: a complete kernel function; it runs only in the children.
     let f = unsafe { code.entry() };

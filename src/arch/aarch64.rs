@@ -25,7 +25,8 @@ mod start;
 mod tests;
 
 use super::{
-    reg_imm_only, reserved_table, Check, Dialect, EncodeError, Inst, Line, OpValue, Target,
+    reg_imm_only, reserved_table, Check, Dialect, EncodeError, Inst, Line, ModeSwitch, OpValue,
+    Target,
 };
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, BitEnc, Encoding, Instr, McOperand, Operand, Reg};
@@ -378,9 +379,27 @@ impl Target for AArch64 {
     }
 
     fn host_lacks(&self, form: Instr) -> Option<String> {
-        let f = &host::detected()?.0;
-        f.lacks(form)
-            .or_else(|| f.lacks_outside_streaming_mode(form))
+        host::detected()?.0.lacks(form)
+    }
+
+    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
+        body.iter()
+            .any(|f| host::needs_streaming(*f))
+            .then(frame::streaming_with_za)
+            .and_then(Result::ok)
+    }
+
+    fn vector_state(&self, form: Instr) -> Option<String> {
+        let (_, vl) = host::detected()?;
+        let cond = form.required_features()?;
+        let bits = |v: Option<u32>| v.map_or("?".to_string(), |b| b.to_string());
+        if host::needs_streaming(form) {
+            Some(format!("streaming SVE with ZA, SVL {} bits", bits(vl.sme)))
+        } else if cond.contains("sve") {
+            Some(format!("SVE, VL {} bits", bits(vl.sve)))
+        } else {
+            None
+        }
     }
 
     fn host_cannot_tell(&self, form: Instr) -> Option<String> {

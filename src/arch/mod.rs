@@ -177,6 +177,20 @@ pub trait Target: Sync {
         None
     }
 
+    /// The state `body` must run in, when it is not the default one
+    /// (AArch64: SME forms in streaming mode with ZA on).
+    fn mode_switch(&self, _body: &[Instr]) -> Option<ModeSwitch> {
+        None
+    }
+
+    /// The vector state `form` is measured in, as the database and the
+    /// report name it (`SVE, VL 256 bits`; `RVV e32 m1 ta ma, VLEN 128
+    /// bits`), or `None` for a form without vector registers or on a host
+    /// that is not this arch.
+    fn vector_state(&self, _form: Instr) -> Option<String> {
+        None
+    }
+
     /// What this host reports of itself, as `(label, value)` lines for
     /// `winic host` and report headers (features and where they were read,
     /// vector lengths). Empty when winic does not run on this arch.
@@ -269,6 +283,20 @@ pub trait Target: Sync {
     /// the call (PC-relative, which the encoders leave out) is placed by
     /// LLVM's bit layout or iced and decoded again to prove its target.
     fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError>;
+}
+
+/// A state the core must be in for a kernel's body and is left before it
+/// returns (AArch64 SME: streaming mode with ZA on).
+#[derive(Clone, Debug)]
+pub struct ModeSwitch {
+    /// Enters it, after the prologue and before the initialisations (which
+    /// the switch may clobber).
+    pub enter: Vec<Inst>,
+    /// Leaves it, before the epilogue.
+    pub leave: Vec<Inst>,
+    /// Registers the switch changes besides those of the body: the
+    /// prologue saves them where the ABI says so.
+    pub clobbers: Vec<Reg>,
 }
 
 /// How an arch's assembly files are written (GNU as conventions).

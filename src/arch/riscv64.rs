@@ -195,6 +195,21 @@ impl Target for Riscv64 {
         ]
     }
 
+    fn vector_state(&self, form: Instr) -> Option<String> {
+        let (_, vlen) = host::detected()?;
+        let vector = form.operands().any(|o| {
+            o.ty()
+                .class()
+                .is_some_and(|c| c.name().starts_with("VR") || c.name() == "VMV0")
+        });
+        vector.then(|| {
+            format!(
+                "RVV e32 m1 ta ma, VLEN {} bits",
+                vlen.map_or("?".to_string(), |b| b.to_string())
+            )
+        })
+    }
+
     fn cannot_run(&self, form: Instr) -> Option<String> {
         runnable::cannot_run(&form)
     }

@@ -7,7 +7,7 @@
 
 pub mod shape;
 
-use crate::arch::{Check, EncodeError, Inst, Line, OpValue, Target};
+use crate::arch::{Check, EncodeError, Inst, Line, ModeSwitch, OpValue, Target};
 use crate::isa::Reg;
 use std::fmt;
 
@@ -143,20 +143,38 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         .iter()
         .map(|i| emit(t, i))
         .collect::<Result<Vec<_>, _>>()?;
-    assemble(t, &lines, &registers_of(body), unroll)
+    let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
+    assemble(
+        t,
+        &lines,
+        &registers_of(body),
+        unroll,
+        t.mode_switch(&forms).as_ref(),
+    )
 }
 
-/// The kernel around already emitted body lines touching `regs`.
+/// The kernel around already emitted body lines touching `regs`, in the
+/// state `mode` enters (after the prologue, before the initialisations)
+/// and leaves (before the epilogue).
 pub fn assemble(
     t: &dyn Target,
     body: &[Line],
     regs: &[Reg],
     unroll: usize,
+    mode: Option<&ModeSwitch>,
 ) -> Result<Kernel, KernelError> {
     let emit_all = |insts: Vec<Inst>| -> Result<Vec<Line>, KernelError> {
         insts.iter().map(|i| emit(t, i)).collect()
     };
-    let mut lines = emit_all(t.prologue(regs)?)?;
+    // The prologue saves what the body and the mode switch change.
+    let mut saved: Vec<Reg> = regs.to_vec();
+    if let Some(m) = mode {
+        saved.extend(m.clobbers.iter().filter(|c| !regs.contains(c)));
+    }
+    let mut lines = emit_all(t.prologue(&saved)?)?;
+    if let Some(m) = mode {
+        lines.extend(emit_all(m.enter.clone())?);
+    }
     // One initialisation per whole register; multi-instruction ones (which
     // may use scratch registers) before single ones.
     let mut inits: Vec<(Reg, Vec<Inst>)> = Vec::new();
@@ -196,7 +214,10 @@ pub fn assemble(
         lines.push(l);
     }
     lines.push(t.branch_back(in_loop)?);
-    lines.extend(emit_all(t.epilogue(regs)?)?);
+    if let Some(m) = mode {
+        lines.extend(emit_all(m.leave.clone())?);
+    }
+    lines.extend(emit_all(t.epilogue(&saved)?)?);
     Ok(Kernel {
         lines,
         uninitialised,

@@ -254,8 +254,8 @@ fn faults_and_hangs_are_reported_with_their_reason() {
             text: what.into(),
             bytes,
         };
-        let once = assemble(t, std::slice::from_ref(&line), &regs, 1).unwrap();
-        let twice = assemble(t, &[line], &regs, 2).unwrap();
+        let once = assemble(t, std::slice::from_ref(&line), &regs, 1, None).unwrap();
+        let twice = assemble(t, &[line], &regs, 2, None).unwrap();
         let mut o = quick();
         o.deadline = Duration::from_secs(1);
         o.clock = Clock::Fixed(3.0);
@@ -488,8 +488,8 @@ fn a_batch_measures_past_faults() {
             text: what.into(),
             bytes,
         };
-        let once = assemble(t, std::slice::from_ref(&line), &regs, 1).unwrap();
-        let twice = assemble(t, &[line], &regs, 2).unwrap();
+        let once = assemble(t, std::slice::from_ref(&line), &regs, 1, None).unwrap();
+        let twice = assemble(t, &[line], &regs, 2, None).unwrap();
         pairs.push((once, twice, Some(want)));
         pairs.push((plain.clone(), plain2.clone(), None));
     }

@@ -4,7 +4,7 @@
 //! x28, x28, #1` / `b.ne` close the loop.
 
 use super::LOOP_COUNTER;
-use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, ModeSwitch, OpValue};
 use crate::isa::{Arch, Isa, Reg};
 
 const A: Arch = Arch::Aarch64;
@@ -154,6 +154,29 @@ pub fn chain_add() -> Result<Inst, EncodeError> {
         "ADDXrs",
         &[r("X1")?, r("X1")?, r("X2")?, OpValue::Imm(0)],
     )
+}
+
+/// `smstart` (`msr svcrsmza, #1`: streaming mode and ZA on) and `smstop`,
+/// for a body of SME forms. Entering streaming mode zeroes every Z and P
+/// register, so the low halves D8-D15 (callee-saved) are saved whether
+/// the body touches them or not; the initialisations come after it.
+pub fn streaming_with_za() -> Result<ModeSwitch, EncodeError> {
+    const SVCRSMZA: i64 = 0b011;
+    let msr = |on| {
+        inst_of(
+            A,
+            "MSRpstatesvcrImm1",
+            &[OpValue::Imm(SVCRSMZA), OpValue::Imm(on)],
+        )
+    };
+    let isa = Isa::get(A);
+    Ok(ModeSwitch {
+        enter: vec![msr(1)?],
+        leave: vec![msr(0)?],
+        clobbers: (8..16)
+            .filter_map(|k| isa.register(&format!("D{k}")))
+            .collect(),
+    })
 }
 
 /// Whether the host has SVE (`HWCAP_SVE`). On another host the AArch64

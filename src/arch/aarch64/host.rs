@@ -108,32 +108,21 @@ pub fn from_hwcaps(hwcap: u64, hwcap2: u64) -> HostFeatures {
     )
 }
 
-impl HostFeatures {
-    /// Why `form` cannot run outside streaming mode although the host has
-    /// its features: `sve || sme` on a CPU with SME but no SVE (the kernel
-    /// frame does not enter streaming mode). `None` otherwise.
-    pub fn lacks_outside_streaming_mode(&self, form: crate::isa::Instr) -> Option<String> {
-        // SME-only forms: `runnable::cannot_run` says why they do not run.
-        let cond = form.required_features().filter(|c| c.contains("sve"))?;
-        let non_streaming = |f: &str| {
-            if f.starts_with("sme") || f.starts_with("ssve") {
-                Some(false)
-            } else {
-                self.lookup(f)
-            }
-        };
-        match crate::isa::predicate::eval(&cond, &non_streaming) {
-            crate::isa::predicate::Verdict::Lacks(m) if self.lacks(form).is_none() => {
-                Some(format!(
-                    "needs {} outside streaming mode, which this CPU lacks ({}; it has SME, and \
-                 kernels do not run in streaming mode)",
-                    m.join(" and "),
-                    self.source
-                ))
-            }
-            _ => None,
-        }
-    }
+/// Whether `form` runs in streaming mode with ZA on: its predicates hold
+/// with SME's features and not without them (`sme`, `sme2`; not `sve ||
+/// sme`, which runs outside streaming mode where SVE is there). Decided
+/// with this host's features, or, where winic does not run on AArch64,
+/// as if every feature were there.
+pub fn needs_streaming(form: crate::isa::Instr) -> bool {
+    use crate::isa::predicate::{eval, Verdict};
+    let Some(cond) = form.required_features() else {
+        return false;
+    };
+    let host = |f: &str| detected().map_or(Some(true), |(h, _)| h.lookup(f));
+    let is_sme = |f: &str| f.starts_with("sme") || f.starts_with("ssve");
+    let outside = eval(&cond, &|f| if is_sme(f) { Some(false) } else { host(f) });
+    let inside = eval(&cond, &host);
+    matches!(outside, Verdict::Lacks(_)) && !matches!(inside, Verdict::Lacks(_))
 }
 
 /// The SVE and SME (streaming) vector lengths in bits, where the host has

@@ -36,19 +36,32 @@ const RULES: &PrefixRules = &[
 
 /// The reason `form` must not run in a kernel, or `None`.
 pub fn cannot_run(form: &Instr) -> Option<String> {
-    if form.asm_template().contains('[') {
+    if addresses_memory(&form.asm_template()) {
         return Some("accesses memory (address in [ ])".into());
     }
-    if let Some(why) = by_prefix(form.name(), RULES) {
-        return Some(why);
+    by_prefix(form.name(), RULES)
+}
+
+/// Whether an assembly template has an address: a `[` that starts an
+/// operand (`ldr $Rt, [$Rn]`), not one that indexes the operand before it
+/// (SME's ZA slices `$ZAd[$Rv, $imm3, vgx2]`, `$Pm.$Ty[$Rv, $imm]`).
+fn addresses_memory(template: &str) -> bool {
+    let t = template.as_bytes();
+    (1..t.len()).any(|k| t[k] == b'[' && matches!(t[k - 1], b' ' | b'\t' | b','))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::addresses_memory;
+
+    #[test]
+    fn brackets_of_addresses_and_of_za_slices_are_told_apart() {
+        assert!(addresses_memory("ldr\t$Rt, [$Rn, $offset]"));
+        assert!(addresses_memory(
+            "ld1w\t{$ZAt[$Rv, $imm]}, $Pg/z, [$Rn, $Rm, lsl #2]"
+        ));
+        assert!(!addresses_memory("add\t$ZAd[$Rv, $imm3, vgx2], $Zn, $Zm"));
+        assert!(!addresses_memory("psel\t$Pd, $Pn, $Pm.$Ty[$Rv, $imm]"));
+        assert!(!addresses_memory("add\t$Rd, $Rn, $Rm"));
     }
-    let needs = form.required_features().unwrap_or_default();
-    if needs.contains("sme") && !needs.contains("sve") {
-        return Some(
-            "SME: runs only in streaming mode or with ZA enabled (smstart), which the \
-             kernel frame does not enter yet"
-                .into(),
-        );
-    }
-    None
 }

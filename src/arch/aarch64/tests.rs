@@ -544,3 +544,77 @@ fn unchecked_is_decided_by_features() {
     assert!(reason("ZIP_VG4_4Z4Z_S").is_some_and(|r| r.contains("sme2")));
     assert!(reason("UMINXrr").is_some_and(|r| r.contains("cssc")));
 }
+
+/// The text of the throughput kernel of `name` (`copies` copies).
+fn kernel_text(name: &str) -> String {
+    let t = AArch64;
+    let form = Isa::get(Arch::Aarch64).instr(name).unwrap();
+    let body = crate::kernel::shape::throughput(&t, form, 4).unwrap();
+    crate::kernel::build(&t, &body, 1).unwrap().text()
+}
+
+#[test]
+fn sme_kernels_run_in_streaming_mode_with_za_and_sve_kernels_do_not() {
+    let fmopa = kernel_text("FMOPA_MPPZZ_S");
+    let (start, stop) = (
+        fmopa.find("msr svcrsmza, #1").expect(&fmopa),
+        fmopa.find("msr svcrsmza, #0").expect(&fmopa),
+    );
+    let (lp, back, ret) = (
+        fmopa.find(".Lloop:").unwrap(),
+        fmopa.find("b.ne").unwrap(),
+        fmopa.find("ret").unwrap(),
+    );
+    // smstart after the prologue and before the initialisations and the
+    // loop; smstop after the loop, before the epilogue.
+    assert!(start < lp && back < stop && stop < ret, "{fmopa}");
+    assert!(fmopa[..start].contains("str d15, [sp"), "{fmopa}");
+    assert!(fmopa[start..lp].contains("ptrue p"), "{fmopa}");
+    // Streaming mode zeroes the Z registers: they are set after smstart.
+    assert!(!fmopa[..start].contains("dup z"), "{fmopa}");
+    let fmla = kernel_text("FMLA_ZPmZZ_D");
+    assert!(!fmla.contains("svcr"), "{fmla}");
+    assert!(fmla.contains("ptrue p"), "{fmla}");
+    // A form with SVE2.1 as its alternative to SME runs in streaming mode
+    // only where SVE2.1 is missing: as if every feature were there
+    // (another host) it runs outside.
+    if host::detected().is_none() {
+        assert!(!host::needs_streaming(
+            Isa::get(Arch::Aarch64).instr("SCLAMP_ZZZ_B").unwrap()
+        ));
+    }
+}
+
+#[test]
+fn sve_and_sme_kernels_run_where_the_host_has_them() {
+    let Some((features, _)) = host::detected() else {
+        eprintln!("skipped: winic does not run on AArch64 here");
+        return;
+    };
+    let t = AArch64;
+    let isa = Isa::get(Arch::Aarch64);
+    for name in [
+        "FMLA_ZPmZZ_D",
+        "ABS_ZPmZ_B",
+        "TBL_ZZZ_S",
+        "FMOPA_MPPZZ_S",
+        "ADDHA_MPPZ_S",
+        "SMOPA_MPPZZ_S",
+        "REVD_ZPmZ",
+        "ZERO_M",
+        "EXTRACT_ZPMXI_H_B",
+    ] {
+        let form = isa.instr(name).unwrap();
+        let outcome = crate::runcheck::check(&t, form, None, std::time::Duration::from_secs(60));
+        match features.lacks(form) {
+            None => assert!(
+                matches!(outcome, crate::runcheck::Outcome::Ran { .. }),
+                "{name}: {outcome:?}"
+            ),
+            Some(why) => assert!(
+                matches!(&outcome, crate::runcheck::Outcome::Skipped { reason } if *reason == why),
+                "{name}: {outcome:?}"
+            ),
+        }
+    }
+}

@@ -154,3 +154,81 @@ fn every_register_immediate_form_encodes_and_checks() {
     let share = (s.ok + s.capstone_unsupported) as f64 / (s.total - rv32) as f64;
     assert!(share >= 0.98, "{:.3}\n{}", share, s.render());
 }
+
+/// Every register a copy of `body` occupies, group members included.
+fn occupied(t: &Riscv64, inst: &Inst) -> Vec<(usize, Reg)> {
+    (0..inst.ops.len())
+        .flat_map(|k| t.operand_regs(inst, k).into_iter().map(move |r| (k, r)))
+        .collect()
+}
+
+#[test]
+fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
+    let t = Riscv64;
+    // LMUL 8 (whole-register move of eight), 2 and 4, a widening form (its
+    // destination a pair at LMUL 1), a narrowing one, a mask form on v0.
+    let names = [
+        "VMV8R_V",
+        "VMV2R_V",
+        "VMV4R_V",
+        "VWADD_VV",
+        "VFWMACC_VV",
+        "VNSRL_WV",
+        "VADD_VV",
+        "VMERGE_VVM",
+        "VFADD_VV",
+    ];
+    for name in names {
+        let f = form(name);
+        let body = crate::kernel::shape::throughput(&t, f, 4).unwrap();
+        for (i, a) in body.iter().enumerate() {
+            let regs = occupied(&t, a);
+            // Within one instruction, a written group meets no read one
+            // unless the form ties them (LLVM's constraints).
+            let mc = f.mc_operands();
+            for &(k, r) in &regs {
+                if !mc[k].operand.is_def() {
+                    continue;
+                }
+                for &(j, s) in &regs {
+                    let tied = mc[k].operand.tied_to() == Some(mc[j].operand.index())
+                        || mc[j].operand.tied_to() == Some(mc[k].operand.index());
+                    let v0_mask = s.name() == "V0" && !mc[j].operand.is_def();
+                    assert!(
+                        j == k || tied || v0_mask || !t.aliases(r, s),
+                        "{name}: {} and {} overlap in {:?}",
+                        r.name(),
+                        s.name(),
+                        a.ops
+                    );
+                }
+            }
+            // A copy writes no register another copy uses.
+            for b in &body[i + 1..] {
+                for &(k, r) in &regs {
+                    if !mc[k].operand.is_def() {
+                        continue;
+                    }
+                    for (_, s) in occupied(&t, b) {
+                        assert!(!t.aliases(r, s), "{name}: copies share {}", r.name());
+                    }
+                }
+            }
+        }
+        let k = crate::kernel::build(&t, &body, 1).unwrap();
+        assert!(k.text().contains("vsetvli"), "{name}: {}", k.text());
+        if let Some((features, _)) = host::detected() {
+            let outcome = crate::runcheck::check(&t, f, None, std::time::Duration::from_secs(60));
+            match features.lacks(f) {
+                None => assert!(
+                    matches!(outcome, crate::runcheck::Outcome::Ran { .. }),
+                    "{name}: {outcome:?}"
+                ),
+                Some(why) => assert!(
+                    matches!(&outcome, crate::runcheck::Outcome::Skipped { reason } if *reason == why),
+                    "{name}: {outcome:?}"
+                ),
+            }
+        }
+    }
+}
