@@ -550,7 +550,9 @@ pub(crate) fn sigill_net(forms: &[Instr]) -> String {
     for f in forms {
         let why = match crate::arch::target(f.isa().arch()).host_cannot_tell(*f) {
             Some(u) => format!("needs {u}, which this host's feature source cannot report"),
-            None => "the host reports its features: an emulator gap or a wrong kernel".into(),
+            None => "the host has every feature LLVM's predicates name: a feature they do not \
+                     name, an emulator gap, or a wrong kernel"
+                .into(),
         };
         s.push_str(&format!("    {}  ({why})\n", f.name()));
     }
