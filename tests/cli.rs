@@ -745,3 +745,25 @@ fn lat_adds_sub_latencies_to_the_database_and_reports_chains() {
     assert!(stdout(&o).contains("LAT: 2 forms"), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn host_prints_the_arch_its_features_and_their_source() {
+    let o = winic(&["host"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!("Arch: {}\n", host_arch())),
+        "{text}"
+    );
+    for label in ["CPU: ", "Features: ", "Feature source: ", "Frequency: "] {
+        assert!(text.contains(label), "no {label}in:\n{text}");
+    }
+    // Every arch's base is among the features, in LLVM's names.
+    let base = match host_arch() {
+        "x86_64" => "sse2",
+        "aarch64" => "fp-armv8",
+        _ => "64bit",
+    };
+    let features = text.lines().find(|l| l.starts_with("Features: ")).unwrap();
+    assert!(features.split_whitespace().any(|f| f == base), "{features}");
+}
