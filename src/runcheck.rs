@@ -130,6 +130,30 @@ fn run_one(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), Str
     .map_err(|e: ChildError| e.to_string())
 }
 
+/// Asserts (in tests on this arch's hardware or emulator) that `form`'s
+/// kernels run, or, when `host` lacks its features, that it is skipped
+/// with exactly that reason.
+#[cfg(test)]
+pub(crate) fn assert_runs_or_is_skipped(
+    t: &dyn Target,
+    form: Instr,
+    host: &crate::arch::host::HostFeatures,
+) {
+    let outcome = check(t, form, None, Duration::from_secs(60));
+    match host.lacks(form) {
+        None => assert!(
+            matches!(outcome, Outcome::Ran { .. }),
+            "{}: {outcome:?}",
+            form.name()
+        ),
+        Some(why) => assert!(
+            matches!(&outcome, Outcome::Skipped { reason } if *reason == why),
+            "{}: {outcome:?}",
+            form.name()
+        ),
+    }
+}
+
 /// Checks one form.
 pub fn check(t: &dyn Target, form: Instr, cpu: Option<usize>, deadline: Duration) -> Outcome {
     if let Some(reason) = t.host_lacks(form).or_else(|| shape::skip_reason(t, form)) {

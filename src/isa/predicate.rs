@@ -109,19 +109,31 @@ impl Parser<'_, '_> {
         hit
     }
 
-    fn or(&mut self) -> Option<Value> {
-        let mut terms = vec![self.and()?];
-        while self.eat(&Token::Or) {
-            terms.push(self.and()?);
-        }
-        if terms.len() == 1 {
-            return terms.pop();
+    /// One operand by `next`, then more while `op` follows: the operands,
+    /// and their texts joined by `sep`.
+    fn list(
+        &mut self,
+        op: &Token,
+        sep: &str,
+        next: fn(&mut Self) -> Option<Value>,
+    ) -> Option<(Vec<Value>, String)> {
+        let mut terms = vec![next(self)?];
+        while self.eat(op) {
+            terms.push(next(self)?);
         }
         let text = terms
             .iter()
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
-            .join(" || ");
+            .join(sep);
+        Some((terms, text))
+    }
+
+    fn or(&mut self) -> Option<Value> {
+        let (mut terms, text) = self.list(&Token::Or, " || ", Self::and)?;
+        if terms.len() == 1 {
+            return terms.pop();
+        }
         let verdict = if terms.iter().any(|t| t.verdict == Verdict::Has) {
             Verdict::Has
         } else if terms
@@ -136,18 +148,10 @@ impl Parser<'_, '_> {
     }
 
     fn and(&mut self) -> Option<Value> {
-        let mut terms = vec![self.not()?];
-        while self.eat(&Token::And) {
-            terms.push(self.not()?);
-        }
+        let (mut terms, text) = self.list(&Token::And, " && ", Self::not)?;
         if terms.len() == 1 {
             return terms.pop();
         }
-        let text = terms
-            .iter()
-            .map(|t| t.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" && ");
         let lacking: Vec<String> = terms
             .iter()
             .filter_map(|t| match &t.verdict {

@@ -604,17 +604,6 @@ fn sve_and_sme_kernels_run_where_the_host_has_them() {
         "ZERO_M",
         "EXTRACT_ZPMXI_H_B",
     ] {
-        let form = isa.instr(name).unwrap();
-        let outcome = crate::runcheck::check(&t, form, None, std::time::Duration::from_secs(60));
-        match features.lacks(form) {
-            None => assert!(
-                matches!(outcome, crate::runcheck::Outcome::Ran { .. }),
-                "{name}: {outcome:?}"
-            ),
-            Some(why) => assert!(
-                matches!(&outcome, crate::runcheck::Outcome::Skipped { reason } if *reason == why),
-                "{name}: {outcome:?}"
-            ),
-        }
+        crate::runcheck::assert_runs_or_is_skipped(&t, isa.instr(name).unwrap(), features);
     }
 }

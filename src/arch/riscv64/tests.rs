@@ -218,17 +218,7 @@ fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
         let k = crate::kernel::build(&t, &body, 1).unwrap();
         assert!(k.text().contains("vsetvli"), "{name}: {}", k.text());
         if let Some((features, _)) = host::detected() {
-            let outcome = crate::runcheck::check(&t, f, None, std::time::Duration::from_secs(60));
-            match features.lacks(f) {
-                None => assert!(
-                    matches!(outcome, crate::runcheck::Outcome::Ran { .. }),
-                    "{name}: {outcome:?}"
-                ),
-                Some(why) => assert!(
-                    matches!(&outcome, crate::runcheck::Outcome::Skipped { reason } if *reason == why),
-                    "{name}: {outcome:?}"
-                ),
-            }
+            crate::runcheck::assert_runs_or_is_skipped(&t, f, features);
         }
     }
 }
