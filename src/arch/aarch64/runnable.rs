@@ -15,7 +15,7 @@ const RULES: &PrefixRules = &[
         "generates or returns from an exception",
     ),
     (
-        &["MSR", "MRS", "SYS", "BRB_"],
+        &["MSR", "MRS", "MRRS", "SYS", "BRB_"],
         "system register or system instruction: the operand selects it, most need EL1",
     ),
     (
