@@ -64,6 +64,57 @@ pub struct Entry {
     /// written only when known, so WINIC's readers see their format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector_state: Option<String>,
+    /// winic's addition, RISC-V only: the form's values at every other
+    /// vector type it is defined at (SEW 8–64, LMUL mf8–m8), the way
+    /// LLVM's scheduling models are written; the fields above hold WINIC's
+    /// `e32, m1`. Written only when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_configs: Vec<VectorConfig>,
+}
+
+/// A form's values at one RVV vector type ([`Entry::vector_configs`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorConfig {
+    /// Element width in bits (8, 16, 32, 64).
+    pub sew: u32,
+    /// Register grouping: `mf8`, `mf4`, `mf2`, `m1`, `m2`, `m4`, `m8`.
+    pub lmul: String,
+    /// As [`Entry::throughput`].
+    #[serde(default)]
+    pub throughput: Option<f64>,
+    /// As [`Entry::throughput_min`].
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// As [`Entry::throughput_max`].
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// As [`Entry::latency`].
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// As [`Entry::operand_latencies`].
+    #[serde(default)]
+    pub operand_latencies: Vec<OperandLatency>,
+}
+
+impl VectorConfig {
+    /// The values of `entry` (a TP or LAT result of one form) as measured
+    /// at `sew`, `lmul`.
+    pub fn from_entry(entry: &Entry, sew: u32, lmul: &str) -> VectorConfig {
+        VectorConfig {
+            sew,
+            lmul: lmul.to_string(),
+            throughput: entry.throughput,
+            throughput_min: entry.throughput_min,
+            throughput_max: entry.throughput_max,
+            latency: entry.latency,
+            operand_latencies: entry.operand_latencies.clone(),
+        }
+    }
+
+    fn same_type(&self, other: &VectorConfig) -> bool {
+        self.sew == other.sew && self.lmul == other.lmul
+    }
 }
 
 /// One operand (WINIC's `IOOperand`).
@@ -129,6 +180,7 @@ impl Entry {
             throughput_min: None,
             throughput_max: None,
             vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
+            vector_configs: Vec::new(),
         }
     }
 
@@ -366,6 +418,46 @@ impl Database {
         }
     }
 
+    /// Takes the values of `config` into the entry of form `name` (which
+    /// `base` describes when the database has none yet): a TP result
+    /// (`latencies` false) sets the three throughput fields of the vector
+    /// type's config, a LAT result its latencies, pair by pair; the rest
+    /// of the entry and its other configs stay.
+    pub fn merge_vector_config(&mut self, base: Entry, config: VectorConfig, latencies: bool) {
+        if self.get_mut(&base.llvm_name).is_none() {
+            self.entries.push(base.clone());
+        }
+        let entry = self.get_mut(&base.llvm_name).expect("added above");
+        let Some(old) = entry
+            .vector_configs
+            .iter_mut()
+            .find(|c| c.same_type(&config))
+        else {
+            entry.vector_configs.push(config);
+            return;
+        };
+        if latencies {
+            for lat in config.operand_latencies {
+                match old.operand_latencies.iter_mut().find(|l| {
+                    l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
+                }) {
+                    Some(l) => *l = lat,
+                    None => old.operand_latencies.push(lat),
+                }
+            }
+            old.latency = old
+                .operand_latencies
+                .iter()
+                .filter_map(|l| l.latency_max)
+                .reduce(f64::max)
+                .or(config.latency);
+        } else {
+            old.throughput = config.throughput;
+            old.throughput_min = config.throughput_min;
+            old.throughput_max = config.throughput_max;
+        }
+    }
+
     /// Takes the latencies of `entry` into the entry of the same form:
     /// each operand pair replaces the pair with the same source and target
     /// or is appended, pairs `entry` lacks are kept, and `latency` becomes
@@ -427,6 +519,38 @@ impl Database {
             field(out, "  ", "throughputMax", &number(e.throughput_max))?;
             if let Some(v) = &e.vector_state {
                 field(out, "  ", "vectorState", &quote(v))?;
+            }
+            if !e.vector_configs.is_empty() {
+                writeln!(out, "  vectorConfigs:")?;
+            }
+            for c in &e.vector_configs {
+                field(out, "    - ", "sew", &c.sew.to_string())?;
+                field(out, "      ", "lmul", &quote(&c.lmul))?;
+                field(out, "      ", "throughput", &number(c.throughput))?;
+                field(out, "      ", "throughputMin", &number(c.throughput_min))?;
+                field(out, "      ", "throughputMax", &number(c.throughput_max))?;
+                field(out, "      ", "latency", &number(c.latency))?;
+                if c.operand_latencies.is_empty() {
+                    field(out, "      ", "operandLatencies", "[]")?;
+                } else {
+                    writeln!(out, "      operandLatencies:")?;
+                }
+                for l in &c.operand_latencies {
+                    field(
+                        out,
+                        "        - ",
+                        "sourceOperand",
+                        &quote(&l.source_operand),
+                    )?;
+                    field(
+                        out,
+                        "          ",
+                        "targetOperand",
+                        &quote(&l.target_operand),
+                    )?;
+                    field(out, "          ", "latencyMin", &number(l.latency_min))?;
+                    field(out, "          ", "latencyMax", &number(l.latency_max))?;
+                }
             }
         }
         writeln!(out, "...")
@@ -897,7 +1021,44 @@ mod tests {
             throughput_min: None,
             throughput_max: None,
             vector_state: None,
+            vector_configs: vec![],
         }
+    }
+
+    #[test]
+    fn vector_configs_merge_by_type_and_read_back() {
+        let mut db = Database::default();
+        let mut base = entry("VADD_VV");
+        base.set_throughput(0.5, 0.5);
+        db.merge(base.clone());
+        let mut tp = entry("VADD_VV");
+        tp.set_throughput(2.0, 2.0);
+        db.merge_vector_config(base.clone(), VectorConfig::from_entry(&tp, 8, "m4"), false);
+        let mut lat = entry("VADD_VV");
+        lat.operand_latencies.push(OperandLatency {
+            source_operand: "1".into(),
+            target_operand: "0".into(),
+            latency_min: Some(4.0),
+            latency_max: Some(4.0),
+        });
+        db.merge_vector_config(base.clone(), VectorConfig::from_entry(&lat, 8, "m4"), true);
+        db.merge_vector_config(base.clone(), VectorConfig::from_entry(&tp, 64, "m8"), false);
+        let e = db.get("VADD_VV").unwrap();
+        // WINIC's fields keep the e32 m1 values.
+        assert_eq!(e.throughput, Some(0.5));
+        assert_eq!(e.vector_configs.len(), 2);
+        let c = &e.vector_configs[0];
+        assert_eq!((c.sew, c.lmul.as_str()), (8, "m4"));
+        assert_eq!((c.throughput, c.latency), (Some(2.0), Some(4.0)));
+        let text = db.to_yaml();
+        assert!(
+            text.contains(
+                "  vectorConfigs:\n    - sew:             8\n      lmul:            m4\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("        - sourceOperand:   '1'\n"), "{text}");
+        assert_eq!(Database::parse(&text).unwrap(), db);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use winic::arch::riscv64::vtype::{self, VType};
 use winic::error::Error;
 use winic::exec::run::{self, Clock};
 use winic::inspect::{self, ListQuery};
@@ -263,6 +264,36 @@ struct ModeArgs {
     /// CPU runs from CPUID.
     #[arg(long = "core", value_name = "N")]
     cpu: Option<usize>,
+    /// RISC-V: the vector types every RVV form is measured at besides
+    /// WINIC's e32 m1, into its entry's vectorConfigs: `all` (every
+    /// element width 8-64 and grouping mf8-m8 the form is defined at, as
+    /// LLVM's pseudos and the V specification say), `none`, or a list
+    /// such as e8m1,e16mf2,e64m8. Other arches ignore it.
+    #[arg(long = "vtypes", value_name = "LIST", default_value = "all", value_parser = parse_vtypes)]
+    vtypes: VTypeList,
+}
+
+/// The vector types of `--vtypes`.
+#[derive(Clone, Debug)]
+struct VTypeList(Vec<VType>);
+
+fn parse_vtypes(s: &str) -> Result<VTypeList, String> {
+    match s.trim() {
+        "all" => Ok(VTypeList(
+            VType::all().filter(|v| *v != VType::DEFAULT).collect(),
+        )),
+        "none" => Ok(VTypeList(Vec::new())),
+        list => {
+            let mut out = Vec::new();
+            for part in list.split(',').filter(|p| !p.trim().is_empty()) {
+                let v = VType::parse(part).map_err(|e| format!("{e}; or all, or none"))?;
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            Ok(VTypeList(out))
+        }
+    }
 }
 
 fn parse_arch(s: &str) -> Result<Arch, String> {
@@ -563,11 +594,9 @@ fn run_mode(
     let mut db = winic::db::Database::load(output)?;
     let (mut journal, done, earlier) = winic::db::Journal::open(output, mode.name(), args.resume)?;
     for e in earlier {
-        match mode {
-            Mode::Tp => db.merge_throughput(e),
-            Mode::Lat => db.merge_latency(e),
-        }
+        merge_result(&mut db, mode, e);
     }
+    let all_forms = forms.clone();
     if !done.is_empty() {
         let before = forms.len();
         forms.retain(|f| !done.iter().any(|d| d == f.name()));
@@ -633,6 +662,8 @@ fn run_mode(
     let mut last_save = start;
     let mut write_error = None;
     // Writes one form's result everywhere: report, journal, database.
+    // A result at another RVV vector type is journalled under
+    // `NAME@e8m2`, as an entry holding just that vectorConfig.
     let mut put = |name: &str, block: String, entry: Option<winic::db::Entry>| {
         let mut step = || -> Result<(), Error> {
             if let Some(r) = report.as_mut() {
@@ -640,10 +671,7 @@ fn run_mode(
             }
             journal.record(name, entry.as_ref())?;
             if let Some(e) = entry.clone() {
-                match mode {
-                    Mode::Tp => db.merge_throughput(e),
-                    Mode::Lat => db.merge_latency(e),
-                }
+                merge_result(&mut db, mode, e);
             }
             if last_save.elapsed() > std::time::Duration::from_secs(30) {
                 db.save(output)?;
@@ -668,7 +696,7 @@ fn run_mode(
                 &mut |row| {
                     put(
                         row.form.name(),
-                        winic::report::tp_block(row),
+                        winic::report::tp_block(t, row),
                         winic::tp::entry(row),
                     )
                 },
@@ -685,7 +713,7 @@ fn run_mode(
                 &mut |row, measurements| {
                     put(
                         row.form.name(),
-                        winic::report::lat_block(row, measurements),
+                        winic::report::lat_block(t, row, measurements),
                         winic::lat::entry(row),
                     )
                 },
@@ -693,6 +721,104 @@ fn run_mode(
             winic::lat::summary(&run, start.elapsed())
         }
     };
+    let mut summary = summary;
+    if arch == Arch::Riscv64 && !args.vtypes.0.is_empty() {
+        let elen = arch::riscv64::elen();
+        let mut tally = SweepTally::default();
+        for &v in &args.vtypes.0 {
+            let key = |f: &winic::isa::Instr| format!("{}@e{}{}", f.name(), v.sew, v.lmul.name());
+            let mut chosen = Vec::new();
+            // Forms that cannot run at all (memory, privileged, missing
+            // features) were reported at e32 m1.
+            let runs = |f: &&winic::isa::Instr| {
+                vtype::has_variants(**f)
+                    && winic::tp::early_skip(arch::target(arch), **f, args.x87).is_none()
+            };
+            for f in all_forms.iter().filter(runs) {
+                if vtype::groups(*f, v, elen).is_err() {
+                    tally.undefined += 1;
+                } else if !done.contains(&key(f)) {
+                    chosen.push(*f);
+                }
+            }
+            let t = arch::riscv64::at(v);
+            let label = format!("{mode_name} riscv64 {v}", mode_name = mode.name());
+            let lacking = |f: winic::isa::Instr| -> Option<String> {
+                let (host, _) = arch::riscv64::host::detected()?;
+                let missing: Vec<&str> = vtype::features_at(f, v)
+                    .into_iter()
+                    .filter(|n| host.lookup(n) == Some(false))
+                    .collect();
+                (!missing.is_empty()).then(|| format!("needs {} at {v}", missing.join(" and ")))
+            };
+            let (runnable, lack): (Vec<_>, Vec<_>) =
+                chosen.into_iter().partition(|f| lacking(*f).is_none());
+            tally.lacking += lack.len();
+            if runnable.is_empty() {
+                continue;
+            }
+            put(
+                &format!("@{v}"),
+                format!("=====RVV at {v}, ta ma: {} forms=====\n\n", runnable.len()),
+                None,
+            );
+            let config = |e: Option<winic::db::Entry>| {
+                e.map(|mut e| {
+                    let c = winic::db::VectorConfig::from_entry(&e, v.sew, v.lmul.name());
+                    e.vector_configs = vec![c];
+                    e
+                })
+            };
+            match mode {
+                Mode::Tp => {
+                    let rows = winic::tp::run(
+                        t,
+                        &runnable,
+                        &opts,
+                        args.x87,
+                        &|name| known.get(name).copied(),
+                        &mut eta_progress(label),
+                        &mut |row| {
+                            put(
+                                &key(&row.form),
+                                winic::report::tp_block(t, row),
+                                config(winic::tp::entry(row)),
+                            )
+                        },
+                    );
+                    for r in &rows {
+                        tally.count(r.outcome.unmeasured_kind());
+                    }
+                }
+                Mode::Lat => {
+                    winic::lat::run(
+                        t,
+                        &runnable,
+                        &opts,
+                        args.x87,
+                        &mut eta_progress(label),
+                        &mut |row, measurements| {
+                            let entry = winic::lat::entry(row);
+                            let measured = entry.as_ref().is_some_and(|e| {
+                                e.operand_latencies.iter().any(|l| l.latency_max.is_some())
+                            });
+                            tally.count(
+                                (!measured).then(|| {
+                                    "no sub-latency measured (see the report)".to_string()
+                                }),
+                            );
+                            put(
+                                &key(&row.form),
+                                winic::report::lat_block(t, row, measurements),
+                                config(entry),
+                            )
+                        },
+                    );
+                }
+            }
+        }
+        summary.push_str(&tally.text(args.vtypes.0.len()));
+    }
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -808,6 +934,67 @@ fn progress(arch: Arch) -> impl FnMut(usize, usize) {
 /// A progress display for long runs on standard error: on a terminal one
 /// line rewritten in place (done/total, percent, elapsed, ETA, the current
 /// form); otherwise a plain line at every tenth.
+/// Merges one result of `mode` into `db`: a form's own values, or (RVV)
+/// its values at other vector types, carried in `vector_configs`.
+fn merge_result(db: &mut winic::db::Database, mode: Mode, mut e: winic::db::Entry) {
+    if e.vector_configs.is_empty() {
+        match mode {
+            Mode::Tp => db.merge_throughput(e),
+            Mode::Lat => db.merge_latency(e),
+        }
+        return;
+    }
+    let configs = std::mem::take(&mut e.vector_configs);
+    let base = winic::db::Entry {
+        latency: None,
+        operand_latencies: Vec::new(),
+        throughput: None,
+        throughput_min: None,
+        throughput_max: None,
+        ..e
+    };
+    for c in configs {
+        db.merge_vector_config(base.clone(), c, mode == Mode::Lat);
+    }
+}
+
+/// The counts of the runs at other RVV vector types.
+#[derive(Default)]
+struct SweepTally {
+    /// (form, vector type) pairs measured.
+    measured: usize,
+    /// Pairs not measured, by kind of reason.
+    unmeasured: std::collections::BTreeMap<String, usize>,
+    /// Pairs at which a form is not defined (not tried).
+    undefined: usize,
+    /// Pairs that need a feature the host lacks at that type (Zvfh …).
+    lacking: usize,
+}
+
+impl SweepTally {
+    fn count(&mut self, unmeasured: Option<String>) {
+        match unmeasured {
+            None => self.measured += 1,
+            Some(k) => *self.unmeasured.entry(k).or_default() += 1,
+        }
+    }
+
+    fn text(&self, types: usize) -> String {
+        let tried: usize = self.measured + self.unmeasured.values().sum::<usize>();
+        let mut s = format!(
+            "RVV at {types} more vector types (vectorConfigs): {} (form, SEW, LMUL) measured of {tried} tried; \
+             {} not defined there (LLVM's pseudos, V specification), {} need a feature the host lacks at that type\n",
+            self.measured, self.undefined, self.lacking
+        );
+        let mut kinds: Vec<(&String, &usize)> = self.unmeasured.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (k, n) in kinds {
+            s.push_str(&format!("  {n:>6}  {k}\n"));
+        }
+        s
+    }
+}
+
 fn eta_progress(label: String) -> impl FnMut(usize, usize, &str) {
     let tty = std::io::stderr().is_terminal();
     let mut start = std::time::Instant::now();

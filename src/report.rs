@@ -4,6 +4,7 @@
 //! timings and any warning. Written line by line and flushed per form, so
 //! a run killed at any moment keeps every finished block.
 
+use crate::arch::Target;
 use crate::error::Error;
 use crate::tp::{Outcome, Row};
 use std::fs::File;
@@ -136,19 +137,18 @@ impl Report {
 
 /// `\tvector state: …` for a form measured in a vector state
 /// ([`crate::arch::Target::vector_state`]), else nothing.
-fn vector_state_line(form: crate::isa::Instr) -> String {
-    crate::arch::target(form.isa().arch())
-        .vector_state(form)
+fn vector_state_line(t: &dyn Target, form: crate::isa::Instr) -> String {
+    t.vector_state(form)
         .map_or(String::new(), |v| format!("\tvector state: {v}\n"))
 }
 
-/// The report block of one TP row.
-pub fn tp_block(row: &Row) -> String {
+/// The report block of one TP row, measured on `t`.
+pub fn tp_block(t: &dyn Target, row: &Row) -> String {
     let name = row.form.name();
     let mut s = format!("-----{name}-----\n");
     match &row.outcome {
         Outcome::Measured(m) => {
-            s.push_str(&vector_state_line(row.form));
+            s.push_str(&vector_state_line(t, row.form));
             let c = &m.cost;
             let (low, high) = m.range();
             let low = low.map_or("?".to_string(), |l| format!("{l:.3}"));
@@ -211,7 +211,11 @@ pub fn tp_block(row: &Row) -> String {
 /// The report block of one LAT row: every sub-latency with its bounds,
 /// the chains it was measured in (the helpers, the time of a lap, one lap
 /// of the body), and the command that measures it again.
-pub fn lat_block(row: &crate::lat::Row, measurements: &[crate::lat::Measurement]) -> String {
+pub fn lat_block(
+    t: &dyn Target,
+    row: &crate::lat::Row,
+    measurements: &[crate::lat::Measurement],
+) -> String {
     use crate::lat::Outcome;
     let name = row.form.name();
     let mut s = format!("-----{name}-----\n");
@@ -270,7 +274,7 @@ pub fn lat_block(row: &crate::lat::Row, measurements: &[crate::lat::Measurement]
                     regs.join(", ")
                 ));
             }
-            s.push_str(&vector_state_line(row.form));
+            s.push_str(&vector_state_line(t, row.form));
             let forms: Vec<&str> = row.reproduce.iter().map(|f| f.name()).collect();
             s.push_str(&format!("\treproduce: winic LAT -i {}\n", forms.join(" ")));
         }
@@ -303,7 +307,7 @@ mod tests {
             outcome: Outcome::Skipped("changes control flow".into()),
         };
         assert_eq!(
-            tp_block(&row),
+            tp_block(crate::arch::target(row.form.isa().arch()), &row),
             "-----SYSCALL-----\n\tSYSCALL [SKIPPED: changes control flow]\n\n"
         );
     }

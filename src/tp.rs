@@ -51,6 +51,19 @@ pub enum Outcome {
     Failed(String),
 }
 
+impl Outcome {
+    /// `None` when measured, else the kind of reason, without figures
+    /// (for counting).
+    pub fn unmeasured_kind(&self) -> Option<String> {
+        match self {
+            Outcome::Measured(_) => None,
+            Outcome::Skipped(w) => Some(format!("skipped: {}", kind_of(w))),
+            Outcome::BuildError(w) => Some(format!("no kernel: {}", kind_of(w))),
+            Outcome::Failed(w) => Some(format!("failed: {}", kind_of(w))),
+        }
+    }
+}
+
 /// A measured throughput.
 #[derive(Clone, Debug)]
 pub struct Measured {
@@ -520,7 +533,7 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
 }
 
 /// A failure reason without the figures in parentheses, for counting.
-fn kind_of(why: &str) -> String {
+pub fn kind_of(why: &str) -> String {
     let mut out = String::new();
     let mut depth = 0;
     for c in why.chars() {

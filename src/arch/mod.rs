@@ -286,12 +286,17 @@ pub trait Target: Sync {
 }
 
 /// A state the core must be in for a kernel's body and is left before it
-/// returns (AArch64 SME: streaming mode with ZA on).
+/// returns (AArch64 SME: streaming mode with ZA on; RISC-V: a vector
+/// type other than e32 m1).
 #[derive(Clone, Debug)]
 pub struct ModeSwitch {
     /// Enters it, after the prologue and before the initialisations (which
     /// the switch may clobber).
     pub enter: Vec<Inst>,
+    /// Completes it after the initialisations, right before the loop
+    /// (RISC-V: the vector type the body runs at, which the vector
+    /// initialisations, at e32 m1, would undo).
+    pub ready: Vec<Inst>,
     /// Leaves it, before the epilogue.
     pub leave: Vec<Inst>,
     /// Registers the switch changes besides those of the body: the

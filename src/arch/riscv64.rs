@@ -11,17 +11,72 @@ mod runnable;
 mod start;
 #[cfg(test)]
 mod tests;
+pub mod vtype;
 
 use super::{
-    bits, reserved_table, template, Check, Dialect, EncodeError, Inst, Line, OpValue, Target,
+    bits, reserved_table, template, Check, Dialect, EncodeError, Inst, Line, ModeSwitch, OpValue,
+    Target,
 };
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, Isa, McOperand, Reg};
 use operands::{imm_choice, imm_field, print_imm, ImmKind};
 use std::sync::OnceLock;
+use vtype::VType;
 
-/// The RISC-V target.
-pub struct Riscv64;
+/// The RISC-V target, with the vector type its vector forms run at.
+pub struct Riscv64 {
+    vtype: VType,
+}
+
+/// The RISC-V target at WINIC's vector type, `e32, m1`
+/// ([`VType::DEFAULT`]): the one `crate::arch::target` gives.
+#[allow(non_upper_case_globals)]
+pub const Riscv64: Riscv64 = Riscv64 {
+    vtype: VType::DEFAULT,
+};
+
+/// The RISC-V target whose vector forms run at `v`: kernels set it after
+/// the initialisations, and vector operands take the register groups
+/// LLVM's pseudos give them there ([`vtype::groups`]).
+pub fn at(v: VType) -> &'static Riscv64 {
+    static ALL: OnceLock<Vec<Riscv64>> = OnceLock::new();
+    let all = ALL.get_or_init(|| VType::all().map(|vtype| Riscv64 { vtype }).collect());
+    all.iter()
+        .find(|t| t.vtype == v)
+        .expect("VType::all lists every vector type")
+}
+
+/// The widest vector element of this host (ELEN): 64 with Zve64x (and V),
+/// 32 with only Zve32x; 64 where winic cannot tell (not a RISC-V host).
+pub fn elen() -> u32 {
+    match host::detected() {
+        Some((f, _)) if f.lookup("zve32x") == Some(true) && f.lookup("zve64x") != Some(true) => 32,
+        _ => 64,
+    }
+}
+
+impl Riscv64 {
+    /// The vector type the target's vector forms run at.
+    pub fn vtype(&self) -> VType {
+        self.vtype
+    }
+
+    /// Registers operand `k` of `form` takes: its group at this target's
+    /// vector type (LLVM's pseudos), else a pair for a wide operand at
+    /// e32 m1, else one.
+    fn group(&self, form: &Instr, k: usize) -> usize {
+        if let Ok(g) = vtype::groups(*form, self.vtype, 64) {
+            if g[k] > 0 {
+                return g[k];
+            }
+        }
+        if wide(form, form.mc_operands()[k].name) {
+            2
+        } else {
+            1
+        }
+    }
+}
 
 /// The register that counts a kernel's loop iterations: `x31` (`t6`), a
 /// caller-saved temporary no calling-convention role depends on.
@@ -132,7 +187,7 @@ impl Target for Riscv64 {
             if partner(m).is_none() {
                 ops[k] = Some(match m.ty.kind() {
                     OperandKind::Reg => {
-                        OpValue::Reg(choose_reg(&form, m, wide(&form, m.name), &mut used)?)
+                        OpValue::Reg(choose_reg(&form, m, self.group(&form, k), &mut used)?)
                     }
                     _ => OpValue::Imm(imm_choice(&form, m)?),
                 });
@@ -155,8 +210,10 @@ impl Target for Riscv64 {
             return Vec::new();
         };
         let mut out = vec![r];
-        if wide(&inst.form, inst.form.mc_operands()[k].name) {
-            out.extend(next_vector(r));
+        if is_vector(r) {
+            for _ in 1..self.group(&inst.form, k) {
+                out.extend(out.last().and_then(|l| next_vector(*l)));
+            }
         }
         out
     }
@@ -197,16 +254,26 @@ impl Target for Riscv64 {
 
     fn vector_state(&self, form: Instr) -> Option<String> {
         let (_, vlen) = host::detected()?;
-        let vector = form.operands().any(|o| {
-            o.ty()
-                .class()
-                .is_some_and(|c| c.name().starts_with("VR") || c.name() == "VMV0")
-        });
-        vector.then(|| {
+        vector_form(form).then(|| {
             format!(
-                "RVV e32 m1 ta ma, VLEN {} bits",
+                "RVV {} ta ma, VLEN {} bits",
+                self.vtype,
                 vlen.map_or("?".to_string(), |b| b.to_string())
             )
+        })
+    }
+
+    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
+        // The initialisations leave e32 m1; another vector type is set
+        // after them, right before the loop.
+        if self.vtype == VType::DEFAULT || !body.iter().any(|f| vector_form(*f)) {
+            return None;
+        }
+        Some(ModeSwitch {
+            enter: Vec::new(),
+            ready: frame::set_vtype(self.vtype).ok()?,
+            leave: Vec::new(),
+            clobbers: Vec::new(),
         })
     }
 
@@ -299,6 +366,23 @@ fn wide(form: &Instr, name: &str) -> bool {
     }
 }
 
+/// Whether `r` is a single vector register (class VR).
+fn is_vector(r: Reg) -> bool {
+    Isa::get(Arch::Riscv64)
+        .class("VR")
+        .is_some_and(|c| c.contains(r))
+}
+
+/// Whether `form` has a vector register operand (its kernels need a
+/// vector type).
+fn vector_form(form: Instr) -> bool {
+    form.operands().any(|o| {
+        o.ty()
+            .class()
+            .is_some_and(|c| c.name().starts_with("VR") || c.name() == "VMV0")
+    })
+}
+
 /// The vector register after `r` (v9 after v8).
 fn next_vector(r: Reg) -> Option<Reg> {
     let vr = Isa::get(Arch::Riscv64).class("VR")?;
@@ -308,23 +392,41 @@ fn next_vector(r: Reg) -> Option<Reg> {
 fn choose_reg(
     form: &Instr,
     m: &McOperand,
-    wide: bool,
+    group: usize,
     used: &mut Vec<Reg>,
 ) -> Result<Reg, EncodeError> {
-    if wide {
-        // An even register whose pair is free; both become used.
+    if group > 1 {
+        // A register numbered a multiple of the group size whose whole
+        // group is free (V specification, 3.4.2); all of it becomes used.
         let class =
             m.ty.class()
                 .ok_or_else(|| bad(form, format!("{} has no register class", m.name)))?;
         let free = |r: &Reg| !used.iter().any(|u| u.overlaps(*r));
+        let members_of = |first: Reg| {
+            let mut g = vec![first];
+            while g.len() < group {
+                match g.last().and_then(|l| next_vector(*l)) {
+                    Some(n) => g.push(n),
+                    None => break,
+                }
+            }
+            g
+        };
         let pick = class
             .members()
-            .filter(|r| r.encoding() % 2 == 0 && reserved_reason(*r).is_none() && free(r))
-            .find(|r| next_vector(*r).is_some_and(|n| free(&n)))
-            .ok_or_else(|| bad(form, format!("no free register pair in {}", class.name())))?;
-        used.push(pick);
-        used.extend(next_vector(pick));
-        return Ok(pick);
+            .filter(|r| {
+                r.encoding() as usize % group == 0 && reserved_reason(*r).is_none() && free(r)
+            })
+            .map(members_of)
+            .find(|g| g.len() == group && g.iter().all(free))
+            .ok_or_else(|| {
+                bad(
+                    form,
+                    format!("no free group of {group} registers in {}", class.name()),
+                )
+            })?;
+        used.extend(&pick);
+        return Ok(pick[0]);
     }
     let class =
         m.ty.class()

@@ -198,6 +198,9 @@ pub fn assemble(
     for (_, insts) in inits {
         lines.extend(emit_all(insts)?);
     }
+    if let Some(m) = mode {
+        lines.extend(emit_all(m.ready.clone())?);
+    }
     lines.push(Line {
         text: format!("{LOOP_LABEL}:"),
         bytes: Vec::new(),

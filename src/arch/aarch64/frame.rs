@@ -172,6 +172,7 @@ pub fn streaming_with_za() -> Result<ModeSwitch, EncodeError> {
     let isa = Isa::get(A);
     Ok(ModeSwitch {
         enter: vec![msr(1)?],
+        ready: Vec::new(),
         leave: vec![msr(0)?],
         clobbers: (8..16)
             .filter_map(|k| isa.register(&format!("D{k}")))

@@ -140,6 +140,21 @@ pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
 /// in bits 5:3, vta bit 6, vma bit 7 (RISC-V V specification, 3.4).
 pub const VTYPE_E32_M1_TA_MA: i64 = 0b1101_0000;
 
+/// `vsetvli zero, sp, <v>, ta, ma`: sets the vector type `v` with the
+/// longest vector length (VLMAX) and no register written. The stack
+/// pointer serves as the requested length: any value of at least twice
+/// VLMAX gives VLMAX (V specification, 6.3), and a user stack lies far
+/// above 2 × 65536, the largest VLMAX there is. (`vsetvli zero, zero`
+/// keeps the old length and is reserved where VLMAX changes; a written
+/// `rd` would need a register the body does not use.)
+pub fn set_vtype(v: super::vtype::VType) -> Result<Vec<Inst>, EncodeError> {
+    Ok(vec![inst_of(
+        A,
+        "VSETVLI",
+        &[r("X0")?, r("X2")?, OpValue::Imm(v.vtypei())],
+    )?])
+}
+
 /// The single vector registers (class VR) making up `reg` when it is a
 /// vector register or a register group of LMUL 2, 4 or 8.
 fn vector_parts(reg: Reg) -> Option<Vec<Reg>> {
