@@ -13,6 +13,9 @@
 #            run); default: every form (minutes to an hour per model)
 #   --out DIR   where reports, databases and summaries go (default: a new
 #            directory under /tmp); kept
+#   --vtypes LIST  RISC-V: the vector types measured besides e32 m1
+#            (winic's --vtypes; default: all, with --sample
+#            e8mf8,e16m2,e64m8 to keep CI short)
 # Needs: scripts/build-static.sh (dist/), qemu-user >= 10 (setup-cross.sh).
 #
 # Prints per model: forms measured, skipped by reason, failed by reason,
@@ -28,16 +31,21 @@ repo=$(cd "$here/.." && pwd)
 
 sample=0
 out=
+vtypes=
 models=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sample) sample=${2:?--sample needs a number}; shift 2 ;;
+    --vtypes) vtypes=${2:?--vtypes needs a list}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     aarch64:* | riscv64:*) models+=("$1"); shift ;;
-    *) echo "emulated-full-run: unknown argument '$1' (valid: --sample N, --out DIR, aarch64:CPU, riscv64:CPU)" >&2; exit 2 ;;
+    *) echo "emulated-full-run: unknown argument '$1' (valid: --sample N, --out DIR, --vtypes LIST, aarch64:CPU, riscv64:CPU)" >&2; exit 2 ;;
   esac
 done
+if [ -z "$vtypes" ]; then
+  if [ "$sample" != 0 ]; then vtypes=e8mf8,e16m2,e64m8; else vtypes=all; fi
+fi
 case "$sample" in
   '' | *[!0-9]*) echo "emulated-full-run: --sample '$sample' is not a number of forms" >&2; exit 2 ;;
 esac
@@ -86,7 +94,7 @@ for model in "${models[@]}"; do
     # -f 1: under an emulator the clock calibration measures nothing (it
     # came out 0 or negative), and the values mean nothing anyway.
     (cd "$dir" && WINIC_EMULATED=1 qemu-"$arch" -cpu "$cpu" "$bin" -f 1 "$mode" "${picks[@]}" \
-        -o "$dir/winic.yaml" > "$dir/$mode.summary" 2> "$dir/$mode.stderr")
+        --vtypes "$vtypes" -o "$dir/winic.yaml" > "$dir/$mode.summary" 2> "$dir/$mode.stderr")
     rc=$?
     set -e
     secs=$(( $(date +%s) - t0 ))

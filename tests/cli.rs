@@ -657,6 +657,78 @@ fn tp_refuses_a_cpu_it_may_not_use() {
     );
 }
 
+#[test]
+fn tp_refuses_a_vector_type_that_does_not_exist() {
+    let o = winic(&["TP", "--vtypes", "e8m1,e12m1", "-i", "NOP", "--noReport"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("'e12m1'") && e.contains("SEW 8, 16, 32 or 64") && e.contains("or all, or none"),
+        "{e}"
+    );
+}
+
+/// On RISC-V, TP measures vector forms at the vector types --vtypes names
+/// too, each where it is defined, into vectorConfigs; elsewhere the option
+/// changes nothing.
+#[test]
+fn tp_measures_rvv_forms_at_other_vector_types() {
+    let riscv = std::env::consts::ARCH == "riscv64";
+    let dir = std::env::temp_dir().join(format!("winic-vtypes-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let forms: &[&str] = match host_arch() {
+        "riscv64" => &["VADD_VV", "VWADD_VV"],
+        "aarch64" => &["ADDXrs"],
+        _ => &["ADD64rr"],
+    };
+    let mut args = vec!["-f", "2.0", "TP", "--noReport", "--vtypes", "e8m8,e16m4"];
+    args.extend(["-o", db.to_str().unwrap(), "-i"]);
+    args.extend(forms);
+    let o = winic(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    if !riscv {
+        assert!(!text.contains("vectorConfigs"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let summary = String::from_utf8_lossy(&o.stdout).to_string();
+    // VADD_VV at both, VWADD_VV only at e16 m4 (no widening at LMUL 8).
+    assert!(
+        summary.contains("RVV at 2 more vector types (vectorConfigs): ")
+            && summary.contains(" of 3 tried; 1 not defined there"),
+        "{summary}"
+    );
+    // Under qemu (WINIC_EMULATED) a value may fail as noise.
+    if !summary.contains(": 3 (form, SEW, LMUL) measured") {
+        assert!(std::env::var_os("WINIC_EMULATED").is_some(), "{summary}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let entry = |name: &str| {
+        let at = text.find(&format!("llvmName:        {name}\n")).unwrap();
+        let rest = &text[at..];
+        rest[..rest[1..].find("- llvmName").map_or(rest.len(), |e| e + 1)].to_string()
+    };
+    let vadd = entry("VADD_VV");
+    assert!(
+        vadd.contains(
+            "    - sew:             8\n      lmul:            m8\n      throughput:      "
+        ),
+        "{vadd}"
+    );
+    assert!(
+        vadd.contains("    - sew:             16\n      lmul:            m4\n"),
+        "{vadd}"
+    );
+    let vwadd = entry("VWADD_VV");
+    assert!(!vwadd.contains("lmul:            m8"), "{vwadd}");
+    assert!(vwadd.contains("lmul:            m4"), "{vwadd}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// LAT merges sub-latencies into the database TP writes, keeps the
 /// throughputs there, writes a report naming every chain with the command
 /// to reproduce it, and resumes like TP.

@@ -415,7 +415,9 @@ fn choose_reg(
         let pick = class
             .members()
             .filter(|r| {
-                r.encoding() as usize % group == 0 && reserved_reason(*r).is_none() && free(r)
+                (r.encoding() as usize).is_multiple_of(group)
+                    && reserved_reason(*r).is_none()
+                    && free(r)
             })
             .map(members_of)
             .find(|g| g.len() == group && g.iter().all(free))

@@ -164,7 +164,40 @@ fn occupied(t: &Riscv64, inst: &Inst) -> Vec<(usize, Reg)> {
 
 #[test]
 fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
-    let t = Riscv64;
+    use super::vtype::{Lmul, VType};
+    let types = [
+        VType::DEFAULT,
+        VType {
+            sew: 8,
+            lmul: Lmul::M8,
+        },
+        VType {
+            sew: 16,
+            lmul: Lmul::M4,
+        },
+        VType {
+            sew: 64,
+            lmul: Lmul::M2,
+        },
+        VType {
+            sew: 8,
+            lmul: Lmul::Mf8,
+        },
+    ];
+    let mut at_types = 0;
+    for v in types {
+        at_types += vector_kernels_at(super::at(v));
+    }
+    // VADD_VV and VFADD_VV at all four others, VWADD_VV, VNSRL_WV and
+    // VFWMACC_VV where widening is defined, VMERGE_VVM …
+    assert!(at_types >= 20, "only {at_types} (form, type) pairs built");
+}
+
+/// Checks the kernels of a sample of vector forms at `t`'s vector type;
+/// returns how many forms are defined there.
+fn vector_kernels_at(t: &Riscv64) -> usize {
+    let v = t.vtype();
+    let mut built = 0;
     // LMUL 8 (whole-register move of eight), 2 and 4, a widening form (its
     // destination a pair at LMUL 1), a narrowing one, a mask form on v0.
     let names = [
@@ -180,9 +213,21 @@ fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
     ];
     for name in names {
         let f = form(name);
-        let body = crate::kernel::shape::throughput(&t, f, 4).unwrap();
+        if v != VType::DEFAULT && super::vtype::groups(f, v, 64).is_err() {
+            continue;
+        }
+        built += 1;
+        let body = crate::kernel::shape::throughput(t, f, 4).unwrap();
         for (i, a) in body.iter().enumerate() {
-            let regs = occupied(&t, a);
+            let regs = occupied(t, a);
+            // A group starts at a multiple of its size.
+            for k in 0..a.ops.len() {
+                let group = t.operand_regs(a, k);
+                if group.len() > 1 {
+                    let first = group[0].encoding() as usize;
+                    assert_eq!(first % group.len(), 0, "{name} at {v}: {:?}", a.ops);
+                }
+            }
             // Within one instruction, a written group meets no read one
             // unless the form ties them (LLVM's constraints).
             let mc = f.mc_operands();
@@ -209,16 +254,30 @@ fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
                     if !mc[k].operand.is_def() {
                         continue;
                     }
-                    for (_, s) in occupied(&t, b) {
+                    for (_, s) in occupied(t, b) {
                         assert!(!t.aliases(r, s), "{name}: copies share {}", r.name());
                     }
                 }
             }
         }
-        let k = crate::kernel::build(&t, &body, 1).unwrap();
-        assert!(k.text().contains("vsetvli"), "{name}: {}", k.text());
+        let k = crate::kernel::build(t, &body, 1).unwrap();
+        let text = k.text();
+        assert!(text.contains("vsetvli"), "{name}: {text}");
+        if v != VType::DEFAULT {
+            // Set after the initialisations, right before the loop.
+            let set = format!("vsetvli zero, sp, e{}, {}, ta, ma", v.sew, v.lmul.name());
+            let at = text
+                .find(&set)
+                .unwrap_or_else(|| panic!("{name} at {v}: {text}"));
+            let loop_at = text.find(crate::kernel::LOOP_LABEL).unwrap();
+            assert!(
+                at < loop_at && !text[at + 1..loop_at].contains("vsetvli"),
+                "{text}"
+            );
+        }
         if let Some((features, _)) = host::detected() {
-            crate::runcheck::assert_runs_or_is_skipped(&t, f, features);
+            crate::runcheck::assert_runs_or_is_skipped(t, f, features);
         }
     }
+    built
 }

@@ -200,7 +200,7 @@ fn register_operands(ops: impl Iterator<Item = Operand>) -> Vec<Operand> {
         o.ty().class().is_some()
             && o.ty().name() != "VMaskOp"
             && o.ty().name() != "AVL"
-            && !(o.tied_to().is_some() && !o.is_def())
+            && (o.tied_to().is_none() || o.is_def())
     })
     .collect()
 }
