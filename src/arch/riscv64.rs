@@ -222,12 +222,14 @@ impl Target for Riscv64 {
         let m = form.mc_operands()[k];
         // vsext/vzext read a narrower source group that must not overlap
         // the destination (V specification, 5.2); LLVM states it outside
-        // the MC records (RVVConstraint = Vext).
+        // the MC records (RVVConstraint = Vext), and on the pseudos of the
+        // vector type: widening results, masks over groups.
         m.operand.early_clobber()
             || (m.name == "vd"
                 && ["VSEXT_", "VZEXT_"]
                     .iter()
                     .any(|p| form.name().starts_with(p)))
+            || (m.operand.is_def() && vtype::early_clobber_at(form, self.vtype))
     }
 
     fn host_lacks(&self, form: Instr) -> Option<String> {

@@ -294,7 +294,18 @@ fn chain_with(
         let regs: Vec<Reg> = (0..inst.ops.len())
             .flat_map(|k| op_regs(t, &inst, k))
             .collect();
-        if regs.iter().any(|r| used.iter().any(|u| t.aliases(*r, *u))) {
+        // A register the form fixes and only reads (RISC-V's mask `v0`)
+        // is shared by every instance: the check of the body below finds
+        // any writer of it.
+        let mc = form.mc_operands();
+        let fixed_read = |k: usize| {
+            !mc[k].operand.is_def() && mc[k].ty.class().is_some_and(|c| c.members().count() == 1)
+        };
+        let own: Vec<Reg> = (0..inst.ops.len())
+            .filter(|&k| !fixed_read(k))
+            .flat_map(|k| op_regs(t, &inst, k))
+            .collect();
+        if own.iter().any(|r| used.iter().any(|u| t.aliases(*r, *u))) {
             return Err(format!("{}: registers run out at {laps} laps", form.name()));
         }
         used.extend(regs);
@@ -397,13 +408,26 @@ fn check(
             .all(|(r, _)| last_writer(t, body, p, *r).is_none())
     };
     for q in 0..len {
-        for (r, _) in reads(t, &body[q]) {
-            if links.iter().any(|&(_, lq, lr)| lq == q && t.aliases(lr, r)) {
+        let read = reads(t, &body[q]);
+        let linked = |r: Reg| links.iter().any(|&(_, lq, lr)| lq == q && t.aliases(lr, r));
+        // The operands a link reads through: the other registers of such
+        // an operand's group (RVV LMUL 2-8, wide operands) carry the same
+        // value when the link's writer wrote them.
+        let link_ends: Vec<End> = read
+            .iter()
+            .filter(|(r, _)| linked(*r))
+            .map(|(_, e)| *e)
+            .collect();
+        for (r, end) in read {
+            if linked(r) {
                 continue;
             }
             let Some(p) = last_writer(t, body, q, r) else {
                 continue;
             };
+            if link_ends.contains(&end) && links.iter().any(|&(lp, lq, _)| lq == q && lp == p) {
+                continue;
+            }
             let distance = (q + len - p) % len;
             let distance = if distance == 0 { len } else { distance };
             let same_step = distance % per_lap == 0;
@@ -533,6 +557,41 @@ mod tests {
         let c = chain(t, &[e], Some(cmp)).unwrap();
         assert!(c.bound.is_none(), "{:?}", c.bound);
         assert_eq!(c.body.len(), 2 * c.laps);
+    }
+
+    /// Masked RVV forms all read v0: every lap shares it (it was taken
+    /// for a clash, and every chain of two masked forms failed with
+    /// "registers run out"), and a widening result is early-clobber at
+    /// every vector type, so it never chains into its own narrow source.
+    #[test]
+    fn rvv_chains_share_the_mask_and_keep_wide_results_apart() {
+        use crate::arch::riscv64::vtype::{Lmul, VType};
+        let a = Arch::Riscv64;
+        let steps = [edge(a, "VWADD_VV", "1", "0"), edge(a, "VNSRL_WV", "1", "0")];
+        for v in [
+            VType::DEFAULT,
+            VType {
+                sew: 16,
+                lmul: Lmul::M2,
+            },
+        ] {
+            let t = crate::arch::riscv64::at(v);
+            let c = chain(t, &steps, None).unwrap();
+            // Before, not even one lap: both read v0.
+            assert!(c.laps >= if v == VType::DEFAULT { 2 } else { 1 }, "{v}");
+            assert!(c.bound.is_none(), "{v}: {:?}", c.bound);
+            let e = edge(a, "VWADD_VV", "1", "0");
+            assert!(!self_chain_possible(t, &e), "{v}");
+        }
+        // Same-width forms still chain on themselves.
+        let t = target(a);
+        assert!(self_chain_possible(t, &edge(a, "VADD_VV", "1", "0")));
+        assert_eq!(
+            chain(t, &[edge(a, "VADD_VV", "1", "0")], None)
+                .unwrap()
+                .laps,
+            4
+        );
     }
 
     #[test]

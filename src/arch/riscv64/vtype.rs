@@ -162,6 +162,10 @@ struct Pseudo {
     /// Registers per operand: 0 for scalar registers, the group size for
     /// vector ones.
     groups: Vec<usize>,
+    /// Whether its result is `@earlyclobber`: it may not overlap any
+    /// source (a wide result over narrow sources, a mask over a group;
+    /// LLVM states this on the pseudos, not on the MC forms).
+    early_clobber: bool,
 }
 
 /// What LLVM's pseudos say of one form.
@@ -279,11 +283,15 @@ fn index() -> &'static HashMap<&'static str, Variants> {
                 .iter()
                 .map(|o| o.ty().class().map_or(0, |c| group_of(c.name())))
                 .collect();
+            let early_clobber = p.operands().any(|o| o.is_def() && o.early_clobber());
             out.entry(form.name())
                 .or_default()
                 .at
                 .entry((lmul, sew))
-                .or_insert(Pseudo { groups });
+                .or_insert(Pseudo {
+                    groups,
+                    early_clobber,
+                });
         }
         out
     })
@@ -363,6 +371,18 @@ pub fn groups(form: Instr, v: VType, elen: u32) -> Result<Vec<usize>, String> {
         }
     }
     expand(form, &pseudo.groups)
+}
+
+/// Whether the result of `form` may not overlap its sources at `v`
+/// (LLVM's `@earlyclobber` on the pseudo of that type; `false` where the
+/// form has none).
+pub fn early_clobber_at(form: Instr, v: VType) -> bool {
+    index().get(form.name()).is_some_and(|variants| {
+        [Some(v.sew), None]
+            .iter()
+            .find_map(|s| variants.at.get(&(v.lmul, *s)))
+            .is_some_and(|p| p.early_clobber)
+    })
 }
 
 /// `n` of `VSEXT_VF<n>` / `VZEXT_VF<n>`.
