@@ -280,7 +280,16 @@ impl Target for Riscv64 {
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {
-        runnable::cannot_run(&form)
+        runnable::cannot_run(&form).or_else(|| {
+            // At this target's vector type (the rules of vtype::groups:
+            // Zvbc only at e64, BF16 only at e16, Zvk element groups …).
+            if !vtype::has_variants(form) {
+                return None;
+            }
+            vtype::groups(form, self.vtype, elen())
+                .err()
+                .map(|why| format!("{why} (the kernel runs at {})", self.vtype))
+        })
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {

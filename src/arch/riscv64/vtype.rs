@@ -370,7 +370,66 @@ pub fn groups(form: Instr, v: VType, elen: u32) -> Result<Vec<usize>, String> {
             ));
         }
     }
+    let cond = form.required_features().unwrap_or_default();
+    if is_fp(form) && !variants.names_sew() && v.sew == 8 {
+        return Err("FP elements are 16 (Zvfh), 32 or 64 bits wide, not 8".into());
+    }
+    if cond.contains("zvbc") && v.sew != 64 {
+        return Err(format!("Zvbc is defined only at SEW 64, not {}", v.sew));
+    }
+    if let Some(egs) = element_group_size(&cond) {
+        let sews: &[u32] = if cond.contains("zvknh") {
+            &[32, 64]
+        } else {
+            &[32]
+        };
+        if !sews.contains(&v.sew) {
+            let list: Vec<String> = sews.iter().map(|s| s.to_string()).collect();
+            return Err(format!(
+                "Zvk* element groups are defined at SEW {}, not {}",
+                list.join(" or "),
+                v.sew
+            ));
+        }
+        let egw = egs * v.sew;
+        let vlen = host_vlen();
+        if vlen * v.lmul.eighths() < egw * 8 {
+            return Err(format!(
+                "element groups of {egs} x {} bits need VLEN x LMUL >= {egw}; VLEN is {vlen} bits \
+                 here",
+                v.sew
+            ));
+        }
+    }
     expand(form, &pseudo.groups)
+}
+
+/// The elements per element group of a Zvk* form with predicates `cond`
+/// (Zvksh's SM3: 8, the other vector crypto extensions: 4; V crypto
+/// specification, 1.2), `None` for element-wise forms (Zvbb, Zvkb).
+fn element_group_size(cond: &str) -> Option<u32> {
+    if cond.contains("zvksh") {
+        return Some(8);
+    }
+    ["zvkned", "zvksed", "zvkg", "zvknha", "zvknhb"]
+        .iter()
+        .any(|e| cond.contains(e))
+        .then_some(4)
+}
+
+/// This host's VLEN in bits; 128 (the V extension's least) where winic
+/// cannot tell.
+fn host_vlen() -> u32 {
+    super::host::detected()
+        .and_then(|(_, vlen)| *vlen)
+        .unwrap_or(128)
+}
+
+/// Whether `form` computes on FP elements (its predicates ask for vector
+/// FP).
+fn is_fp(form: Instr) -> bool {
+    form.required_features()
+        .is_some_and(|c| c.contains("zve32f") || c.contains("zve64d") || c.contains("zvfh"))
 }
 
 /// Whether the result of `form` may not overlap its sources at `v`
@@ -416,12 +475,12 @@ fn expand(form: Instr, groups: &[usize]) -> Result<Vec<usize>, String> {
 
 /// The features a form needs at `v` beyond its own predicates: FP
 /// elements of 16 bits need Zvfh, of 64 bits Zve64d (V specification,
-/// 18.2–18.4). A form counts as FP when its predicates ask for vector FP.
+/// 18.2–18.4); SHA-512 (`vsha2*` at SEW 64) Zvknhb.
 pub fn features_at(form: Instr, v: VType) -> Vec<&'static str> {
-    let fp = form
-        .required_features()
-        .is_some_and(|c| c.contains("zve32f") || c.contains("zve64d") || c.contains("zvfh"));
-    if !fp || form.name().contains("BF16") {
+    if form.name().starts_with("VSHA2") && v.sew == 64 {
+        return vec!["zvknhb"];
+    }
+    if !is_fp(form) || form.name().contains("BF16") {
         return Vec::new();
     }
     let widest = if groups_are_wide(form) {
@@ -454,6 +513,7 @@ pub fn has_variants(form: Instr) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::host;
     use super::*;
 
     fn form(name: &str) -> Instr {
@@ -531,6 +591,22 @@ mod tests {
         assert!(groups(form("VZEXT_VF4"), at(32, Lmul::M1), 64).is_ok());
         let e = groups(form("VMV_X_S"), VType::DEFAULT, 64).unwrap_err();
         assert!(e.contains("LMUL-independent"), "{e}");
+        let e = groups(form("VMFEQ_VV"), at(8, Lmul::M1), 64).unwrap_err();
+        assert!(e.contains("not 8"), "{e}");
+        let e = groups(form("VCLMUL_VV"), VType::DEFAULT, 64).unwrap_err();
+        assert!(e.contains("only at SEW 64"), "{e}");
+        assert!(groups(form("VCLMUL_VV"), at(64, Lmul::M1), 64).is_ok());
+        // Element groups: SEW 32 (SHA-2 also 64), VLEN x LMUL >= EGW (with
+        // VLEN unknown, 128: SM3's 256-bit groups need m2).
+        assert!(groups(form("VAESEM_VV"), VType::DEFAULT, 64).is_ok());
+        assert!(groups(form("VAESEM_VV"), at(64, Lmul::M1), 64).is_err());
+        assert!(groups(form("VSHA2MS_VV"), at(64, Lmul::M2), 64).is_ok());
+        assert!(groups(form("VSHA2MS_VV"), at(64, Lmul::M1), 64).is_err());
+        if host::detected().is_none() {
+            let e = groups(form("VSM3ME_VV"), VType::DEFAULT, 64).unwrap_err();
+            assert!(e.contains("VLEN x LMUL >= 256"), "{e}");
+            assert!(groups(form("VSM3ME_VV"), at(32, Lmul::M2), 64).is_ok());
+        }
         // ELEN 32 (Zve32x): no e64 at all.
         assert!(groups(form("VADD_VV"), at(64, Lmul::M1), 32).is_err());
     }
