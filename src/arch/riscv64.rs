@@ -182,10 +182,31 @@ impl Target for Riscv64 {
                 .and_then(|t| mc.iter().position(|n| n.operand.index() == t))?;
             (m.operand.is_def() || mc[j].operand.tied_to().is_none()).then_some(j)
         };
+        // A vector result of one register starts where a group of the
+        // form's widest operand, or of the vector type, may start: a chain
+        // feeds it to such a group (vnsrl's result to its own wide source,
+        // a compare's mask to a helper at LMUL 4), and a group must be
+        // aligned (V specification, 3.4.2).
+        let widest = (0..mc.len())
+            .map(|k| self.group(&form, k))
+            .max()
+            .unwrap_or(1)
+            .max(self.vtype.lmul.registers());
         let mut ops: Vec<Option<OpValue>> = vec![None; mc.len()];
         for (k, m) in mc.iter().enumerate() {
             if partner(m).is_none() {
+                let group = self.group(&form, k);
+                let vector_result =
+                    m.operand.is_def() && m.ty.class().is_some_and(|c| c.name().starts_with("VR"));
                 ops[k] = Some(match m.ty.kind() {
+                    OperandKind::Reg if vector_result && group < widest => {
+                        let before = used.len();
+                        let r = choose_reg(&form, m, widest, &mut used)?;
+                        // Only `group` registers are written; the rest of
+                        // the slot stays free for operands read.
+                        used.truncate(before + group);
+                        OpValue::Reg(r)
+                    }
                     OperandKind::Reg => {
                         OpValue::Reg(choose_reg(&form, m, self.group(&form, k), &mut used)?)
                     }

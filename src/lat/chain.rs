@@ -344,6 +344,7 @@ fn chain_with(
                     let OpValue::Reg(r) = body[p].ops[kd] else {
                         return Err("target is no register".into());
                     };
+                    let r = aligned_for(t, &mut body, p, kd, q, ks, r)?;
                     read_on(t, &mut body[q], ks, r)?
                 }
                 (End::Implicit(r), End::Op(ks)) => read_on(t, &mut body[q], ks, r)?,
@@ -370,6 +371,62 @@ fn chain_with(
     }
     let bound = check(t, &body, &links, laps, n + usize::from(breaker.is_some()))?;
     Ok(Chain { body, laps, bound })
+}
+
+/// The register the writer `body[p]` puts its operand `kd` on so that
+/// `body[q]` can read it through operand `ks`: `r`, unless `ks` reads a
+/// group of n registers (RVV LMUL 2-8, a widening form's wide source) and
+/// `r` is no multiple of n: then the writer moves to the first register
+/// that is, whose n registers nothing in the body uses (a group must be
+/// aligned, V specification 3.4.2; a misaligned one is a SIGILL).
+fn aligned_for(
+    t: &dyn Target,
+    body: &mut [Inst],
+    p: usize,
+    kd: usize,
+    q: usize,
+    ks: usize,
+    r: Reg,
+) -> Result<Reg, String> {
+    let n = op_regs(t, &body[q], ks).len();
+    if n <= 1 || (r.encoding() as usize).is_multiple_of(n) {
+        return Ok(r);
+    }
+    let mc = body[p].form.mc_operands();
+    let class = class_of(body[p].form, kd);
+    let no = || {
+        format!(
+            "{} reads a group of {n} from {}, which cannot move to a free group",
+            body[q].form.name(),
+            body[p].form.name()
+        )
+    };
+    if tied_group(&mc, kd).len() > 1 {
+        return Err(no());
+    }
+    let Some(class) = class else {
+        return Err(no());
+    };
+    let taken: Vec<Reg> = body
+        .iter()
+        .flat_map(|i| (0..i.ops.len()).flat_map(move |k| op_regs(t, i, k)))
+        .collect();
+    let members: Vec<Reg> = class.members().collect();
+    let free = |x: &Reg| t.reserved(*x).is_none() && !taken.iter().any(|u| t.aliases(*u, *x));
+    let slot = members.iter().find(|x| {
+        let first = x.encoding() as usize;
+        first.is_multiple_of(n)
+            && (first..first + n).all(|e| {
+                members
+                    .iter()
+                    .any(|m| m.encoding() as usize == e && free(m))
+            })
+    });
+    let Some(&x) = slot else {
+        return Err(no());
+    };
+    set_reg(&mut body[p], kd, x);
+    Ok(x)
 }
 
 /// The instruction before `q` (cyclically, `q` itself a body earlier)
@@ -582,6 +639,17 @@ mod tests {
             assert!(c.bound.is_none(), "{v}: {:?}", c.bound);
             let e = edge(a, "VWADD_VV", "1", "0");
             assert!(!self_chain_possible(t, &e), "{v}");
+        }
+        // A helper's result feeding a wide source moves to an even
+        // register (v17 and v31 made a SIGILL).
+        let t = target(a);
+        let steps = [edge(a, "VNSRL_WV", "1", "0"), edge(a, "VADD_VV", "1", "0")];
+        let c = chain(t, &steps, None).unwrap();
+        for lap in c.body.chunks(2) {
+            let OpValue::Reg(wide) = lap[0].ops[1] else {
+                panic!()
+            };
+            assert_eq!(wide.encoding() % 2, 0, "{:?}", c.body);
         }
         // Same-width forms still chain on themselves.
         let t = target(a);
