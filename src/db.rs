@@ -503,17 +503,7 @@ impl Database {
                 field(out, "      ", "write", &o.write.to_string())?;
             }
             field(out, "  ", "latency", &number(e.latency))?;
-            if e.operand_latencies.is_empty() {
-                field(out, "  ", "operandLatencies", "[]")?;
-            } else {
-                writeln!(out, "  operandLatencies:")?;
-            }
-            for l in &e.operand_latencies {
-                field(out, "    - ", "sourceOperand", &quote(&l.source_operand))?;
-                field(out, "      ", "targetOperand", &quote(&l.target_operand))?;
-                field(out, "      ", "latencyMin", &number(l.latency_min))?;
-                field(out, "      ", "latencyMax", &number(l.latency_max))?;
-            }
+            write_latencies(out, "  ", &e.operand_latencies)?;
             field(out, "  ", "throughput", &number(e.throughput))?;
             field(out, "  ", "throughputMin", &number(e.throughput_min))?;
             field(out, "  ", "throughputMax", &number(e.throughput_max))?;
@@ -530,27 +520,7 @@ impl Database {
                 field(out, "      ", "throughputMin", &number(c.throughput_min))?;
                 field(out, "      ", "throughputMax", &number(c.throughput_max))?;
                 field(out, "      ", "latency", &number(c.latency))?;
-                if c.operand_latencies.is_empty() {
-                    field(out, "      ", "operandLatencies", "[]")?;
-                } else {
-                    writeln!(out, "      operandLatencies:")?;
-                }
-                for l in &c.operand_latencies {
-                    field(
-                        out,
-                        "        - ",
-                        "sourceOperand",
-                        &quote(&l.source_operand),
-                    )?;
-                    field(
-                        out,
-                        "          ",
-                        "targetOperand",
-                        &quote(&l.target_operand),
-                    )?;
-                    field(out, "          ", "latencyMin", &number(l.latency_min))?;
-                    field(out, "          ", "latencyMax", &number(l.latency_max))?;
-                }
+                write_latencies(out, "      ", &c.operand_latencies)?;
             }
         }
         writeln!(out, "...")
@@ -612,6 +582,22 @@ fn temp_path(path: &Path) -> PathBuf {
 fn field(out: &mut impl Write, lead: &str, key: &str, value: &str) -> io::Result<()> {
     let pad = 16usize.saturating_sub(key.len()).max(1);
     writeln!(out, "{lead}{key}:{:pad$}{value}", "")
+}
+
+/// `operandLatencies` at `indent` (an entry's, or a vector config's).
+fn write_latencies(out: &mut impl Write, indent: &str, list: &[OperandLatency]) -> io::Result<()> {
+    if list.is_empty() {
+        return field(out, indent, "operandLatencies", "[]");
+    }
+    writeln!(out, "{indent}operandLatencies:")?;
+    let (first, rest) = (format!("{indent}  - "), format!("{indent}    "));
+    for l in list {
+        field(out, &first, "sourceOperand", &quote(&l.source_operand))?;
+        field(out, &rest, "targetOperand", &quote(&l.target_operand))?;
+        field(out, &rest, "latencyMin", &number(l.latency_min))?;
+        field(out, &rest, "latencyMax", &number(l.latency_max))?;
+    }
+    Ok(())
 }
 
 /// An optional number as WINIC writes it: `null`, or C's `%g`.
