@@ -785,6 +785,10 @@ fn run_mode(
                     );
                     for r in &rows {
                         tally.count(r.outcome.unmeasured_kind());
+                        if matches!(&r.outcome, winic::tp::Outcome::Failed(w) if w.contains("SIGILL"))
+                        {
+                            tally.sigill(r.form, v);
+                        }
                     }
                 }
                 Mode::Lat => {
@@ -799,6 +803,14 @@ fn run_mode(
                             let measured = entry.as_ref().is_some_and(|e| {
                                 e.operand_latencies.iter().any(|l| l.latency_max.is_some())
                             });
+                            if let winic::lat::Outcome::Measured(subs, _) = &row.outcome {
+                                if subs
+                                    .iter()
+                                    .any(|s| matches!(&s.value, Err(e) if e.contains("SIGILL")))
+                                {
+                                    tally.sigill(row.form, v);
+                                }
+                            }
                             tally.count(
                                 (!measured).then(|| {
                                     "no sub-latency measured (see the report)".to_string()
@@ -966,6 +978,9 @@ struct SweepTally {
     undefined: usize,
     /// Pairs that need a feature the host lacks at that type (Zvfh …).
     lacking: usize,
+    /// Forms that died of SIGILL at a type (LAT: in one of their chains),
+    /// with the types: only the net caught them.
+    sigill: std::collections::BTreeMap<&'static str, Vec<VType>>,
 }
 
 impl SweepTally {
@@ -974,6 +989,10 @@ impl SweepTally {
             None => self.measured += 1,
             Some(k) => *self.unmeasured.entry(k).or_default() += 1,
         }
+    }
+
+    fn sigill(&mut self, form: winic::isa::Instr, v: VType) {
+        self.sigill.entry(form.name()).or_default().push(v);
     }
 
     fn text(&self, types: usize) -> String {
@@ -987,6 +1006,21 @@ impl SweepTally {
         kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (k, n) in kinds {
             s.push_str(&format!("  {n:>6}  {k}\n"));
+        }
+        if !self.sigill.is_empty() {
+            let pairs: usize = self.sigill.values().map(Vec::len).sum();
+            s.push_str(&format!(
+                "  SIGILL net at these types: {pairs} (form, type) pairs of {} forms died of SIGILL although the \
+                 type is defined for them (an emulator gap or a wrong kernel):\n",
+                self.sigill.len()
+            ));
+            for (form, types) in &self.sigill {
+                let list: Vec<String> = types
+                    .iter()
+                    .map(|v| format!("e{}{}", v.sew, v.lmul.name()))
+                    .collect();
+                s.push_str(&format!("    {form}  {}\n", list.join(" ")));
+            }
         }
         s
     }
