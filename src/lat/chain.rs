@@ -289,9 +289,15 @@ fn chain_with(
     let mut body: Vec<Inst> = Vec::new();
     // Position of lap i, step j in `body`.
     let mut at: Vec<Vec<usize>> = Vec::new();
-    let fresh = |form: Instr, used: &mut Vec<Reg>| -> Result<Inst, String> {
+    // `relinked`: the operands a link will put on its writer's register
+    // (a step's source and what is tied to it): their fresh registers are
+    // not kept from the other instances (widening forms at LMUL 4 needed
+    // one lap's registers twice and got only one lap, where a result
+    // overlaps its own source).
+    let fresh = |form: Instr, relinked: &[usize], used: &mut Vec<Reg>| -> Result<Inst, String> {
         let inst = t.instance(form, used).map_err(|e| e.to_string())?;
         let regs: Vec<Reg> = (0..inst.ops.len())
+            .filter(|k| !relinked.contains(k))
             .flat_map(|k| op_regs(t, &inst, k))
             .collect();
         // A register the form fixes and only reads (RISC-V's mask `v0`)
@@ -302,7 +308,7 @@ fn chain_with(
             !mc[k].operand.is_def() && mc[k].ty.class().is_some_and(|c| c.members().count() == 1)
         };
         let own: Vec<Reg> = (0..inst.ops.len())
-            .filter(|&k| !fixed_read(k))
+            .filter(|&k| !fixed_read(k) && !relinked.contains(&k))
             .flat_map(|k| op_regs(t, &inst, k))
             .collect();
         if own.iter().any(|r| used.iter().any(|u| t.aliases(*r, *u))) {
@@ -315,10 +321,14 @@ fn chain_with(
         let mut row = Vec::new();
         for (j, e) in steps.iter().enumerate() {
             row.push(body.len());
-            body.push(fresh(e.form, &mut used)?);
+            let relinked = match e.source {
+                End::Op(ks) => tied_group(&e.form.mc_operands(), ks),
+                End::Implicit(_) => Vec::new(),
+            };
+            body.push(fresh(e.form, &relinked, &mut used)?);
             if j == 0 {
                 if let Some(b) = breaker {
-                    body.push(fresh(b, &mut used)?);
+                    body.push(fresh(b, &[], &mut used)?);
                 }
             }
         }
@@ -369,8 +379,33 @@ fn chain_with(
             links.push((p, q, reg));
         }
     }
+    if let Some(inst) = body.iter().find(|i| clobbers_own_source(t, i)) {
+        return Err(format!(
+            "{}'s result would overlap its own source (early-clobber) at {laps} laps",
+            inst.form.name()
+        ));
+    }
     let bound = check(t, &body, &links, laps, n + usize::from(breaker.is_some()))?;
     Ok(Chain { body, laps, bound })
+}
+
+/// Whether a result of `inst` that must differ from every input
+/// ([`Target::early_clobber`]: RVV widening results, masks over groups)
+/// overlaps a register `inst` reads: illegal (a SIGILL on RISC-V).
+fn clobbers_own_source(t: &dyn Target, inst: &Inst) -> bool {
+    let mc = inst.form.mc_operands();
+    let read = reads(t, inst);
+    (0..mc.len())
+        .filter(|&k| mc[k].operand.is_def() && t.early_clobber(inst.form, k))
+        .any(|k| {
+            // An accumulator (`vwmacc`'s vd) is tied to the result: the
+            // same group, read and written.
+            let tied = tied_group(&mc, k);
+            op_regs(t, inst, k).iter().any(|w| {
+                read.iter()
+                    .any(|(r, e)| !matches!(e, End::Op(j) if tied.contains(j)) && t.aliases(*w, *r))
+            })
+        })
 }
 
 /// The register the writer `body[p]` puts its operand `kd` on so that
@@ -660,6 +695,57 @@ mod tests {
                 .laps,
             4
         );
+    }
+
+    /// At LMUL 4 a widening result is a group of 8: a chain through a
+    /// helper got one lap only, whose result then overlapped its own
+    /// source (every widening form's LAT at LMUL 4 and 8 died of SIGILL
+    /// under qemu). The registers a link replaces are no longer reserved,
+    /// and a body where an early-clobber result meets its own source is
+    /// refused, not run.
+    #[test]
+    fn widening_chains_at_lmul_4_keep_results_off_their_sources() {
+        use crate::arch::riscv64::vtype::{Lmul, VType};
+        let a = Arch::Riscv64;
+        for (wide, helper) in [
+            (edge(a, "VWADD_VV", "1", "0"), edge(a, "VFMV_S_F", "0", "0")),
+            (
+                edge(a, "VWMACC_VX", "2", "0"),
+                edge(a, "VNSRL_WI", "1", "0"),
+            ),
+        ] {
+            for v in [
+                VType {
+                    sew: 16,
+                    lmul: Lmul::M4,
+                },
+                VType {
+                    sew: 16,
+                    lmul: Lmul::M2,
+                },
+            ] {
+                let t = crate::arch::riscv64::at(v);
+                let c = chain(t, &[wide, helper], None).unwrap();
+                // With the helper's result on the wide result's first
+                // register, two results of 8 and two sources of 4 fit.
+                if helper.form.name() == "VFMV_S_F" {
+                    assert!(c.laps >= 2, "{} at {v}: {} laps", wide.label(), c.laps);
+                }
+                for i in &c.body {
+                    assert!(!clobbers_own_source(t, i), "{v}: {:?}", c.body);
+                }
+            }
+        }
+        // The safety net itself: vwadd.vv v8, v8, v12 at e16 m4.
+        let t = crate::arch::riscv64::at(VType {
+            sew: 16,
+            lmul: Lmul::M4,
+        });
+        let f = form(a, "VWADD_VV");
+        let mut i = t.instance(f, &[]).unwrap();
+        let OpValue::Reg(d) = i.ops[0] else { panic!() };
+        set_reg(&mut i, 1, d);
+        assert!(clobbers_own_source(t, &i), "{i:?}");
     }
 
     #[test]
