@@ -24,8 +24,9 @@ struct Cli {
     /// and after the timing, because shared machines and VMs change clock.
     #[arg(short = 'f', long = "frequency", global = true, value_name = "GHz|auto", value_parser = parse_clock)]
     frequency: Option<Clock>,
-    /// Write every kernel a command generates into DIR as an assembly file
-    /// (`<FORM>.s`) that `winic MAN` assembles back to the same bytes.
+    /// With `emit`: write its kernel into DIR as an assembly file
+    /// (`<FORM>.s`) that `winic MAN` assembles back to the same bytes
+    /// (other commands refuse it).
     #[arg(long = "dump-asm", global = true, value_name = "DIR")]
     dump_asm: Option<std::path::PathBuf>,
     #[command(subcommand)]
@@ -347,6 +348,18 @@ fn run(cli: Cli) -> Result<(), Error> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let io = |e| Error::Io("writing to standard output".into(), e);
+    // Only `emit` writes its kernel as assembly; a flag the command would
+    // silently ignore leaves the user looking for files that never come.
+    if let Some(dir) = &cli.dump_asm {
+        if !matches!(cli.command, Command::Emit { .. }) {
+            return Err(Error::BadInput(format!(
+                "--dump-asm {}: only `winic emit` writes its kernel as assembly; \
+                 for a form that TP or LAT measures, run `winic emit -i FORM --dump-asm {}`",
+                dir.display(),
+                dir.display()
+            )));
+        }
+    }
     match cli.command {
         Command::Man {
             path,

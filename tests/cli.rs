@@ -551,6 +551,22 @@ fn dumped_kernels_run_in_man_mode() {
     assert!(stdout(&o).starts_with("kernel: "), "{}", stdout(&o));
 }
 
+/// TP and LAT write no kernels: `--dump-asm` used to be accepted and
+/// ignored there.
+#[test]
+fn dump_asm_is_refused_where_no_kernel_is_written() {
+    for mode in ["TP", "LAT"] {
+        let o = winic(&[mode, "-i", "NOTAFORM", "--dump-asm", "/tmp/winic-nodump"]);
+        assert_eq!(o.status.code(), Some(2), "{mode}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("--dump-asm /tmp/winic-nodump") && e.contains("winic emit"),
+            "{e}"
+        );
+    }
+    assert!(!std::path::Path::new("/tmp/winic-nodump").exists());
+}
+
 #[test]
 fn runcheck_runs_the_kernels_of_the_forms_it_is_given() {
     let arch = host_arch();
