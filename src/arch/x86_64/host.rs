@@ -122,6 +122,10 @@ fn bit(f: F) -> Option<Option<Bit>> {
         F::AVX_IFMA => b(7, 1, 0, 23),
         F::MSRLIST => b(7, 1, 0, 27),
         F::AVX_VNNI_INT8 => b(7, 1, 3, 4),
+        F::AVX_VNNI_INT16 => b(7, 1, 3, 10),
+        // Key Locker's AES instructions (Intel SDM: CPUID leaf 19H).
+        F::AESKLE => b(0x19, 0, 1, 0),
+        F::WIDE_KL => b(0x19, 0, 1, 2),
         F::AVX_NE_CONVERT => b(7, 1, 3, 5),
         F::AMX_COMPLEX => b(7, 1, 3, 8),
         F::PREFETCHITI => b(7, 1, 3, 14),
@@ -161,6 +165,13 @@ pub fn bit_known(f: F) -> bool {
 /// AVX-512, whether the OS saves their registers: XCR0), `None` when winic
 /// does not know the feature's bit or does not run on x86.
 pub fn has(f: F) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    if is_padlock(f) && !centaur() {
+        // VIA's and Zhaoxin's PadLock (xstore, xcrypt*): their own CPUID
+        // leaf C000_0001H, which other vendors do not define. Elsewhere
+        // absent; on theirs the SIGILL net decides.
+        return Some(false);
+    }
     let bit = bit(f)?;
     #[cfg(target_arch = "x86_64")]
     {
@@ -188,6 +199,29 @@ fn cpuid_bit(leaf: u32, sub: u32, reg: u8, bit: u8) -> bool {
     let r = __cpuid_count(leaf, sub);
     let v = [r.eax, r.ebx, r.ecx, r.edx][reg as usize];
     v >> bit & 1 == 1
+}
+
+fn is_padlock(f: F) -> bool {
+    matches!(
+        f,
+        F::PADLOCK_ACE
+            | F::PADLOCK_PHE
+            | F::PADLOCK_PMM
+            | F::PADLOCK_RNG
+            | F::PADLOCK_GMI
+            | F::PADLOCK_UNDOC
+    )
+}
+
+/// Whether the CPU is VIA's (`CentaurHauls`) or Zhaoxin's (`  Shanghai  `).
+#[cfg(target_arch = "x86_64")]
+fn centaur() -> bool {
+    let r = std::arch::x86_64::__cpuid_count(0, 0);
+    let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    vendor == b"CentaurHauls" || vendor == b"  Shanghai  "
 }
 
 /// Whether the OS enabled the register state `f` needs (XCR0): SSE and
@@ -236,10 +270,19 @@ mod tests {
             (F::LZCNT, detected!("lzcnt")),
             (F::SHA, detected!("sha")),
             (F::AVX512_VBMI2, detected!("avx512vbmi2")),
+            // Ran into the SIGILL net on Zen 4: no bits known before.
+            (F::AVX_VNNI_INT16, detected!("avxvnniint16")),
+            (F::AESKLE, detected!("kl")),
+            (F::WIDE_KL, detected!("widekl")),
         ];
         for (feature, present) in std_says {
             assert_eq!(has(feature), Some(present), "{feature:?}");
         }
         assert!(missing(iced_x86::Code::Add_rm64_r64).is_empty());
+        // PadLock: absent on Intel and AMD (no leaf C000_0001H there).
+        if !centaur() {
+            assert_eq!(has(F::PADLOCK_RNG), Some(false));
+            assert_eq!(missing(iced_x86::Code::Xstore_16), ["PADLOCK_RNG"]);
+        }
     }
 }
