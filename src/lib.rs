@@ -8,7 +8,7 @@
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
-//! run once), [`tp`] (TP mode: throughput), [`report`] (report files),
+//! run once), [`probe`] (features a host cannot report, tried), [`tp`] (TP mode: throughput), [`report`] (report files),
 //! [`db`] (the results database in WINIC's YAML format).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
@@ -24,6 +24,7 @@ pub mod isa;
 pub mod kernel;
 pub mod lat;
 pub mod measure;
+pub mod probe;
 pub mod report;
 pub mod runcheck;
 pub mod selfcheck;

@@ -118,7 +118,12 @@ pub fn kernels(t: &dyn Target, form: Instr) -> Result<(Kernel, Option<Kernel>, u
 }
 
 fn run_one(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), String> {
-    let code = Code::new(&k.bytes()).map_err(|e| format!("mapping: {e}"))?;
+    run_kernel(k, cpu, deadline).map_err(|e| e.to_string())
+}
+
+/// Runs `k` for [`ITERATIONS`] in a forked child.
+pub fn run_kernel(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), ChildError> {
+    let code = Code::new(&k.bytes()).map_err(|e| ChildError::System(format!("mapping: {e}")))?;
     // SAFETY: a complete kernel function built by `kernel`; it runs only in
     // the child.
     let f = unsafe { code.entry() };
@@ -127,20 +132,15 @@ fn run_one(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), Str
         Vec::new()
     })
     .map(|_| ())
-    .map_err(|e: ChildError| e.to_string())
 }
 
 /// Asserts (in tests on this arch's hardware or emulator) that `form`'s
-/// kernels run, or, when `host` lacks its features, that it is skipped
+/// kernels run, or, when the host lacks its features, that it is skipped
 /// with exactly that reason.
 #[cfg(test)]
-pub(crate) fn assert_runs_or_is_skipped(
-    t: &dyn Target,
-    form: Instr,
-    host: &crate::arch::host::HostFeatures,
-) {
+pub(crate) fn assert_runs_or_is_skipped(t: &dyn Target, form: Instr) {
     let outcome = check(t, form, None, Duration::from_secs(60));
-    match host.lacks(form) {
+    match t.host_lacks(form) {
         None => assert!(
             matches!(outcome, Outcome::Ran { .. }),
             "{}: {outcome:?}",

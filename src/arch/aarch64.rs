@@ -378,8 +378,8 @@ impl Target for AArch64 {
         Ok(Inst { form, ops })
     }
 
-    fn host_lacks(&self, form: Instr) -> Option<String> {
-        host::detected()?.0.lacks(form)
+    fn host_features(&self) -> Option<&'static crate::arch::host::HostFeatures> {
+        host::detected().map(|(h, _)| h)
     }
 
     fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
@@ -400,10 +400,6 @@ impl Target for AArch64 {
         } else {
             None
         }
-    }
-
-    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
-        host::detected()?.0.cannot_tell(form)
     }
 
     fn host_report(&self) -> Vec<(&'static str, String)> {

@@ -165,15 +165,27 @@ pub trait Target: Sync {
     /// reason ("needs AVX512_FP16, which this CPU lacks (CPUID)"), or
     /// `None` (also when winic does not run on this arch or cannot tell:
     /// then a SIGILL is the last safety net).
-    fn host_lacks(&self, _form: Instr) -> Option<String> {
-        None
+    /// Where the host's source cannot tell, a probe decides
+    /// ([`crate::probe`]).
+    fn host_lacks(&self, form: Instr) -> Option<String> {
+        let host = self.host_features()?;
+        host.lacks(form)
+            .or_else(|| crate::probe::lacks(target(self.arch()), host, form))
     }
 
-    /// The features `form` needs that this host's source of features
-    /// cannot report (AArch64 has no HWCAP for TME), named, when they alone
-    /// decide whether it runs: such a form runs, and a SIGILL is then the
-    /// net that was expected to catch it. `None` otherwise.
-    fn host_cannot_tell(&self, _form: Instr) -> Option<String> {
+    /// The features `form` needs that neither this host's source of
+    /// features (AArch64 has no HWCAP for TME) nor a probe decided, named,
+    /// when they alone decide whether it runs: such a form runs, and a
+    /// SIGILL is then the net that was expected to catch it. `None`
+    /// otherwise.
+    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
+        crate::probe::cannot_tell(target(self.arch()), self.host_features()?, form)
+    }
+
+    /// The features the host reports as bits or strings (AArch64's HWCAPs,
+    /// RISC-V's hwprobe or ISA string), when winic runs on this arch and
+    /// the arch decides forms that way (x86 asks CPUID per form instead).
+    fn host_features(&self) -> Option<&'static host::HostFeatures> {
         None
     }
 

@@ -253,12 +253,8 @@ impl Target for Riscv64 {
             || (m.operand.is_def() && vtype::early_clobber_at(form, self.vtype))
     }
 
-    fn host_lacks(&self, form: Instr) -> Option<String> {
-        host::detected()?.0.lacks(form)
-    }
-
-    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
-        host::detected()?.0.cannot_tell(form)
+    fn host_features(&self) -> Option<&'static crate::arch::host::HostFeatures> {
+        host::detected().map(|(h, _)| h)
     }
 
     fn host_report(&self) -> Vec<(&'static str, String)> {

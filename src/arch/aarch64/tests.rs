@@ -587,10 +587,10 @@ fn sme_kernels_run_in_streaming_mode_with_za_and_sve_kernels_do_not() {
 
 #[test]
 fn sve_and_sme_kernels_run_where_the_host_has_them() {
-    let Some((features, _)) = host::detected() else {
+    if host::detected().is_none() {
         eprintln!("skipped: winic does not run on AArch64 here");
         return;
-    };
+    }
     let t = AArch64;
     let isa = Isa::get(Arch::Aarch64);
     for name in [
@@ -604,6 +604,6 @@ fn sve_and_sme_kernels_run_where_the_host_has_them() {
         "ZERO_M",
         "EXTRACT_ZPMXI_H_B",
     ] {
-        crate::runcheck::assert_runs_or_is_skipped(&t, isa.instr(name).unwrap(), features);
+        crate::runcheck::assert_runs_or_is_skipped(&t, isa.instr(name).unwrap());
     }
 }

@@ -1,0 +1,184 @@
+//! Features a host's feature source cannot report, decided by trying one
+//! instruction. Linux has no `AT_HWCAP` bit for some AArch64 features LLVM
+//! predicates name (`tme`, `cpa`, `ite`), and `riscv_hwprobe` knows only a
+//! subset of the `z…` extensions: a form needing such a feature alone would
+//! run and die of SIGILL, one form after another. Instead the first time a
+//! form's verdict hangs on such a feature, winic runs the throughput kernel
+//! of one form that needs it and nothing else unknown (a probe) in a forked
+//! child: it ran, the host has the feature; SIGILL, it lacks it. Every form
+//! needing the feature is then decided before anything is measured, and
+//! the reason names the probe. A probe that dies otherwise, or a feature no
+//! form can probe, leaves the feature unknown: the SIGILL net stays.
+
+use crate::arch::host::HostFeatures;
+use crate::arch::Target;
+use crate::exec::ChildError;
+use crate::isa::predicate::{eval, Verdict};
+use crate::isa::{Arch, Instr, Isa};
+use crate::kernel::shape;
+use crate::runcheck;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What a probe found for one feature.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    /// The form whose kernel ran.
+    pub form: Instr,
+    /// Whether it ran (`false`: it died of SIGILL).
+    pub has: bool,
+}
+
+/// Candidates tried per feature before it is left unknown: a kernel that
+/// does not build or dies of something other than SIGILL says nothing.
+const TRIES: usize = 3;
+
+/// How long one probe may run.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The forms that can probe `feature` on `host`, best first: their verdict
+/// hangs on `feature` alone and no kernel rule keeps them from running.
+/// Forms needing fewer features come first (`ADDPT` before SVE's `ADDPT`),
+/// then by name, so every run picks the same probe.
+pub fn candidates(t: &dyn Target, host: &HostFeatures, feature: &str) -> Vec<Instr> {
+    let want = Verdict::Unknown(vec![feature.to_string()]);
+    let mut found: Vec<(usize, Instr)> = Isa::get(t.arch())
+        .real_instrs()
+        .filter(|f| host.verdict(*f) == want)
+        .filter(|f| shape::skip_reason(t, *f).is_none())
+        .map(|f| (f.required_features().map_or(0, |c| c.len()), f))
+        .collect();
+    found.sort_by_key(|(len, f)| (*len, f.name()));
+    found.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Whether the host has `feature`, by probe: `None` when LLVM knows no
+/// such feature of `t`'s arch (a C++ condition), no form can probe it, or
+/// no probe decided. Each feature is probed once per process.
+pub fn feature(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Probe> {
+    static DONE: Mutex<BTreeMap<(Arch, String), Option<Probe>>> = Mutex::new(BTreeMap::new());
+    let key = (t.arch(), feature.to_string());
+    if let Some(known) = DONE.lock().expect("probe cache").get(&key) {
+        return *known;
+    }
+    let found = run_probes(t, host, feature);
+    DONE.lock().expect("probe cache").insert(key, found);
+    found
+}
+
+fn run_probes(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Probe> {
+    Isa::get(t.arch()).feature(feature)?;
+    let mut tried = 0;
+    for form in candidates(t, host, feature) {
+        let Ok((tp, _, _)) = runcheck::kernels(t, form) else {
+            continue;
+        };
+        match runcheck::run_kernel(&tp, None, DEADLINE) {
+            Ok(()) => return Some(Probe { form, has: true }),
+            Err(ChildError::Signal(s)) if s.contains("SIGILL") => {
+                return Some(Probe { form, has: false })
+            }
+            Err(_) => {}
+        }
+        tried += 1;
+        if tried == TRIES {
+            break;
+        }
+    }
+    None
+}
+
+/// `host`'s verdict on `form` with probes deciding what its source cannot
+/// report, and the probes that decided a feature absent.
+fn verdict(t: &dyn Target, host: &HostFeatures, form: Instr) -> (Verdict, Vec<Probe>) {
+    let plain = host.verdict(form);
+    let (Verdict::Unknown(_), Some(cond)) = (&plain, form.required_features()) else {
+        return (plain, Vec::new());
+    };
+    let absent = std::cell::RefCell::new(Vec::new());
+    let lookup = |f: &str| {
+        host.lookup(f).or_else(|| {
+            let p = feature(t, host, f)?;
+            if !p.has {
+                absent.borrow_mut().push(p);
+            }
+            Some(p.has)
+        })
+    };
+    let v = eval(&cond, &lookup);
+    (v, absent.into_inner())
+}
+
+/// Why `form` cannot run on `host`, where a probe decided it ("needs tme,
+/// which this CPU lacks (probe: TCANCEL died of SIGILL; AT_HWCAP/AT_HWCAP2
+/// cannot report tme)"); `None` when it can, when `host`'s source decides
+/// alone ([`HostFeatures::lacks`] says that), or when nothing decides.
+pub fn lacks(t: &dyn Target, host: &HostFeatures, form: Instr) -> Option<String> {
+    let (Verdict::Lacks(missing), probes) = verdict(t, host, form) else {
+        return None;
+    };
+    let what: Vec<String> = probes
+        .iter()
+        .map(|p| format!("{} died of SIGILL", p.form.name()))
+        .collect();
+    Some(format!(
+        "needs {}, which this CPU lacks (probe: {}; {} cannot report it)",
+        missing.join(" and "),
+        what.join(", "),
+        host.source
+    ))
+}
+
+/// The features `form` needs that neither `host`'s source nor a probe
+/// decided, when they alone decide whether it runs (a SIGILL is then the
+/// net that was expected to catch it).
+pub fn cannot_tell(t: &dyn Target, host: &HostFeatures, form: Instr) -> Option<String> {
+    match verdict(t, host, form).0 {
+        Verdict::Unknown(u) => Some(u.join(", ")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::aarch64::host::from_hwcaps;
+    use crate::arch::target;
+
+    /// What qemu-aarch64 -cpu max reports (tests/fixtures/host-features.yaml).
+    fn qemu_max() -> HostFeatures {
+        from_hwcaps(0xeffffffb, 0x18007fc77fff)
+    }
+
+    #[test]
+    fn a_probe_needs_the_feature_and_nothing_else_unknown() {
+        let t = target(Arch::Aarch64);
+        let host = qemu_max();
+        let tme = candidates(t, &host, "tme");
+        let names: Vec<&str> = tme.iter().map(|f| f.name()).collect();
+        assert!(names.contains(&"TTEST"), "{names:?}");
+        for f in &tme {
+            assert_eq!(
+                host.verdict(*f),
+                Verdict::Unknown(vec!["tme".into()]),
+                "{}",
+                f.name()
+            );
+        }
+        // CPA: the base forms (needing only cpa) before SVE's (sve && cpa).
+        let cpa = candidates(t, &host, "cpa");
+        let conds: Vec<String> = cpa.iter().filter_map(|f| f.required_features()).collect();
+        assert_eq!(conds.first().map(String::as_str), Some("cpa"), "{conds:?}");
+        assert!(conds.iter().any(|c| c != "cpa"), "{conds:?}");
+        assert!(conds.iter().all(|c| c.contains("cpa")), "{conds:?}");
+        // A feature the source reports is no probe's business.
+        assert!(candidates(t, &host, "sve").is_empty());
+    }
+
+    #[test]
+    fn what_llvm_does_not_know_is_never_probed() {
+        let t = target(Arch::Aarch64);
+        assert!(feature(t, &qemu_max(), "?hasFusion()").is_none());
+    }
+}
