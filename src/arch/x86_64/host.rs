@@ -165,6 +165,10 @@ pub fn bit_known(f: F) -> bool {
 /// AVX-512, whether the OS saves their registers: XCR0), `None` when winic
 /// does not know the feature's bit or does not run on x86.
 pub fn has(f: F) -> Option<bool> {
+    if f == F::HLE_or_RTM {
+        // xtest: either TSX half (Intel SDM).
+        return Some(has(F::HLE)? || has(F::RTM)?);
+    }
     #[cfg(target_arch = "x86_64")]
     if is_padlock(f) && !centaur() {
         // VIA's and Zhaoxin's PadLock (xstore, xcrypt*): their own CPUID
@@ -274,11 +278,17 @@ mod tests {
             (F::AVX_VNNI_INT16, detected!("avxvnniint16")),
             (F::AESKLE, detected!("kl")),
             (F::WIDE_KL, detected!("widekl")),
+            (F::RTM, detected!("rtm")),
         ];
         for (feature, present) in std_says {
             assert_eq!(has(feature), Some(present), "{feature:?}");
         }
         assert!(missing(iced_x86::Code::Add_rm64_r64).is_empty());
+        // xtest needs either half of TSX; SIGILLed on Zen 4 (neither).
+        assert_eq!(
+            has(F::HLE_or_RTM),
+            Some(has(F::HLE) == Some(true) || has(F::RTM) == Some(true))
+        );
         // PadLock: absent on Intel and AMD (no leaf C000_0001H there).
         if !centaur() {
             assert_eq!(has(F::PADLOCK_RNG), Some(false));

@@ -85,9 +85,11 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         Mnemonic::Monitorx | Mnemonic::Mwaitx => "monitors the address in RAX",
         Mnemonic::Xgetbv => "ECX selects the register: faults unless it holds a valid index",
         Mnemonic::Xend => "faults outside a transaction",
-        Mnemonic::Incsspd | Mnemonic::Incsspq | Mnemonic::Rstorssp | Mnemonic::Setssbsy => {
-            "shadow stack (CET): faults unless the OS enabled it"
-        }
+        Mnemonic::Incsspd
+        | Mnemonic::Incsspq
+        | Mnemonic::Rstorssp
+        | Mnemonic::Setssbsy
+        | Mnemonic::Saveprevssp => "shadow stack (CET): faults unless the OS enabled it",
         _ => return writes_segment_register(form),
     };
     Some(why.into())
