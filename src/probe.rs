@@ -53,9 +53,9 @@ pub fn candidates(t: &dyn Target, host: &HostFeatures, feature: &str) -> Vec<Ins
     found.into_iter().map(|(_, f)| f).collect()
 }
 
-/// Whether the host has `feature`, by probe: `None` when LLVM knows no
-/// such feature of `t`'s arch (a C++ condition), no form can probe it, or
-/// no probe decided. Each feature is probed once per process.
+/// Whether the host has `feature`, by probe: `None` when winic does not
+/// run on `t`'s arch, LLVM knows no such feature of it (a C++ condition),
+/// no form can probe it, or no probe decided. Each feature is probed once per process.
 pub fn feature(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Probe> {
     static DONE: Mutex<BTreeMap<(Arch, String), Option<Probe>>> = Mutex::new(BTreeMap::new());
     let key = (t.arch(), feature.to_string());
@@ -68,6 +68,10 @@ pub fn feature(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Pro
 }
 
 fn run_probes(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Probe> {
+    // Kernels run only on their own arch.
+    if Arch::host() != Some(t.arch()) {
+        return None;
+    }
     Isa::get(t.arch()).feature(feature)?;
     let mut tried = 0;
     for form in candidates(t, host, feature) {
@@ -140,6 +144,33 @@ pub fn cannot_tell(t: &dyn Target, host: &HostFeatures, form: Instr) -> Option<S
     }
 }
 
+/// Every feature of `t`'s arch that `host`'s source cannot report and that
+/// alone decides some form, with what its probe found (`cpa no:
+/// ADDPT_shift died of SIGILL`, `xs yes: DSBnXS ran`, `brbe unknown: no
+/// probe decided`), joined by `; `: for `winic host` and report headers.
+/// Empty when there is no such feature.
+pub fn report(t: &dyn Target, host: &HostFeatures) -> String {
+    let mut features = std::collections::BTreeSet::new();
+    for form in Isa::get(t.arch()).real_instrs() {
+        if let Verdict::Unknown(u) = host.verdict(form) {
+            if let [f] = u.as_slice() {
+                if Isa::get(t.arch()).feature(f).is_some() {
+                    features.insert(f.clone());
+                }
+            }
+        }
+    }
+    let found: Vec<String> = features
+        .iter()
+        .map(|f| match feature(t, host, f) {
+            Some(p) if p.has => format!("{f} yes: {} ran", p.form.name()),
+            Some(p) => format!("{f} no: {} died of SIGILL", p.form.name()),
+            None => format!("{f} unknown: no probe decided"),
+        })
+        .collect();
+    found.join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +205,22 @@ mod tests {
         assert!(conds.iter().all(|c| c.contains("cpa")), "{conds:?}");
         // A feature the source reports is no probe's business.
         assert!(candidates(t, &host, "sve").is_empty());
+    }
+
+    #[test]
+    fn winic_host_lists_what_it_probed() {
+        let t = target(Arch::Aarch64);
+        let probed = report(t, &qemu_max());
+        // On AArch64 (hardware or qemu) the probes decide; elsewhere
+        // nothing runs, and every feature is listed undecided.
+        let decided = cfg!(target_arch = "aarch64");
+        for f in ["cpa", "tme", "ite"] {
+            let yes = probed.contains(&format!("{f} yes: "));
+            let no = probed.contains(&format!("{f} no: "));
+            let unknown = probed.contains(&format!("{f} unknown: "));
+            assert_eq!((yes || no, unknown), (decided, !decided), "{probed}");
+        }
+        assert!(!probed.contains("sve"), "{probed}");
     }
 
     #[test]

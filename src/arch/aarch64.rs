@@ -407,12 +407,14 @@ impl Target for AArch64 {
             return Vec::new();
         };
         let bits = |v: Option<u32>| v.map_or("none".to_string(), |b| format!("{b} bits"));
-        vec![
+        let mut lines = vec![
             ("Features", f.names().join(" ")),
             ("Feature source", f.raw.clone()),
             ("SVE vector length", bits(vl.sve)),
             ("SME streaming vector length", bits(vl.sme)),
-        ]
+        ];
+        lines.extend(crate::arch::host::probed_line(self, f));
+        lines
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {

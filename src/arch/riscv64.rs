@@ -261,14 +261,16 @@ impl Target for Riscv64 {
         let Some((f, vlen)) = host::detected() else {
             return Vec::new();
         };
-        vec![
+        let mut lines = vec![
             ("Features", f.names().join(" ")),
             ("Feature source", f.raw.clone()),
             (
                 "Vector length (VLEN)",
                 vlen.map_or("none".to_string(), |b| format!("{b} bits")),
             ),
-        ]
+        ];
+        lines.extend(crate::arch::host::probed_line(self, f));
+        lines
     }
 
     fn vector_state(&self, form: Instr) -> Option<String> {
