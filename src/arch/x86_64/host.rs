@@ -205,6 +205,7 @@ fn cpuid_bit(leaf: u32, sub: u32, reg: u8, bit: u8) -> bool {
     v >> bit & 1 == 1
 }
 
+#[cfg(target_arch = "x86_64")]
 fn is_padlock(f: F) -> bool {
     matches!(
         f,
