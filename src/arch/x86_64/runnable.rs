@@ -84,6 +84,9 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         Mnemonic::Clzero => "clears the cache line at the address in RAX",
         Mnemonic::Monitorx | Mnemonic::Mwaitx => "monitors the address in RAX",
         Mnemonic::Xgetbv => "ECX selects the register: faults unless it holds a valid index",
+        Mnemonic::Rdpkru => {
+            "faults (#GP) unless ECX is 0, which the kernel's initial values are not"
+        }
         Mnemonic::Xend => "faults outside a transaction",
         Mnemonic::Incsspd
         | Mnemonic::Incsspq
