@@ -1,7 +1,7 @@
 //! Sanity of TP and LAT against published values: the forms of
 //! `tests/fixtures/reference-throughput.yaml` and
 //! `tests/fixtures/reference-latency.yaml` for the core this test runs on
-//! (chosen from CPUID: Zen 4, or Golden Cove / Sapphire Rapids) are
+//! (chosen from CPUID: Zen 3, Zen 4, or Golden Cove / Sapphire Rapids) are
 //! measured by the real binary, and at least 90% of them (and at least 27)
 //! must agree with the published value: a throughput within 10%, a
 //! latency exactly (winic's value exact, not a range, and equal).
@@ -51,6 +51,11 @@ fn host_core() -> Result<&'static str, String> {
             };
         let model = ((leaf1 >> 4) & 0xf) | ((leaf1 >> 12) & 0xf0);
         match (&vendor[..], family, model) {
+            // Milan and Chagall (0x0x), Vermeer (0x2x), Rembrandt (Zen 3+, 0x4x),
+            // Cezanne and Barcelo (0x5x).
+            (b"AuthenticAMD", 0x19, 0x00..=0x0f | 0x20..=0x2f | 0x40..=0x4f | 0x50..=0x5f) => {
+                Ok("zen3")
+            }
             // Genoa, Raphael/Phoenix, Bergamo/Siena.
             (b"AuthenticAMD", 0x19, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf) => Ok("zen4"),
             // Sapphire Rapids, Emerald Rapids, Alder Lake, Raptor Lake
@@ -65,7 +70,7 @@ fn host_core() -> Result<&'static str, String> {
             // Granite Rapids (Redwood Cove), which has no table here.
             (b"GenuineIntel", 6, _) if golden_cove_server_features() => Ok("golden_cove"),
             (v, f, m) => Err(format!(
-                "no published table for {} family {f:#x} model {m:#x} (tables: Zen 4, Golden Cove)",
+                "no published table for {} family {f:#x} model {m:#x} (tables: Zen 3, Zen 4, Golden Cove)",
                 String::from_utf8_lossy(v)
             )),
         }
