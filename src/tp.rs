@@ -231,7 +231,7 @@ pub fn run(
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
         let outcome = match got {
-            Ok(cost) if cost.cycles <= 0.0 => Outcome::Failed(format!(
+            Ok(cost) if !cost.positive() => Outcome::Failed(format!(
                 "the unroll difference was not positive ({:.3} cycles for the body): noise",
                 cost.cycles
             )),

@@ -84,6 +84,21 @@ impl Cost {
     pub fn noisy(&self) -> bool {
         self.once.noisy || self.twice.noisy || self.clock_drift > 0.05
     }
+
+    /// Whether the unroll difference is a value at all: one that is not
+    /// positive is noise (an emulator, where a cheap body's nanoseconds
+    /// drown in the timer's, or a neighbour during the once-kernel).
+    pub fn positive(&self) -> bool {
+        self.cycles > 0.0
+    }
+
+    /// Whether `new`, a second measurement of the same body, should
+    /// replace this one: it must be a value, and be cleaner, or as noisy
+    /// with more clean rounds, or replace one that is not a value.
+    pub fn replaced_by(&self, new: &Cost) -> bool {
+        new.positive()
+            && (!self.positive() || !new.noisy() || (self.noisy() && new.rounds.1 > self.rounds.1))
+    }
 }
 
 /// Why a body has no cost.
@@ -419,18 +434,19 @@ pub fn batch_costs(
         }
     });
     // Second chance, at the end: bodies that did not get their clean
-    // rounds, and bodies judged by a probe that later proved slow (the
-    // sibling thread was busy from the start of the batch).
+    // rounds or no positive difference, and bodies judged by a probe that
+    // later proved slow (the sibling thread was busy from the start of the
+    // batch).
     let stale = batch.fastest_probe * (1.0 + PROBE_SLACK);
     let again: Vec<usize> = (0..n)
-        .filter(|&i| first[i].is_some_and(|c| c.noisy() || judged_by[i] > stale))
+        .filter(|&i| first[i].is_some_and(|c| c.noisy() || !c.positive() || judged_by[i] > stale))
         .collect();
     if again.is_empty() {
         return;
     }
     batch.run(&again, &mut |i, r, _| {
         let better = match (&r, first[i]) {
-            (Ok(new), Some(old)) => !new.noisy() || (old.noisy() && new.rounds.1 > old.rounds.1),
+            (Ok(new), Some(old)) => old.replaced_by(new),
             _ => false,
         };
         if better {
@@ -801,4 +817,48 @@ fn cost_of(
         twice,
         rounds: (0, 0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cost(cycles: f64, noisy: bool, clean: usize) -> Cost {
+        let timing = Timing {
+            ns_per_iter: 10.0,
+            iterations: 100,
+            spread: 0.0,
+            noisy,
+        };
+        Cost {
+            ns: cycles,
+            cycles,
+            ghz: 1.0,
+            clock_drift: 0.0,
+            once: timing,
+            twice: timing,
+            rounds: (40, clean),
+        }
+    }
+
+    /// A second measurement replaces the first when it is cleaner, or as
+    /// noisy with more clean rounds; never when it is not a value, always
+    /// when the first was not one (under qemu every measurement is noisy,
+    /// and a cheap form's first difference may come out negative).
+    #[test]
+    fn second_measurement_replaces_the_first_by_these_rules() {
+        let cases = [
+            (cost(2.0, true, 3), cost(1.0, false, 10), true),
+            (cost(2.0, true, 3), cost(1.0, true, 5), true),
+            (cost(2.0, true, 5), cost(1.0, true, 3), false),
+            (cost(2.0, false, 10), cost(1.0, true, 12), false),
+            (cost(-1.5, true, 0), cost(0.07, true, 0), true),
+            (cost(0.0, false, 10), cost(0.07, true, 0), true),
+            (cost(2.0, true, 3), cost(-1.0, false, 10), false),
+            (cost(-1.5, true, 0), cost(-0.5, true, 9), false),
+        ];
+        for (k, (old, new, want)) in cases.iter().enumerate() {
+            assert_eq!(old.replaced_by(new), *want, "case {k}: {old:?} by {new:?}");
+        }
+    }
 }

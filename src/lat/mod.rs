@@ -201,7 +201,7 @@ fn measure(
     batch_costs(t, jobs.len(), &make, opts, &mut |i, got| {
         let j = &jobs[i];
         out[i] = match got {
-            Ok(cost) if cost.cycles <= 0.0 => Err(format!(
+            Ok(cost) if !cost.positive() => Err(format!(
                 "the unroll difference was not positive ({:.3} cycles): noise",
                 cost.cycles
             )),
