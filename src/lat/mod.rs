@@ -772,8 +772,9 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
                         }
                         Err(why) => {
                             failed += 1;
-                            // Group by the reason's kind, not its registers.
-                            let kind = why.split(':').next().unwrap_or(why).to_string();
+                            // Group by the reason's kind, not its registers
+                            // or figures.
+                            let kind = tp::kind_of(why.split(':').next().unwrap_or(why));
                             *reasons.entry(kind).or_default() += 1;
                         }
                     }

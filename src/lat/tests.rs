@@ -153,3 +153,47 @@ fn between_files_names_the_two_register_files_of_a_crossing() {
         Some(("RAX".to_string(), "EFLAGS".to_string()))
     );
 }
+
+/// The summary counts sub-latencies without a value by the kind of their
+/// reason: figures and registers do not split a kind (under qemu the
+/// noise failures filled one line per figure).
+#[test]
+fn summary_groups_reasons_by_kind() {
+    let t = target(Arch::X86_64);
+    let form = Isa::get(Arch::X86_64).instr("BTS64rr").unwrap();
+    let (edges, _) = chain::edges(t, form);
+    assert!(edges.len() >= 3, "{edges:?}");
+    let why = [
+        "the unroll difference was not positive (-10.000 cycles): noise",
+        "the unroll difference was not positive (0.000 cycles): noise",
+        "no helper chain leads back from EFLAGS",
+    ];
+    let subs = edges
+        .into_iter()
+        .zip(why)
+        .map(|(edge, why)| SubLatency {
+            edge,
+            value: Err(why.into()),
+            chains: Vec::new(),
+            unobservable: None,
+        })
+        .collect();
+    let run = Run {
+        rows: vec![Row {
+            form,
+            outcome: Outcome::Measured(subs, Vec::new()),
+            reproduce: Vec::new(),
+        }],
+        measurements: Vec::new(),
+        contradictions: Vec::new(),
+    };
+    let s = summary(&run, std::time::Duration::from_secs(1));
+    assert!(
+        s.contains("     2  the unroll difference was not positive\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains("     1  no helper chain leads back from EFLAGS\n"),
+        "{s}"
+    );
+}
