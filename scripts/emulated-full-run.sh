@@ -19,7 +19,8 @@
 # Needs: scripts/build-static.sh (dist/), qemu-user >= 10 (setup-cross.sh).
 #
 # Prints per model: forms measured, skipped by reason, failed by reason,
-# and every form caught only by the SIGILL net. Fails when winic exits
+# and every form caught only by the SIGILL net, then a `coverage:` line
+# (measured, ran but timed only noise, skipped, no kernel, SIGILL, other). Fails when winic exits
 # non-zero or dies of a signal, or when a model that lacks SVE/SME (resp.
 # V) lets a form needing them run into a SIGILL instead of skipping it.
 set -euo pipefail
@@ -76,6 +77,30 @@ sample_args() {
   printf '%s\n' "$names" | awk -v k="$k" 'NR % k == 1 || k == 1 { printf "-i %s\n", $1 }'
 }
 
+# coverage SUMMARY: one line from a TP summary (its forms, before any RVV
+# sweep): how many were measured, ran but gave only timing noise (both
+# kernels ran to the end: a fault would be named), were skipped with a
+# reason, had no kernel, failed otherwise, or were caught by the SIGILL net.
+coverage() {
+  awk '
+    /^RVV at / { exit }
+    /^TP: [0-9]+ forms/ { total = $2 }
+    /^  measured: / { measured = $2 }
+    /^  no kernel: / { nokernel = $3 }
+    /^  skipped: / { skipped = $2 }
+    /^  [a-z]/ { section = $1 }
+    section == "failed:" && /^ +[0-9]+  / {
+      n = $1; $1 = ""
+      if ($0 ~ /not positive/) noise += n
+      else if ($0 ~ /SIGILL/) sigill += n
+      else { other += n; kinds = kinds (kinds ? "; " : "") n " " substr($0, 2) }
+    }
+    END {
+      printf "coverage: %d forms: %d measured, %d ran but timed only noise, %d skipped with a reason, %d without a kernel, %d died of SIGILL, %d failed otherwise%s\n",
+        total, measured, noise, skipped, nokernel, sigill, other, (other ? " (" kinds ")" : "")
+    }' "$1"
+}
+
 for model in "${models[@]}"; do
   arch=${model%%:*} cpu=${model#*:}
   bin=$repo/dist/winic-$arch-linux
@@ -102,6 +127,7 @@ for model in "${models[@]}"; do
     [ "$rc" = 0 ] || { fail "$model $mode: winic exited $rc (see $dir/$mode.stderr)"; tail -n 5 "$dir/$mode.stderr" >&2; continue; }
     # The summary without the per-value failure lines beyond the top ones.
     sed 's/^/  /' "$dir/$mode.summary"
+    if [ "$mode" = TP ]; then echo "  $(coverage "$dir/$mode.summary")"; fi
     pattern=$(vector_features "$model")
     if [ -n "$pattern" ]; then
       leaked=0
