@@ -748,6 +748,7 @@ fn run_mode(
                 } else if winic::tp::early_skip(t, *f, args.x87).is_some() {
                     // Cannot run at all (memory, privileged, missing
                     // features): reported at e32 m1.
+                    tally.skipped += 1;
                 } else if !done.contains(&key(f)) {
                     chosen.push(*f);
                 }
@@ -991,6 +992,9 @@ struct SweepTally {
     undefined: usize,
     /// Pairs that need a feature the host lacks at that type (Zvfh …).
     lacking: usize,
+    /// Pairs of forms skipped at e32 m1 (memory, missing features: V on a
+    /// CPU without it), whose reason the summary gives above.
+    skipped: usize,
     /// Forms that died of SIGILL at a type (LAT: in one of their chains),
     /// with the types: only the net caught them.
     sigill: std::collections::BTreeMap<&'static str, Vec<VType>>,
@@ -1012,8 +1016,9 @@ impl SweepTally {
         let tried: usize = self.measured + self.unmeasured.values().sum::<usize>();
         let mut s = format!(
             "RVV at {types} more vector types (vectorConfigs): {} (form, SEW, LMUL) measured of {tried} tried; \
-             {} not defined there (LLVM's pseudos, V specification), {} need a feature the host lacks at that type\n",
-            self.measured, self.undefined, self.lacking
+             {} not defined there (LLVM's pseudos, V specification), {} need a feature the host lacks at that type, \
+             {} belong to forms skipped at e32 m1 (reasons above)\n",
+            self.measured, self.undefined, self.lacking, self.skipped
         );
         let mut kinds: Vec<(&String, &usize)> = self.unmeasured.iter().collect();
         kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
