@@ -97,14 +97,20 @@ pub fn reserved_table(arch: Arch, rules: &[(&str, &'static str)]) -> Vec<Option<
 }
 
 /// Rules that name forms by the prefixes of their LLVM record names, each
-/// with the reason it gives (`cannot_run` of AArch64 and RISC-V).
+/// with the reason it gives (`cannot_run` of AArch64 and RISC-V). A
+/// prefix ending in `$` names one record exactly (AArch64 `BRK$`: the
+/// breakpoint, not SVE's `BRKA`, `BRKB`, `BRKN` …).
 pub type PrefixRules = [(&'static [&'static str], &'static str)];
 
 /// The reason of the first rule with a prefix of `name`, or `None`.
 pub fn by_prefix(name: &str, rules: &PrefixRules) -> Option<String> {
+    let matches = |p: &str| match p.strip_suffix('$') {
+        Some(exact) => name == exact,
+        None => name.starts_with(p),
+    };
     rules
         .iter()
-        .find(|(prefixes, _)| prefixes.iter().any(|p| name.starts_with(p)))
+        .find(|(prefixes, _)| prefixes.iter().any(|p| matches(p)))
         .map(|(_, why)| (*why).to_string())
 }
 
