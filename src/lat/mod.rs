@@ -799,7 +799,11 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     for (why, n) in by_count.iter().take(12) {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }
-    if ranges > 0 {
+    if cross == 0 && ranges > 0 {
+        s.push_str(&format!(
+            "  ranges: {ranges}, none between two register files that no exact value anchors\n"
+        ));
+    } else if ranges > 0 {
         let mut pairs: Vec<_> = cross_files.into_iter().collect();
         pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         let top: Vec<String> = pairs

@@ -162,18 +162,19 @@ fn summary_groups_reasons_by_kind() {
     let t = target(Arch::X86_64);
     let form = Isa::get(Arch::X86_64).instr("BTS64rr").unwrap();
     let (edges, _) = chain::edges(t, form);
-    assert!(edges.len() >= 3, "{edges:?}");
-    let why = [
-        "the unroll difference was not positive (-10.000 cycles): noise",
-        "the unroll difference was not positive (0.000 cycles): noise",
-        "no helper chain leads back from EFLAGS",
+    assert!(edges.len() >= 4, "{edges:?}");
+    let values = [
+        Err("the unroll difference was not positive (-10.000 cycles): noise".into()),
+        Err("the unroll difference was not positive (0.000 cycles): noise".into()),
+        Err("no helper chain leads back from EFLAGS".into()),
+        Ok((1, 3)),
     ];
     let subs = edges
         .into_iter()
-        .zip(why)
-        .map(|(edge, why)| SubLatency {
+        .zip(values)
+        .map(|(edge, value)| SubLatency {
             edge,
-            value: Err(why.into()),
+            value,
             chains: Vec::new(),
             unobservable: None,
         })
@@ -194,6 +195,11 @@ fn summary_groups_reasons_by_kind() {
     );
     assert!(
         s.contains("     1  no helper chain leads back from EFLAGS\n"),
+        "{s}"
+    );
+    // No unanchored range: no empty list of file pairs.
+    assert!(
+        s.contains("  ranges: 1, none between two register files that no exact value anchors\n"),
         "{s}"
     );
 }
