@@ -528,7 +528,11 @@ impl<'a> Gen<'a> {
             let enc = self.encoding(ins).map_err(err)?;
             let (n, a) = (self.st(name), self.st(s(&ins["asm"])));
             let size = ins["size"].as_u64().unwrap_or(0);
-            writeln!(out, "InstrDesc {{ name: {n}, asm: {a}, size: {size}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), enc: {enc} }},", ops.len()).unwrap();
+            let rvv = ins["rvv_constraint"].as_u64().unwrap_or(0);
+            if rvv > 7 {
+                return Err(err(format!("rvv_constraint {rvv} is not 3 bits")));
+            }
+            writeln!(out, "InstrDesc {{ name: {n}, asm: {a}, size: {size}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), enc: {enc}, rvv_constraint: {rvv} }},", ops.len()).unwrap();
         }
         out += "];\n";
         writeln!(out, "/// Operands of all instructions, referenced by (start, len).\npub static OPERANDS: [OperandDesc; {n_ops}] = [\n{ops_out}];").unwrap();

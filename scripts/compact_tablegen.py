@@ -635,6 +635,15 @@ def compact_instruction(d, arch, name, opcode, types, preds_used):
             out["fields"] = fields
         if rec.get("PostEncoderMethod"):
             out["post_encoder"] = rec["PostEncoderMethod"]
+        # RISC-V vector forms whose result must not overlap a source:
+        # RVVConstraint (VS2Constraint 1, VS1Constraint 2, VMConstraint 4,
+        # or'ed: widening, vrgather, vcompress, vsext, vector crypto's
+        # vsha2c*/vsm3me/.vs forms), which LLVM checks outside `Constraints`.
+        c = def_name(rec.get("RVVConstraint"))
+        if c and isinstance(d.r.get(c, {}).get("Value"), list):
+            v = bits_value(d.r[c]["Value"])
+            if v:
+                out["rvv_constraint"] = v
     return out
 
 

@@ -109,4 +109,7 @@ fn compaction_is_deterministic_and_resolves_set_expressions() {
         addi["fields"],
         serde_json::json!([["rd", 0, 0, 3], ["imm", 0, 6, 6]])
     );
+    // RVVConstraint: the value of the record it names, kept when not 0.
+    assert_eq!(addi["rvv_constraint"], 1);
+    assert!(acc.get("rvv_constraint").is_none(), "{acc}");
 }

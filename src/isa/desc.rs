@@ -254,4 +254,7 @@ pub struct InstrDesc {
     pub unknown: Flags,
     /// Index into `ENCODINGS`, or `NO_ENCODING`.
     pub enc: u32,
+    /// RISC-V `RVVConstraint`: which sources the vector result must not
+    /// overlap (bit 0 vs2, bit 1 vs1, bit 2 the mask v0); 0 elsewhere.
+    pub rvv_constraint: u8,
 }

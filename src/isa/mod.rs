@@ -522,6 +522,18 @@ impl Instr {
         self.d().unknown
     }
 
+    /// RISC-V vector forms: the sources LLVM's `RVVConstraint` keeps the
+    /// result off (widening, vrgather, vcompress, vsext/vzext, vsha2c*,
+    /// vsm3me …): vs2, vs1, the mask v0. Empty elsewhere.
+    pub fn result_must_not_overlap(&self) -> Vec<&'static str> {
+        let c = self.d().rvv_constraint;
+        [(1, "vs2"), (2, "vs1"), (4, "vm")]
+            .into_iter()
+            .filter(|(bit, _)| c & bit != 0)
+            .map(|(_, name)| name)
+            .collect()
+    }
+
     /// Whether `flag` is set.
     pub fn has(&self, flag: Flag) -> bool {
         self.d().flags.has(flag)
