@@ -398,31 +398,45 @@ fn chain_with(
     Ok(Chain { body, laps, bound })
 }
 
-/// Whether a result of `inst` that must differ from every input
-/// ([`Target::early_clobber`]: RVV widening results, masks over groups)
-/// overlaps a register `inst` reads: illegal (a SIGILL on RISC-V).
+/// Whether a result of `inst` overlaps a register `inst` reads that it
+/// must not: any input, for a result that must differ from every input
+/// ([`Target::early_clobber`]: RVV widening results, masks over groups);
+/// the sources LLVM's `RVVConstraint` names (`vsm3me`'s vs2, `vsha2ch`'s
+/// vs2 and vs1), for the others. Either is illegal (a SIGILL on RISC-V).
 fn clobbers_own_source(t: &dyn Target, inst: &Inst) -> bool {
     let mc = inst.form.mc_operands();
     let read = reads(t, inst);
-    (0..mc.len())
-        .filter(|&k| mc[k].operand.is_def() && t.early_clobber(inst.form, k))
-        .any(|k| {
-            // An accumulator (`vwmacc`'s vd) is tied to the result: the
-            // same group, read and written.
-            let tied = tied_group(&mc, k);
-            op_regs(t, inst, k).iter().any(|w| {
-                read.iter()
-                    .any(|(r, e)| !matches!(e, End::Op(j) if tied.contains(j)) && t.aliases(*w, *r))
-            })
-        })
+    let kept_off: Vec<usize> = inst
+        .form
+        .result_must_not_overlap()
+        .iter()
+        .filter_map(|n| mc.iter().position(|m| m.name == *n))
+        .collect();
+    (0..mc.len()).filter(|&k| mc[k].operand.is_def()).any(|k| {
+        let every = t.early_clobber(inst.form, k);
+        // An accumulator (`vwmacc`'s vd) is tied to the result: the
+        // same group, read and written.
+        let tied = tied_group(&mc, k);
+        let off = |e: &End| match e {
+            End::Op(j) => !tied.contains(j) && (every || kept_off.contains(j)),
+            End::Implicit(_) => every,
+        };
+        op_regs(t, inst, k)
+            .iter()
+            .any(|w| read.iter().any(|(r, e)| off(e) && t.aliases(*w, *r)))
+    })
 }
 
 /// The register the writer `body[p]` puts its operand `kd` on so that
 /// `body[q]` can read it through operand `ks`: `r`, unless `ks` reads a
 /// group of n registers (RVV LMUL 2-8, a widening form's wide source) and
-/// `r` is no multiple of n: then the writer moves to the first register
-/// that is, whose n registers nothing in the body uses (a group must be
-/// aligned, V specification 3.4.2; a misaligned one is a SIGILL).
+/// `r` is no multiple of n, or the group from `r` covers another source of
+/// `body[q]` (the writer's group may be smaller: `vmv.v.v` at m2 feeding
+/// `vwadd.wv`'s wide source, a group of 4): then the writer moves to the
+/// first register that is, whose n registers nothing in the body uses. A
+/// group must be aligned (V specification 3.4.2), and no register may give
+/// sources of two element widths to one instruction (5.2); either is a
+/// SIGILL.
 fn aligned_for(
     t: &dyn Target,
     body: &mut [Inst],
@@ -433,11 +447,26 @@ fn aligned_for(
     r: Reg,
 ) -> Result<Reg, String> {
     let n = op_regs(t, &body[q], ks).len();
-    if n <= 1 || (r.encoding() as usize).is_multiple_of(n) {
+    if n <= 1 {
         return Ok(r);
     }
     let mc = body[p].form.mc_operands();
     let class = class_of(body[p].form, kd);
+    let tied = tied_group(&body[q].form.mc_operands(), ks);
+    let other_sources: Vec<Reg> = reads(t, &body[q])
+        .into_iter()
+        .filter(|(_, e)| !matches!(e, End::Op(j) if tied.contains(j)))
+        .map(|(x, _)| x)
+        .collect();
+    let first = r.encoding() as usize;
+    let clear = class.is_some_and(|c| {
+        c.members()
+            .filter(|m| (first..first + n).contains(&(m.encoding() as usize)))
+            .all(|m| !other_sources.iter().any(|o| t.aliases(*o, m)))
+    });
+    if first.is_multiple_of(n) && clear {
+        return Ok(r);
+    }
     let no = || {
         format!(
             "{} reads a group of {n} from {}, which cannot move to a free group",
