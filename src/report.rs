@@ -234,6 +234,12 @@ pub fn lat_block(
                     Err(why) => format!("[FAILED: {why}]"),
                 };
                 s.push_str(&format!("\t{} {value}\n", sub.edge.label()));
+                if !sub.died.is_empty() {
+                    s.push_str("\t\tthe chain that ran and failed, one lap:\n");
+                    for l in &sub.died {
+                        s.push_str(&format!("\t\t\t{l}\n"));
+                    }
+                }
                 for &m in &sub.chains {
                     let m = &measurements[m];
                     let helpers: Vec<String> = m

@@ -64,6 +64,9 @@ pub struct SubLatency {
     pub edge: Edge,
     /// Its bounds in cycles (whole), or why it has none.
     pub value: Result<(i64, i64), String>,
+    /// Without a value: one lap of the chain that ran and failed (a
+    /// SIGILL, noise), else empty.
+    pub died: Vec<String>,
     /// The measurements whose chains run through it (indices into
     /// [`Run::measurements`]).
     pub chains: Vec<usize>,
@@ -183,6 +186,24 @@ struct Job {
     chain: Chain,
 }
 
+/// Why a chain has no measurement, with one lap of its body when it ran
+/// and failed (a SIGILL, noise), for the report: no command rebuilds a
+/// LAT chain, and a user reporting a fault needs what ran.
+#[derive(Clone, Debug)]
+struct Failed {
+    why: String,
+    lap: Vec<String>,
+}
+
+impl From<String> for Failed {
+    fn from(why: String) -> Failed {
+        Failed {
+            why,
+            lap: Vec::new(),
+        }
+    }
+}
+
 /// Measures `jobs`, calling `progress` after each; returns a measurement
 /// or the reason per job.
 fn measure(
@@ -191,8 +212,9 @@ fn measure(
     opts: &Options,
     label: &str,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> Vec<Result<Measurement, String>> {
-    let mut out: Vec<Result<Measurement, String>> = vec![Err("not measured".into()); jobs.len()];
+) -> Vec<Result<Measurement, Failed>> {
+    let mut out: Vec<Result<Measurement, Failed>> =
+        vec![Err(String::from("not measured").into()); jobs.len()];
     let make = |i: usize| tp::pair_of_kernels(t, &jobs[i].chain.body);
     // A body may be reported twice (a second chance after a failed or
     // noisy first measurement): progress counts it once.
@@ -200,26 +222,31 @@ fn measure(
     let mut done = 0;
     batch_costs(t, jobs.len(), &make, opts, &mut |i, got| {
         let j = &jobs[i];
+        let body: Vec<String> = j
+            .chain
+            .body
+            .iter()
+            .filter_map(|i| t.print(i).ok())
+            .collect();
+        let failed = |why: String| Failed {
+            why,
+            lap: body[..body.len() / j.chain.laps.max(1)].to_vec(),
+        };
         out[i] = match got {
-            Ok(cost) if !cost.positive() => Err(format!(
+            Ok(cost) if !cost.positive() => Err(failed(format!(
                 "the unroll difference was not positive ({:.3} cycles): noise",
                 cost.cycles
-            )),
+            ))),
             Ok(cost) => Ok(Measurement {
                 steps: j.steps.clone(),
                 breaker: j.breaker,
                 laps: j.chain.laps,
                 cycles: cost.cycles / (tp::unroll_for(j.chain.body.len()) * j.chain.laps) as f64,
                 bound: j.chain.bound.clone(),
-                body: j
-                    .chain
-                    .body
-                    .iter()
-                    .filter_map(|i| t.print(i).ok())
-                    .collect(),
+                body: body.clone(),
                 cost,
             }),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(failed(e.to_string())),
         };
         if !std::mem::replace(&mut reported[i], true) {
             done += 1;
@@ -249,16 +276,16 @@ fn measure_each(
     opts: &Options,
     label: &str,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> Vec<(usize, Result<Measurement, String>)> {
+) -> Vec<(usize, Result<Measurement, Failed>)> {
     let mut jobs = Vec::new();
-    let mut out: Vec<(usize, Option<Result<Measurement, String>>)> = Vec::new();
+    let mut out: Vec<(usize, Option<Result<Measurement, Failed>>)> = Vec::new();
     for (u, steps, breaker) in plans {
         match job(t, steps, breaker) {
             Ok(j) => {
                 jobs.push(j);
                 out.push((u, None));
             }
-            Err(why) => out.push((u, Some(Err(why)))),
+            Err(why) => out.push((u, Some(Err(why.into())))),
         }
     }
     let mut measured = measure(t, &jobs, opts, label, progress).into_iter();
@@ -363,6 +390,8 @@ pub fn run(
         by_form[*k].push(u);
     }
     let mut why_not: Vec<Option<String>> = vec![None; all.len()];
+    // One lap of the chain that ran and failed, per sub-latency.
+    let mut died: Vec<Vec<String>> = vec![Vec::new(); all.len()];
     let mut measurements: Vec<Measurement> = Vec::new();
     let mut equations: Vec<Equation> = Vec::new();
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
@@ -402,7 +431,10 @@ pub fn run(
     for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(why) => why_not[u] = Some(why),
+            Err(f) => {
+                why_not[u] = Some(f.why);
+                died[u] = f.lap;
+            }
         }
     }
     // Forms whose sub-latencies are all symmetric are final now.
@@ -419,6 +451,7 @@ pub fn run(
                 &all,
                 &bounds,
                 &why_not,
+                &died,
                 &on,
                 &measurements,
                 &left_out[k],
@@ -590,7 +623,10 @@ pub fn run(
     for (u, got) in measure_each(t, plans, opts, "asymmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(why) => why_not[u] = Some(why),
+            Err(f) => {
+                why_not[u] = Some(f.why);
+                died[u] = f.lap;
+            }
         }
     }
 
@@ -656,6 +692,7 @@ pub fn run(
             &all,
             &bounds,
             &why_not,
+            &died,
             &on,
             &measurements,
             &left_out[k],
@@ -687,6 +724,7 @@ fn form_row(
     all: &[(usize, Edge)],
     bounds: &[Bounds],
     why_not: &[Option<String>],
+    died: &[Vec<String>],
     on: &[Vec<usize>],
     measurements: &[Measurement],
     left_out: &[Reg],
@@ -712,6 +750,11 @@ fn form_row(
             let unobservable = unanchored.filter(|_| range).and_then(|c| c[u].clone());
             SubLatency {
                 edge: all[u].1,
+                died: if value.is_err() {
+                    died[u].clone()
+                } else {
+                    Vec::new()
+                },
                 value,
                 chains: on[u].clone(),
                 unobservable,

@@ -156,9 +156,10 @@ fn between_files_names_the_two_register_files_of_a_crossing() {
 
 /// The summary counts sub-latencies without a value by the kind of their
 /// reason: figures and registers do not split a kind (under qemu the
-/// noise failures filled one line per figure).
+/// noise failures filled one line per figure). The report shows the lap
+/// of a chain that ran and failed under its sub-latency.
 #[test]
-fn summary_groups_reasons_by_kind() {
+fn summary_groups_reasons_by_kind_and_report_shows_failed_chains() {
     let t = target(Arch::X86_64);
     let form = Isa::get(Arch::X86_64).instr("BTS64rr").unwrap();
     let (edges, _) = chain::edges(t, form);
@@ -172,8 +173,14 @@ fn summary_groups_reasons_by_kind() {
     let subs = edges
         .into_iter()
         .zip(values)
-        .map(|(edge, value)| SubLatency {
+        .enumerate()
+        .map(|(k, (edge, value))| SubLatency {
             edge,
+            died: if k == 0 {
+                vec!["bts rax, rcx".into(), "adc rcx, 1".into()]
+            } else {
+                Vec::new()
+            },
             value,
             chains: Vec::new(),
             unobservable: None,
@@ -196,6 +203,14 @@ fn summary_groups_reasons_by_kind() {
     assert!(
         s.contains("     1  no helper chain leads back from EFLAGS\n"),
         "{s}"
+    );
+    let report = crate::report::lat_block(t, &run.rows[0], &run.measurements);
+    let lap = "noise]\n\t\tthe chain that ran and failed, one lap:\n\t\t\tbts rax, rcx\n\t\t\tadc rcx, 1\n";
+    assert!(report.contains(lap), "{report}");
+    assert_eq!(
+        report.matches("the chain that ran and failed").count(),
+        1,
+        "{report}"
     );
     // No unanchored range: no empty list of file pairs.
     assert!(
