@@ -389,9 +389,7 @@ pub fn run(
     for (u, (k, _)) in all.iter().enumerate() {
         by_form[*k].push(u);
     }
-    let mut why_not: Vec<Option<String>> = vec![None; all.len()];
-    // One lap of the chain that ran and failed, per sub-latency.
-    let mut died: Vec<Vec<String>> = vec![Vec::new(); all.len()];
+    let mut why_not: Vec<Option<Failed>> = vec![None; all.len()];
     let mut measurements: Vec<Measurement> = Vec::new();
     let mut equations: Vec<Equation> = Vec::new();
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
@@ -431,10 +429,7 @@ pub fn run(
     for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(f) => {
-                why_not[u] = Some(f.why);
-                died[u] = f.lap;
-            }
+            Err(f) => why_not[u] = Some(f),
         }
     }
     // Forms whose sub-latencies are all symmetric are final now.
@@ -451,7 +446,6 @@ pub fn run(
                 &all,
                 &bounds,
                 &why_not,
-                &died,
                 &on,
                 &measurements,
                 &left_out[k],
@@ -609,10 +603,8 @@ pub fn run(
                 })
             });
             let Some(path) = path else {
-                why_not[u] = Some(format!(
-                    "no helper chain leads back from {} to {}",
-                    key.1, key.0
-                ));
+                why_not[u] =
+                    Some(format!("no helper chain leads back from {} to {}", key.1, key.0).into());
                 continue;
             };
             let mut steps = vec![all[u].1];
@@ -623,10 +615,7 @@ pub fn run(
     for (u, got) in measure_each(t, plans, opts, "asymmetric", progress) {
         match got {
             Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(f) => {
-                why_not[u] = Some(f.why);
-                died[u] = f.lap;
-            }
+            Err(f) => why_not[u] = Some(f),
         }
     }
 
@@ -692,7 +681,6 @@ pub fn run(
             &all,
             &bounds,
             &why_not,
-            &died,
             &on,
             &measurements,
             &left_out[k],
@@ -723,8 +711,7 @@ fn form_row(
     ids: &[usize],
     all: &[(usize, Edge)],
     bounds: &[Bounds],
-    why_not: &[Option<String>],
-    died: &[Vec<String>],
+    why_not: &[Option<Failed>],
     on: &[Vec<usize>],
     measurements: &[Measurement],
     left_out: &[Reg],
@@ -736,7 +723,7 @@ fn form_row(
         .map(|&u| {
             let value = match (bounds[u].hi, &why_not[u]) {
                 (Some(hi), _) => Ok((bounds[u].lo, hi)),
-                (None, Some(why)) => Err(why.clone()),
+                (None, Some(f)) => Err(f.why.clone()),
                 (None, None) => Err("no chain bounds it".into()),
             };
             for &m in &on[u] {
@@ -750,10 +737,9 @@ fn form_row(
             let unobservable = unanchored.filter(|_| range).and_then(|c| c[u].clone());
             SubLatency {
                 edge: all[u].1,
-                died: if value.is_err() {
-                    died[u].clone()
-                } else {
-                    Vec::new()
+                died: match (&value, &why_not[u]) {
+                    (Err(_), Some(f)) => f.lap.clone(),
+                    _ => Vec::new(),
                 },
                 value,
                 chains: on[u].clone(),
