@@ -17,16 +17,21 @@ pub enum Error {
     /// The command ran and found a failure it reports (selfcheck
     /// mismatches).
     Failed(String),
+    /// A run stopped by SIGINT or SIGTERM after saving what it had: how
+    /// to go on.
+    Stopped(String),
 }
 
 impl Error {
     /// The process exit code for this error: 2 for bad input (as clap
-    /// uses), 3 for unsupported, 1 for I/O and reported failures.
+    /// uses), 3 for unsupported, 1 for I/O and reported failures, 130
+    /// (128 + SIGINT, as a shell reports it) for a stopped run.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::BadInput(_) => 2,
             Error::Unsupported(_) => 3,
             Error::Io(..) | Error::Failed(_) => 1,
+            Error::Stopped(_) => crate::interrupt::EXIT_STATUS as i32,
         }
     }
 }
@@ -34,7 +39,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::BadInput(m) | Error::Unsupported(m) | Error::Failed(m) => f.write_str(m),
+            Error::BadInput(m) | Error::Unsupported(m) | Error::Failed(m) | Error::Stopped(m) => {
+                f.write_str(m)
+            }
             Error::Io(what, e) => write!(f, "{what}: {e}"),
         }
     }

@@ -9,6 +9,7 @@
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
 //! run once), [`probe`] (features a host cannot report, tried), [`tp`] (TP mode: throughput), [`report`] (report files),
+//! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
 //! [`db`] (the results database in WINIC's YAML format).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
@@ -20,6 +21,7 @@ pub mod elf;
 pub mod error;
 pub mod exec;
 pub mod inspect;
+pub mod interrupt;
 pub mod isa;
 pub mod kernel;
 pub mod lat;

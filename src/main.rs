@@ -605,10 +605,23 @@ fn run_mode(
         args.max_opcode,
     )?;
     let mut db = winic::db::Database::load(output)?;
-    let (mut journal, done, earlier) = winic::db::Journal::open(output, mode.name(), args.resume)?;
+    let (mut journal, mut done, earlier) =
+        winic::db::Journal::open(output, mode.name(), args.resume)?;
+    // A TP result journalled as an upper bound only (an implicit
+    // dependency, before the helper pass that would give its range) is
+    // not done: a run killed between the passes measures it again.
+    let provisional: std::collections::HashSet<String> = earlier
+        .iter()
+        .filter(|e| mode == Mode::Tp && e.vector_configs.is_empty())
+        .filter(|e| e.throughput_min.is_none() && e.throughput_max.is_some())
+        .map(|e| e.llvm_name.clone())
+        .collect();
+    done.retain(|n| !provisional.contains(n));
     for e in earlier {
         merge_result(&mut db, mode, e);
     }
+    winic::interrupt::install()
+        .map_err(|e| Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}")))?;
     let all_forms = forms.clone();
     if !done.is_empty() {
         let before = forms.len();
@@ -735,7 +748,7 @@ fn run_mode(
         }
     };
     let mut summary = summary;
-    if arch == Arch::Riscv64 && !args.vtypes.0.is_empty() {
+    if arch == Arch::Riscv64 && !args.vtypes.0.is_empty() && !winic::interrupt::requested() {
         let elen = arch::riscv64::elen();
         let mut tally = SweepTally::default();
         for &v in &args.vtypes.0 {
@@ -765,7 +778,7 @@ fn run_mode(
             let (runnable, lack): (Vec<_>, Vec<_>) =
                 chosen.into_iter().partition(|f| lacking(*f).is_none());
             tally.lacking += lack.len();
-            if runnable.is_empty() {
+            if runnable.is_empty() || winic::interrupt::requested() {
                 continue;
             }
             put(
@@ -845,11 +858,17 @@ fn run_mode(
     if let Some(e) = write_error {
         return Err(e);
     }
+    let stopped = winic::interrupt::requested();
+    if stopped {
+        summary.push_str("  STOPPED by SIGINT or SIGTERM: the counts above are of the forms finished until then\n");
+    }
     if let Some(r) = &mut report {
         r.append(&format!("-----Summary-----\n{summary}"))?;
     }
     db.save(output)?;
-    journal.finish()?;
+    if !stopped {
+        journal.finish()?;
+    }
     write!(out, "{summary}").map_err(io)?;
     eprintln!(
         "database: {} ({} entries)",
@@ -858,6 +877,16 @@ fn run_mode(
     );
     if let Some(r) = &report {
         eprintln!("report: {}", r.path().display());
+    }
+    if stopped {
+        return Err(Error::Stopped(format!(
+            "stopped by SIGINT or SIGTERM: what was measured is saved in {} and its journal {}; \
+             continue with `winic {} --resume -o {}` (with the same form selection)",
+            output.display(),
+            winic::db::Journal::path_of(output, mode.name()).display(),
+            mode.name(),
+            output.display()
+        )));
     }
     Ok(())
 }

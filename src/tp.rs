@@ -252,7 +252,9 @@ pub fn run(
         flush(&rows, row, progress);
     });
     let mut rows: Vec<Row> = rows.into_iter().flatten().collect();
-    with_helpers(t, &mut rows, opts, known, row);
+    if !crate::interrupt::requested() {
+        with_helpers(t, &mut rows, opts, known, row);
+    }
     rows
 }
 

@@ -28,6 +28,9 @@ pub enum ChildError {
     Garbage(String),
     /// winic could not fork, pin or talk to the child.
     System(String),
+    /// The user stopped the run (SIGINT, SIGTERM) while the child ran; it
+    /// was killed. Not the kernel's fault.
+    Interrupted,
 }
 
 impl fmt::Display for ChildError {
@@ -40,6 +43,7 @@ impl fmt::Display for ChildError {
             }
             ChildError::Garbage(m) => write!(f, "sent no valid result: {m}"),
             ChildError::System(m) => write!(f, "{m}"),
+            ChildError::Interrupted => write!(f, "stopped by SIGINT or SIGTERM (killed)"),
         }
     }
 }
@@ -71,7 +75,7 @@ pub fn in_child(
             drop(tx);
             let got = read_until(&rx, deadline, false);
             drop(rx);
-            let timed_out = matches!(got, Err(ChildError::Timeout(_)));
+            let timed_out = matches!(got, Err(ChildError::Timeout(_) | ChildError::Interrupted));
             if timed_out {
                 let _ = kill(child, Signal::SIGKILL);
             }
@@ -102,24 +106,27 @@ impl Records {
 }
 
 /// Runs `work` in a forked child pinned to `cpu` (if given), which sends
-/// records as it goes ([`Records::send`]). Returns every complete record
-/// received and, if the child did not end cleanly, why: a signal, an exit
-/// status, garbage, or `idle` passing without a record (then it is killed).
-/// The child is always reaped.
+/// records as it goes ([`Records::send`]); `record` gets each complete
+/// record in the parent as soon as it arrives (so a caller can save it
+/// before the child is done: a run killed meanwhile keeps it). Returns,
+/// if the child did not end cleanly, why: a signal, an exit status,
+/// garbage, or `idle` passing without a record (then it is killed). The
+/// child is always reaped.
 pub fn in_child_stream(
     cpu: Option<usize>,
     idle: Duration,
     work: impl FnOnce(&mut Records),
-) -> (Vec<Vec<f64>>, Option<ChildError>) {
+    record: &mut dyn FnMut(Vec<f64>),
+) -> Option<ChildError> {
     let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
     let (rx, tx) = match pipe2(OFlag::O_CLOEXEC) {
         Ok(p) => p,
-        Err(e) => return (Vec::new(), Some(sys("pipe", e))),
+        Err(e) => return Some(sys("pipe", e)),
     };
     // SAFETY: as for `in_child`: the child pins itself, runs `work`,
     // writes to the pipe and calls `_exit`.
     match unsafe { fork() } {
-        Err(e) => (Vec::new(), Some(sys("fork", e))),
+        Err(e) => Some(sys("fork", e)),
         Ok(ForkResult::Child) => {
             drop(rx);
             let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
@@ -135,7 +142,6 @@ pub fn in_child_stream(
         }
         Ok(ForkResult::Parent { child }) => {
             drop(tx);
-            let mut records = Vec::new();
             let mut buf = Vec::new();
             let mut problem = None;
             loop {
@@ -144,7 +150,7 @@ pub fn in_child_stream(
                     Ok(chunk) => {
                         buf.extend_from_slice(&chunk);
                         match split_records(&mut buf) {
-                            Ok(mut got) => records.append(&mut got),
+                            Ok(got) => got.into_iter().for_each(&mut *record),
                             Err(e) => {
                                 problem = Some(e);
                                 let _ = kill(child, Signal::SIGKILL);
@@ -153,7 +159,7 @@ pub fn in_child_stream(
                         }
                     }
                     Err(e) => {
-                        if matches!(e, ChildError::Timeout(_)) {
+                        if matches!(e, ChildError::Timeout(_) | ChildError::Interrupted) {
                             let _ = kill(child, Signal::SIGKILL);
                         }
                         problem = Some(e);
@@ -164,7 +170,7 @@ pub fn in_child_stream(
             drop(rx);
             let status = match reap(child) {
                 Ok(s) => s,
-                Err(e) => return (records, Some(e)),
+                Err(e) => return Some(e),
             };
             let fate = match status {
                 _ if problem.is_some() => problem,
@@ -178,7 +184,7 @@ pub fn in_child_stream(
                 ))),
                 _ => None,
             };
-            (records, fate)
+            fate
         }
     }
 }
@@ -257,11 +263,16 @@ fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
+        if crate::interrupt::requested() {
+            return Err(ChildError::Interrupted);
+        }
         let left = end.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(ChildError::Timeout(deadline));
         }
-        let ms = PollTimeout::try_from(left.as_millis().clamp(1, i32::MAX as u128) as i32)
+        // A signal that comes between the check above and `poll` is seen
+        // at the latest after this long.
+        let ms = PollTimeout::try_from(left.as_millis().clamp(1, 250) as i32)
             .unwrap_or(PollTimeout::MAX);
         let mut fds = [PollFd::new(rx.as_fd(), PollFlags::POLLIN)];
         match poll(&mut fds, ms) {
@@ -359,9 +370,20 @@ mod tests {
         assert!(matches!(decode(&msg), Err(ChildError::Garbage(_))));
     }
 
+    /// The records of a streaming child, collected, and its fate.
+    fn stream(
+        cpu: Option<usize>,
+        idle: Duration,
+        work: impl FnOnce(&mut Records),
+    ) -> (Vec<Vec<f64>>, Option<ChildError>) {
+        let mut got = Vec::new();
+        let fate = in_child_stream(cpu, idle, work, &mut |r| got.push(r));
+        (got, fate)
+    }
+
     #[test]
     fn streamed_records_survive_a_fault() {
-        let (got, fate) = in_child_stream(Some(0), SHORT, |r| {
+        let (got, fate) = stream(Some(0), SHORT, |r| {
             assert!(r.send(&[1.0, 2.0]));
             assert!(r.send(&[]));
             assert!(r.send(&[3.0]));
@@ -370,16 +392,43 @@ mod tests {
         });
         assert_eq!(got, vec![vec![1.0, 2.0], vec![], vec![3.0]]);
         assert_eq!(fate, Some(ChildError::Signal("SIGSEGV".into())));
-        let (got, fate) = in_child_stream(None, SHORT, |r| {
+        let (got, fate) = stream(None, SHORT, |r| {
             r.send(&[5.0]);
         });
         assert_eq!((got, fate), (vec![vec![5.0]], None));
     }
 
+    /// A record reaches the parent while the child still runs, not when
+    /// it ends: a parent killed meanwhile has saved it.
+    #[test]
+    fn records_arrive_while_the_child_runs() {
+        let start = Instant::now();
+        let mut arrived = Vec::new();
+        let fate = in_child_stream(
+            None,
+            SHORT,
+            |r| {
+                r.send(&[1.0]);
+                std::thread::sleep(Duration::from_millis(1500));
+                r.send(&[2.0]);
+            },
+            &mut |r| arrived.push((r, start.elapsed())),
+        );
+        assert_eq!(fate, None);
+        let ended = start.elapsed();
+        assert_eq!(arrived.len(), 2, "{arrived:?}");
+        assert_eq!(arrived[0].0, vec![1.0]);
+        assert!(
+            arrived[0].1 + Duration::from_millis(1000) < ended,
+            "the first record came at {:?}, the child ended at {ended:?}",
+            arrived[0].1
+        );
+    }
+
     #[test]
     fn a_silent_stream_is_killed_after_the_idle_time() {
         let idle = Duration::from_millis(300);
-        let (got, fate) = in_child_stream(None, idle, |r| {
+        let (got, fate) = stream(None, idle, |r| {
             r.send(&[1.0]);
             loop {
                 std::hint::spin_loop();

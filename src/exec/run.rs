@@ -433,6 +433,9 @@ pub fn batch_costs(
             emitted += 1;
         }
     });
+    if crate::interrupt::requested() {
+        return;
+    }
     // Second chance, at the end: bodies that did not get their clean
     // rounds or no positive difference, and bodies judged by a probe that
     // later proved slow (the sibling thread was busy from the start of the
@@ -483,41 +486,49 @@ impl Batch<'_> {
                 .filter(|i| !finished.contains(i))
                 .collect();
             let Some(&first) = open.first() else { return };
+            if crate::interrupt::requested() {
+                return;
+            }
             let fastest = self.fastest_probe;
-            let (records, fate) = super::in_child_stream(opts.cpu, opts.deadline, |out| {
-                let cal_iterations =
-                    calf.map(|(_, c2)| measure::iterations_for(sampling.sample, |k| timed(c2, k)));
-                let mut probe = Probe::new(probef, fastest, &sampling);
-                let mut rest = &open[..];
-                while !rest.is_empty() {
-                    let len = if alone.contains(&rest[0]) {
-                        1
-                    } else {
-                        rest.iter()
-                            .take(sampling.group.max(1))
-                            .take_while(|i| !alone.contains(i))
-                            .count()
-                    };
-                    let (group, more) = rest.split_at(len);
-                    rest = more;
-                    let cal = calf.zip(cal_iterations);
-                    if !measure_group(group, make, &sampling, cal, &mut probe, out) {
-                        return;
-                    }
-                }
-            });
             let mut group: Vec<usize> = Vec::new();
             let mut warmed: Vec<usize> = Vec::new();
             let mut clock = (0.0, 0.0);
-            for r in &records {
-                match r.as_slice() {
+            let fastest_probe = &mut self.fastest_probe;
+            let fate = super::in_child_stream(
+                opts.cpu,
+                opts.deadline,
+                |out| {
+                    let cal_iterations = calf
+                        .map(|(_, c2)| measure::iterations_for(sampling.sample, |k| timed(c2, k)));
+                    let mut probe = Probe::new(probef, fastest, &sampling);
+                    let mut rest = &open[..];
+                    while !rest.is_empty() {
+                        let len = if alone.contains(&rest[0]) {
+                            1
+                        } else {
+                            rest.iter()
+                                .take(sampling.group.max(1))
+                                .take_while(|i| !alone.contains(i))
+                                .count()
+                        };
+                        let (group, more) = rest.split_at(len);
+                        rest = more;
+                        let cal = calf.zip(cal_iterations);
+                        if !measure_group(group, make, &sampling, cal, &mut probe, out) {
+                            return;
+                        }
+                    }
+                },
+                // Each result goes on as it arrives, so that the caller
+                // can save it while the child measures the rest.
+                &mut |r| match r.as_slice() {
                     [tag, ids @ ..] if *tag == GROUP => {
                         group = ids.iter().map(|&i| i as usize).collect();
                         warmed.clear();
                     }
                     [tag, i] if *tag == WARM => warmed.push(*i as usize),
                     [tag, before, after] if *tag == CALIBRATION => clock = (*before, *after),
-                    [tag, ns] if *tag == PROBE => self.fastest_probe = self.fastest_probe.min(*ns),
+                    [tag, ns] if *tag == PROBE => *fastest_probe = fastest_probe.min(*ns),
                     [i, ok, rest @ ..] if group.contains(&(*i as usize)) => {
                         let i = *i as usize;
                         let r = if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 2 {
@@ -544,12 +555,17 @@ impl Batch<'_> {
                             })
                         };
                         finished.insert(i);
-                        got(i, r, self.fastest_probe);
+                        got(i, r, *fastest_probe);
                     }
                     _ => {}
-                }
-            }
+                },
+            );
             let Some(e) = fate else { continue };
+            if e == ChildError::Interrupted || crate::interrupt::requested() {
+                // The user stopped the run: no body is to blame, and none
+                // is measured further.
+                return;
+            }
             let unfinished: Vec<usize> = group
                 .iter()
                 .copied()

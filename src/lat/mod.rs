@@ -432,6 +432,16 @@ pub fn run(
             Err(f) => why_not[u] = Some(f),
         }
     }
+    // Stopped by the user: chains not measured are no results; what is
+    // final (the skipped forms) was reported.
+    let stopped = |rows: Vec<Option<Row>>, measurements: Vec<Measurement>| Run {
+        rows: rows.into_iter().flatten().collect(),
+        measurements,
+        contradictions: Vec::new(),
+    };
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
     // Forms whose sub-latencies are all symmetric are final now.
     let (bounds, _) = solve::solve(all.len(), &equations);
     for k in 0..forms.len() {
@@ -618,6 +628,9 @@ pub fn run(
             Err(f) => why_not[u] = Some(f),
         }
     }
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
 
     // The fastest of each direction, as measured against the same helper
     // back, chained with each other: when they take 2 cycles together,
@@ -653,6 +666,9 @@ pub fn run(
         .flatten()
     {
         record(m, &mut measurements, &mut equations, &mut on);
+    }
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
     }
 
     // 3. All equations at once.

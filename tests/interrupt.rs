@@ -1,0 +1,158 @@
+//! A run stopped at a random point loses nothing: killed (SIGKILL) or
+//! stopped (SIGINT) while it measures, then continued with `--resume`, it
+//! ends with the same forms and the same upper bounds as a run that was
+//! never stopped. The real binary, on a selection of forms of the host's
+//! arch (under qemu-user, through `WINIC_TEST_RUNNER`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A selection of forms of the host's arch that takes a few seconds and
+/// has forms with an implicit dependency (a helper pass) on x86.
+fn selection() -> Vec<&'static str> {
+    let filter = if cfg!(target_arch = "x86_64") {
+        "^VPADD|^VPSUB|^VPMUL|^VPAND|^VPOR|^VPXOR|^ADC|^SBB"
+    } else if cfg!(target_arch = "aarch64") {
+        "^(ADD|SUB|FADD|FMUL|ADC|SBC)"
+    } else {
+        "^V"
+    };
+    vec!["--filter", filter, "--vtypes", "none", "--noReport"]
+}
+
+fn winic(args: &[&str], dir: &Path) -> Command {
+    let bin = env!("CARGO_BIN_EXE_winic");
+    let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
+    let mut parts = runner.split_whitespace();
+    let mut cmd = match parts.next() {
+        Some(emu) => {
+            let mut c = Command::new(emu);
+            c.args(parts).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(args).current_dir(dir);
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("winic-interrupt-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Forms with a throughput in the database, and those with only an upper
+/// bound.
+fn forms(db: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
+    let text = std::fs::read_to_string(db).unwrap_or_else(|e| panic!("{}: {e}", db.display()));
+    let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let (mut all, mut bound) = (BTreeSet::new(), BTreeSet::new());
+    for e in v.as_sequence().into_iter().flatten() {
+        let name = e["llvmName"].as_str().unwrap().to_string();
+        if e["throughputMax"].is_null() {
+            continue;
+        }
+        if e["throughputMin"].is_null() {
+            bound.insert(name.clone());
+        }
+        all.insert(name);
+    }
+    (all, bound)
+}
+
+/// Measured entries in a journal.
+fn journalled(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.matches("\"entry\":{").count())
+        .unwrap_or(0)
+}
+
+/// Starts a TP run into `dir/db.yaml`, sends `signal` once its journal
+/// holds `entries` measured forms, and returns its exit status; then
+/// resumes it and checks the result against `reference`.
+fn stop_and_resume(
+    name: &str,
+    signal: nix::sys::signal::Signal,
+    reference: &(BTreeSet<String>, BTreeSet<String>),
+) {
+    let dir = scratch(name);
+    let mut args = vec!["TP", "-o", "db.yaml"];
+    args.extend(selection());
+    let mut child = winic(&args, &dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = dir.join("db.yaml.TP.journal");
+    let start = Instant::now();
+    let mut seen = 0;
+    while start.elapsed() < Duration::from_secs(300) {
+        seen = journalled(&journal);
+        if seen >= 10 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{name}: the run ended before it could be stopped ({seen} forms journalled): the selection is too small for this machine"
+    );
+    // The runner (qemu) forwards the signal to the program.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(journal.exists(), "{name}: the journal is gone\n{err}");
+    let kept = journalled(&journal);
+    assert!(kept >= seen, "{name}: {kept} < {seen} entries");
+    if signal == nix::sys::signal::Signal::SIGINT {
+        assert_eq!(out.status.code(), Some(130), "{name}: {err}");
+        assert!(err.contains("--resume"), "{name}: {err}");
+        // What was finished is in the database already.
+        let (saved, _) = forms(&dir.join("db.yaml"));
+        assert!(!saved.is_empty(), "{name}: nothing saved\n{err}");
+    }
+    let mut args = vec!["TP", "-o", "db.yaml", "--resume"];
+    args.extend(selection());
+    let out = winic(&args, &dir).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}: resume failed: {err}");
+    assert!(err.contains("were done before"), "{name}: {err}");
+    assert!(!journal.exists(), "{name}: the journal outlived the run");
+    let got = forms(&dir.join("db.yaml"));
+    // Under an emulator a cheap form may time only noise in one run and
+    // not the other: the sets are compared on the host only.
+    if std::env::var_os("WINIC_EMULATED").is_none() {
+        assert_eq!(got.0, reference.0, "{name}: other forms measured");
+        assert_eq!(got.1, reference.1, "{name}: other upper bounds");
+    } else {
+        assert!(!got.0.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
+    let dir = scratch("reference");
+    let mut args = vec!["TP", "-o", "db.yaml"];
+    args.extend(selection());
+    let out = winic(&args, &dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reference = forms(&dir.join("db.yaml"));
+    assert!(reference.0.len() >= 20, "{:?}", reference.0);
+    if cfg!(target_arch = "x86_64") {
+        // ADC/SBB forms get their range from the helper pass; killed
+        // before it, the resumed run must still give it.
+        assert!(reference.0.contains("ADC64rr"), "{:?}", reference.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    stop_and_resume("sigkill", nix::sys::signal::Signal::SIGKILL, &reference);
+    stop_and_resume("sigint", nix::sys::signal::Signal::SIGINT, &reference);
+}
