@@ -640,6 +640,23 @@ fn run_mode(
         plan: winic::measure::Plan::fast(),
         ..run::Options::default()
     };
+    let t = arch::target(arch);
+    // TP's floor: the fastest rate this core sustains, once per run.
+    let floor = match mode {
+        Mode::Tp => winic::tp::floor(t, &opts),
+        Mode::Lat => None,
+    };
+    let floor_line = floor.map_or_else(
+        || "not measured (no positive difference: an emulator?); no value is held back".to_string(),
+        |f| {
+            format!(
+                "{:.3} cycles per instruction (a block of independent {}); TP holds back values more than {:.0}% below it",
+                f.cycles,
+                f.probe,
+                100.0 * winic::tp::FLOOR_SLACK
+            )
+        },
+    );
     let mut report =
         if args.no_report {
             None
@@ -673,6 +690,7 @@ fn run_mode(
                 ("Forms", forms.len().to_string()),
             ]
             .into_iter()
+            .chain((mode == Mode::Tp).then(|| ("Floor", floor_line.clone())))
             .chain(arch::target(arch).host_report())
             .collect::<Vec<_>>(),
         )?)
@@ -709,7 +727,6 @@ fn run_mode(
             write_error = step().err();
         }
     };
-    let t = arch::target(arch);
     let summary = match mode {
         Mode::Tp => {
             let rows = winic::tp::run(
@@ -717,6 +734,7 @@ fn run_mode(
                 &forms,
                 &opts,
                 args.x87,
+                floor,
                 &|name| known.get(name).copied(),
                 &mut eta_progress(format!("TP {arch}")),
                 &mut |row| {
@@ -727,7 +745,9 @@ fn run_mode(
                     )
                 },
             );
-            winic::tp::summary(&rows, start.elapsed())
+            let mut s = winic::tp::summary(&rows, start.elapsed());
+            s.push_str(&format!("  floor:      {floor_line}\n"));
+            s
         }
         Mode::Lat => {
             let run = winic::lat::run(
@@ -800,6 +820,7 @@ fn run_mode(
                         &runnable,
                         &opts,
                         args.x87,
+                        floor,
                         &|name| known.get(name).copied(),
                         &mut eta_progress(label),
                         &mut |row| {

@@ -191,7 +191,9 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
             if c.noisy() {
                 s.push_str("\twarning: repetitions disagreed beyond the spread limit, or the clock moved by more than 5%\n");
             }
-            if !m.implicit_dependency.is_empty() && m.helper.is_none() {
+            if let Some(why) = &m.held_back {
+                s.push_str(&format!("\twarning: upper bound only: {why}\n"));
+            } else if !m.implicit_dependency.is_empty() && m.helper.is_none() {
                 let regs: Vec<String> =
                     m.implicit_dependency.iter().map(|r| r.asm_name()).collect();
                 s.push_str(&format!(

@@ -38,6 +38,58 @@ pub(crate) fn pair_of_kernels(
     Ok((kernel::build(t, body, u)?, kernel::build(t, body, 2 * u)?))
 }
 
+/// A measured value this much below the [`Floor`] is held back: the
+/// floor's own timing varies by a few percent between runs.
+pub const FLOOR_SLACK: f64 = 0.1;
+
+/// The fastest rate the core sustains, measured once per run: the cheaper
+/// of a block of independent no-ops and a block of independent one-cycle
+/// adds (the forms nothing issues faster), in cycles per instruction. No
+/// throughput below it is a measurement: a helper subtracted from a pair
+/// (`and al, 2` with `rdtsc`, 29 cycles from 29) leaves noise there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Floor {
+    /// Cycles per instruction.
+    pub cycles: f64,
+    /// The block that ran that fast.
+    pub probe: &'static str,
+}
+
+impl Floor {
+    /// Whether `cycles` per instruction is faster than the core can be.
+    pub fn undercut_by(&self, cycles: f64) -> bool {
+        cycles < self.cycles * (1.0 - FLOOR_SLACK)
+    }
+}
+
+/// Measures the [`Floor`] of this core; `None` where neither block gives
+/// a positive difference (an emulator) or cannot be built.
+pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
+    let nop = t.nop().ok().map(|n| vec![n; shape::COPIES]);
+    let add = t
+        .chain_add()
+        .ok()
+        .and_then(|a| shape::throughput(t, a.form, shape::COPIES).ok());
+    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> = [("no-ops", nop), ("adds", add)]
+        .into_iter()
+        .filter_map(|(name, body)| Some((name, body?)))
+        .collect();
+    let make = |i: usize| pair_of_kernels(t, &probes[i].1);
+    let mut best: Option<Floor> = None;
+    batch_costs(t, probes.len(), &make, opts, &mut |i, got| {
+        let Ok(cost) = got else { return };
+        let len = probes[i].1.len();
+        let cycles = per_copy(&cost, len, len);
+        if cost.positive() && best.is_none_or(|b| cycles < b.cycles) {
+            best = Some(Floor {
+                cycles,
+                probe: probes[i].0,
+            });
+        }
+    });
+    best
+}
+
 /// What TP found for one form.
 #[derive(Clone, Debug)]
 pub enum Outcome {
@@ -85,6 +137,10 @@ pub struct Measured {
     /// of one copy and one helper, and the throughput lies in
     /// [`cycles` − helper, `cycles`].
     pub helper: Option<Helper>,
+    /// Why the lower end of the range is not written (a helper dearer
+    /// than the form, or a difference below the core's [`Floor`]): the
+    /// value is an upper bound only.
+    pub held_back: Option<String>,
 }
 
 /// A helper form: writes the register a measured form reads and writes
@@ -106,6 +162,13 @@ impl Measured {
     /// exact without an implicit dependency, [combined − helper, combined]
     /// with a helper, `None` as lower bound when no helper was found.
     pub fn range(&self) -> (Option<f64>, f64) {
+        if self.held_back.is_some() {
+            let high = self
+                .helper
+                .as_ref()
+                .map_or(self.cycles, |h| self.cycles.min(h.without));
+            return (None, high);
+        }
         match (&self.helper, self.implicit_dependency.is_empty()) {
             (_, true) => (Some(self.cycles), self.cycles),
             (Some(h), false) => {
@@ -173,12 +236,16 @@ pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
 
 /// Measures `forms`, calling `progress(done, total, name)` after each and
 /// `row(&Row)` with each result as soon as it exists (in the order of
-/// `forms`); returns all rows. `x87` measures x87 forms too.
+/// `forms`); returns all rows. `x87` measures x87 forms too. A value
+/// below `floor` ([`floor`], measured once per run) is held back, with
+/// the reason.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     t: &dyn Target,
     forms: &[Instr],
     opts: &Options,
     x87: bool,
+    floor: Option<Floor>,
     known: &dyn Fn(&str) -> Option<f64>,
     progress: &mut dyn FnMut(usize, usize, &str),
     row: &mut dyn FnMut(&Row),
@@ -235,14 +302,25 @@ pub fn run(
                 "the unroll difference was not positive ({:.3} cycles for the body): noise",
                 cost.cycles
             )),
-            Ok(cost) => Outcome::Measured(Measured {
-                cycles: per_copy(&cost, body.len(), body.len()),
-                copies: body.len(),
-                cost,
-                implicit_dependency: implicit_dependency(t, form),
-                body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
-                helper: None,
-            }),
+            Ok(cost) => {
+                let cycles = per_copy(&cost, body.len(), body.len());
+                match floor.filter(|f| f.undercut_by(cycles)) {
+                    Some(f) => Outcome::Failed(format!(
+                        "held back: below the fastest rate this core sustains ({cycles:.3} cycles \
+                         per instruction, floor {:.3} from a block of {}): a wrong clock or noise",
+                        f.cycles, f.probe
+                    )),
+                    None => Outcome::Measured(Measured {
+                        cycles,
+                        copies: body.len(),
+                        cost,
+                        implicit_dependency: implicit_dependency(t, form),
+                        body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+                        helper: None,
+                        held_back: None,
+                    }),
+                }
+            }
             Err(e) => Outcome::Failed(e.to_string()),
         };
         rows[*k] = Some(Row { form, outcome });
@@ -253,7 +331,7 @@ pub fn run(
     });
     let mut rows: Vec<Row> = rows.into_iter().flatten().collect();
     if !crate::interrupt::requested() {
-        with_helpers(t, &mut rows, opts, known, row);
+        with_helpers(t, &mut rows, opts, floor, known, row);
     }
     rows
 }
@@ -317,6 +395,7 @@ fn with_helpers(
     t: &dyn Target,
     rows: &mut [Row],
     opts: &Options,
+    floor: Option<Floor>,
     known: &dyn Fn(&str) -> Option<f64>,
     row: &mut dyn FnMut(&Row),
 ) {
@@ -398,6 +477,21 @@ fn with_helpers(
         let Some((h, v)) = fastest(compares).or_else(|| fastest(others)) else {
             continue;
         };
+        if v > m.cycles {
+            // `rdtsc` (29 cycles) to break `and al, 2` (1 cycle): the
+            // difference of two 30-cycle timings is noise, not the form.
+            let why = format!(
+                "no helper is cheaper than the form: the fastest, {} at {v:.3} cycles, costs more \
+                 than its {:.3}, and subtracting it would leave noise",
+                h.name(),
+                m.cycles
+            );
+            if let Outcome::Measured(m) = &mut rows[k].outcome {
+                m.held_back = Some(why);
+            }
+            row(&rows[k]);
+            continue;
+        }
         if let Some(body) = interleaved(t, rows[k].form, h) {
             plans.push((
                 k,
@@ -425,17 +519,29 @@ fn with_helpers(
             return;
         };
         let pairs = body.len() / 2;
+        let cycles = per_copy(&cost, body.len(), pairs);
+        // The range's lower end, combined − helper, faster than the core
+        // can be: the helper's cost dwarfed the form's.
+        let low = cycles - helper.cycles;
+        let held_back = floor.filter(|f| f.undercut_by(low)).map(|f| {
+            format!(
+                "the lower end, {cycles:.3} − {:.3} = {low:.3} cycles, is below the fastest rate this \
+                 core sustains ({:.3}, a block of {}): the helper's cost dwarfs the form's",
+                helper.cycles, f.cycles, f.probe
+            )
+        });
         // A second, better measurement replaces the first.
         updates.retain(|(u, _)| u != k);
         updates.push((
             *k,
             Measured {
-                cycles: per_copy(&cost, body.len(), pairs),
+                cycles,
                 copies: pairs,
                 cost,
                 implicit_dependency: old.implicit_dependency.clone(),
                 body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
                 helper: Some(helper.clone()),
+                held_back,
             },
         ));
     });
@@ -492,7 +598,7 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
 /// second.
 pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     use std::collections::BTreeMap;
-    let (mut measured, mut bounded, mut noisy) = (0, 0, 0);
+    let (mut measured, mut bounded, mut noisy, mut held) = (0, 0, 0, 0);
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failed: BTreeMap<String, usize> = BTreeMap::new();
     let mut no_kernel = 0;
@@ -500,7 +606,8 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         match &r.outcome {
             Outcome::Measured(m) => {
                 measured += 1;
-                bounded += usize::from(!m.implicit_dependency.is_empty());
+                bounded += usize::from(m.range().0.is_none());
+                held += usize::from(m.held_back.is_some());
                 noisy += usize::from(m.cost.noisy());
             }
             Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
@@ -512,7 +619,7 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     }
     let secs = wall.as_secs_f64();
     let mut s = format!(
-        "TP: {} forms in {secs:.1} s ({:.1} forms/s)\n  measured:   {measured} ({bounded} upper bounds through an implicit dependency, {noisy} noisy)\n",
+        "TP: {} forms in {secs:.1} s ({:.1} forms/s)\n  measured:   {measured} ({bounded} upper bounds only, through an implicit dependency ({held} of them held back: no helper cheap enough, see the report), {noisy} noisy)\n",
         rows.len(),
         rows.len() as f64 / secs.max(1e-9)
     );
@@ -602,6 +709,111 @@ mod tests {
     }
 
     #[test]
+    fn a_value_below_the_floor_is_held_back_and_a_held_back_range_is_a_bound() {
+        let f = Floor {
+            cycles: 0.167,
+            probe: "no-ops",
+        };
+        assert!(f.undercut_by(0.01) && f.undercut_by(0.14));
+        assert!(!f.undercut_by(0.16) && !f.undercut_by(0.25));
+        let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
+        let timing = crate::measure::Timing {
+            ns_per_iter: 1.0,
+            iterations: 1,
+            spread: 0.0,
+            noisy: false,
+        };
+        let mut m = Measured {
+            cycles: 29.0,
+            copies: 12,
+            cost: Cost {
+                ns: 1.0,
+                cycles: 29.0,
+                ghz: 1.0,
+                clock_drift: 0.0,
+                once: timing,
+                twice: timing,
+                rounds: (0, 0),
+            },
+            implicit_dependency: implicit_dependency(target(Arch::X86_64), adc),
+            body: Vec::new(),
+            helper: Some(Helper {
+                form: adc,
+                cycles: 28.99,
+                without: 1.0,
+            }),
+            held_back: None,
+        };
+        assert_eq!(m.range().1, 1.0);
+        assert!(m.range().0.is_some());
+        m.held_back = Some("the helper dwarfs the form".into());
+        assert_eq!(m.range(), (None, 1.0));
+        let e = entry(&Row {
+            form: adc,
+            outcome: Outcome::Measured(m),
+        })
+        .unwrap();
+        assert_eq!(
+            (e.throughput, e.throughput_min, e.throughput_max),
+            (None, None, Some(1.0))
+        );
+    }
+
+    /// On the host: a floor above what a form measures holds it back (a
+    /// failure naming the floor), and the real floor holds back nothing
+    /// of the cheapest forms.
+    #[test]
+    fn the_floor_holds_back_what_undercuts_it() {
+        let Some(arch) = Arch::host() else { return };
+        if std::env::var_os("WINIC_EMULATED").is_some() {
+            // Under qemu differences are noise: the floor may be anything.
+            return;
+        }
+        let t = target(arch);
+        let mut opts = Options::default();
+        opts.plan.min_run = std::time::Duration::from_micros(500);
+        let real = floor(t, &opts).expect("a floor on real hardware");
+        assert!(
+            real.cycles > 0.02 && real.cycles < 1.0,
+            "{real:?}: no core issues faster than 50 per cycle or slower than 1"
+        );
+        let add = t.chain_add().unwrap().form;
+        let high = Floor {
+            cycles: 100.0,
+            probe: "test",
+        };
+        let rows = run(
+            t,
+            &[add],
+            &opts,
+            false,
+            Some(high),
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |_| {},
+        );
+        match &rows[0].outcome {
+            Outcome::Failed(why) => assert!(why.starts_with("held back"), "{why}"),
+            o => panic!("{o:?}"),
+        }
+        let rows = run(
+            t,
+            &[add],
+            &opts,
+            false,
+            Some(real),
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |_| {},
+        );
+        assert!(
+            matches!(rows[0].outcome, Outcome::Measured(_)),
+            "{:?}",
+            rows[0].outcome
+        );
+    }
+
+    #[test]
     fn x87_and_implicit_dependencies_are_recognised() {
         let isa = Isa::get(Arch::X86_64);
         let t = target(Arch::X86_64);
@@ -660,6 +872,7 @@ mod tests {
             &[adc],
             &opts,
             false,
+            None,
             &|_| None,
             &mut |_, _, _| {},
             &mut |r| seen.push(r.form.name()),
@@ -700,6 +913,7 @@ mod tests {
             &forms,
             &opts,
             false,
+            None,
             &|_| None,
             &mut |_, _, _| {},
             &mut |r| order.push(r.form.name()),
