@@ -91,6 +91,9 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
 }
 
 /// What TP found for one form.
+// One per form, a few thousand a run: boxing the measured variant would
+// save little memory and cost every match a dereference.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Outcome {
     /// Measured.
