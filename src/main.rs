@@ -634,12 +634,24 @@ fn run_mode(
         );
     }
     let clock = clock_of(frequency);
-    let opts = run::Options {
+    let mut opts = run::Options {
         clock,
         cpu,
         plan: winic::measure::Plan::fast(),
         ..run::Options::default()
     };
+    if clock == Clock::Auto {
+        // A clock that cannot be measured is a property of the machine,
+        // not of each form: said once, before anything is measured.
+        let g = run::check_clock(arch::target(arch), &opts).map_err(|why| {
+            Error::Unsupported(format!(
+                "the clock cannot be measured by timing on this machine ({why}): an emulator such as \
+                 qemu-user, whose timings mean nothing? Give the frequency with -f GHz (under an \
+                 emulator any value, e.g. -f 1) to run anyway"
+            ))
+        })?;
+        opts.fallback_ghz = Some(g);
+    }
     let t = arch::target(arch);
     // TP's floor: the fastest rate this core sustains, once per run.
     let floor = match mode {
@@ -657,12 +669,11 @@ fn run_mode(
             )
         },
     );
-    let mut report =
-        if args.no_report {
-            None
-        } else {
-            let argv: Vec<String> = std::env::args().collect();
-            Some(winic::report::Report::create(
+    let mut report = if args.no_report {
+        None
+    } else {
+        let argv: Vec<String> = std::env::args().collect();
+        Some(winic::report::Report::create(
             std::path::Path::new("."),
             mode.name(),
             &[
@@ -671,11 +682,15 @@ fn run_mode(
                 (
                     "Frequency",
                     match clock {
-                        Clock::Auto => {
-                            "auto (dependent adds, timed in every round of every group of kernels)"
-                                .into()
-                        }
-                        Clock::Fixed(g) => format!("{g} GHz (given)"),
+                        Clock::Auto => format!(
+                            "auto (dependent adds, timed right after every kernel in every round, so that \
+                             each is converted at the clock it left the core in; {:.3} GHz at the start)",
+                            opts.fallback_ghz.unwrap_or(0.0)
+                        ),
+                        Clock::Fixed(g) => format!(
+                            "{g} GHz (given; dependent adds are still timed after every kernel, and a \
+                             kernel that ran more than 5% off it is flagged)"
+                        ),
                     },
                 ),
                 ("Arch", format!("{arch} ({})", winic::report::cpu_name(arch))),
@@ -694,7 +709,7 @@ fn run_mode(
             .chain(arch::target(arch).host_report())
             .collect::<Vec<_>>(),
         )?)
-        };
+    };
     // Throughputs the database already holds: TP's helpers need not be
     // measured again.
     let known: std::collections::HashMap<String, f64> = db

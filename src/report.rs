@@ -188,6 +188,17 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 c.ghz,
                 100.0 * c.clock_drift
             ));
+            if let Some(off) = c.clock_mismatch() {
+                s.push_str(&format!(
+                    "\twarning: the calibration beside the kernel showed {:.3} GHz, {:+.1}% from the {:.3} GHz used: the kernel ran at another clock (give -f auto to convert with its own)\n",
+                    c.seen_ghz.unwrap_or(0.0),
+                    100.0 * off,
+                    c.ghz
+                ));
+            }
+            if c.clock_fallback {
+                s.push_str("\twarning: the calibration beside this kernel gave no clock; converted with the run's (measured at its start)\n");
+            }
             if c.noisy() {
                 s.push_str("\twarning: repetitions disagreed beyond the spread limit, or the clock moved by more than 5%\n");
             }

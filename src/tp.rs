@@ -76,7 +76,8 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         .collect();
     let make = |i: usize| pair_of_kernels(t, &probes[i].1);
     let mut best: Option<Floor> = None;
-    batch_costs(t, probes.len(), &make, opts, &mut |i, got| {
+    let width = |i: usize| kernel::widest_bits(&probes[i].1);
+    batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
         let Ok(cost) = got else { return };
         let len = probes[i].1.len();
         let cycles = per_copy(&cost, len, len);
@@ -295,7 +296,8 @@ pub fn run(
         let body = &bodies[i].1;
         pair_of_kernels(t, body)
     };
-    batch_costs(t, bodies.len(), &make, opts, &mut |i, got| {
+    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
+    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, got| {
         let (k, body) = &bodies[i];
         let form = forms[*k];
         // Reported already: this is a better second measurement.
@@ -512,7 +514,8 @@ fn with_helpers(
         pair_of_kernels(t, body)
     };
     let mut updates: Vec<(usize, Measured)> = Vec::new();
-    batch_costs(t, plans.len(), &make, opts, &mut |i, got| {
+    let width = |i: usize| kernel::widest_bits(&plans[i].2);
+    batch_costs(t, plans.len(), &make, &width, opts, &mut |i, got| {
         let (k, helper, body) = &plans[i];
         let Ok(cost) = got else { return };
         if cost.cycles <= 0.0 {
@@ -566,7 +569,8 @@ fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64
         pair_of_kernels(t, body)
     };
     let mut out: Vec<(Instr, f64)> = Vec::new();
-    batch_costs(t, bodies.len(), &make, opts, &mut |i, got| {
+    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
+    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, got| {
         if let Ok(c) = got {
             let len = bodies[i].1.len();
             // A second, better measurement replaces the first.
@@ -635,12 +639,52 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     }
     s.push_str(&format!("  no kernel:  {no_kernel}\n"));
     s.push_str(&skipped_lines(&skipped));
+    s.push_str(&clock_line(rows.iter().filter_map(|r| match &r.outcome {
+        Outcome::Measured(m) => Some(&m.cost),
+        _ => None,
+    })));
     let sigill: Vec<Instr> = rows
         .iter()
         .filter(|r| matches!(&r.outcome, Outcome::Failed(why) if why.contains("SIGILL")))
         .map(|r| r.form)
         .collect();
     s.push_str(&sigill_net(&sigill));
+    s
+}
+
+/// The summary's line on the clock the calibrations beside the kernels
+/// showed (lowest, median, highest: a core with frequency licences shows
+/// two clocks), and how many kernels ran more than 5% off the clock their
+/// cycles were converted with (`-f GHz`), or had none of their own.
+pub(crate) fn clock_line<'a>(costs: impl Iterator<Item = &'a Cost>) -> String {
+    let costs: Vec<&Cost> = costs.collect();
+    let mut seen: Vec<f64> = costs.iter().filter_map(|c| c.seen_ghz).collect();
+    if seen.is_empty() {
+        return String::new();
+    }
+    seen.sort_by(f64::total_cmp);
+    let mut s = format!(
+        "  clock:      {:.2} to {:.2} GHz beside the kernels (median {:.2})",
+        seen[0],
+        seen[seen.len() - 1],
+        seen[seen.len() / 2]
+    );
+    let off = costs
+        .iter()
+        .filter(|c| c.clock_mismatch().is_some())
+        .count();
+    if off > 0 {
+        s.push_str(&format!(
+            "; {off} kernels ran more than 5% off the clock used (-f GHz: see the report's warnings)"
+        ));
+    }
+    let fallback = costs.iter().filter(|c| c.clock_fallback).count();
+    if fallback > 0 {
+        s.push_str(&format!(
+            "; {fallback} converted with the run's clock, their own calibration gave none"
+        ));
+    }
+    s.push('\n');
     s
 }
 
@@ -737,6 +781,8 @@ mod tests {
                 once: timing,
                 twice: timing,
                 rounds: (0, 0),
+                seen_ghz: None,
+                clock_fallback: false,
             },
             implicit_dependency: implicit_dependency(target(Arch::X86_64), adc),
             body: Vec::new(),

@@ -36,6 +36,10 @@ pub struct Options {
     pub clock: Clock,
     /// Timing of the bodies of a batch ([`batch_costs`]).
     pub sampling: measure::Sampling,
+    /// With [`Clock::Auto`]: the frequency (GHz) [`check_clock`] found at
+    /// the start of the run, used for a body whose own calibration gave
+    /// no positive difference (then its cost is flagged noisy).
+    pub fallback_ghz: Option<f64>,
 }
 
 impl Default for Options {
@@ -46,6 +50,7 @@ impl Default for Options {
             plan: Plan::default(),
             clock: Clock::Auto,
             sampling: measure::Sampling::default(),
+            fallback_ghz: None,
         }
     }
 }
@@ -76,13 +81,31 @@ pub struct Cost {
     /// core was ours alone (the timings come from those when there were
     /// enough); 0 and 0 outside batches.
     pub rounds: (usize, usize),
+    /// The frequency (GHz) the calibration beside the body showed, when
+    /// it gave one: with `-f GHz` it tells whether the body ran at the
+    /// given clock (a frequency licence lowers it anyway); `None` when
+    /// the calibration gave no positive difference.
+    pub seen_ghz: Option<f64>,
+    /// `-f auto` but the body's own calibration gave nothing: `ghz` is
+    /// the run's ([`Options::fallback_ghz`]).
+    pub clock_fallback: bool,
 }
 
 impl Cost {
     /// Whether the repetitions disagreed beyond the plan's spread in every
     /// attempt, or the clock moved by more than 5% during the measurement.
     pub fn noisy(&self) -> bool {
-        self.once.noisy || self.twice.noisy || self.clock_drift > 0.05
+        self.once.noisy || self.twice.noisy || self.clock_drift > 0.05 || self.clock_fallback
+    }
+
+    /// How far the clock the calibration beside the body showed is from
+    /// the one its cycles were converted with, relative, when it is more
+    /// than 5%: with `-f GHz`, the kernel ran at another clock (a frequency
+    /// licence lowers it whatever was fixed), and its cycles are misstated
+    /// by as much.
+    pub fn clock_mismatch(&self) -> Option<f64> {
+        let off = (self.seen_ghz? - self.ghz) / self.ghz;
+        (off.abs() > 0.05).then_some(off)
     }
 
     /// Whether the unroll difference is a value at all: one that is not
@@ -144,16 +167,38 @@ fn per_iteration(f: extern "C" fn(u64), n: u64) -> f64 {
     timed(f, n).as_nanos() as f64 / n as f64
 }
 
-/// The calibration kernels of `-f auto` (a chain of dependent adds, once
-/// and twice), mapped; `None` with a fixed clock.
-fn calibration(t: &dyn Target, opts: &Options) -> Result<Option<(Code, Code)>, RunError> {
-    Ok(match opts.clock {
-        Clock::Auto => Some((
-            map(&add_chain(t, CHAIN, 1)?)?,
-            map(&add_chain(t, CHAIN, 2)?)?,
-        )),
-        Clock::Fixed(_) => None,
+/// The calibration kernels (a chain of dependent adds, once and twice),
+/// mapped. With `-f auto` they give the clock; with `-f GHz` they still
+/// run, to tell when a kernel ran at another clock than the given one,
+/// and to judge the probe in cycles.
+fn calibration(t: &dyn Target, _opts: &Options) -> Result<Option<(Code, Code)>, RunError> {
+    Ok(Some((
+        map(&add_chain(t, CHAIN, 1)?)?,
+        map(&add_chain(t, CHAIN, 2)?)?,
+    )))
+}
+
+/// Whether the clock can be measured here, once for a run: the
+/// calibration chain timed in a child (three tries); its frequency in GHz,
+/// or what it gave. Under an emulator (qemu-user) the chain's two kernels
+/// take the same time and the difference is 0 or negative: every body
+/// would fail for that one reason.
+pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
+    let cal = calibration(t, opts).map_err(|e| e.to_string())?;
+    // SAFETY: built by `kernel`; they run only in the child.
+    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let plan = opts.plan;
+    let got = in_child(opts.cpu, opts.deadline, move || {
+        vec![ns_per_cycle(&plan, calf)]
     })
+    .map_err(|e| e.to_string())?;
+    match got.first() {
+        Some(&ns) if ns > 0.0 => Ok(1.0 / ns),
+        Some(&ns) => Err(format!(
+            "a chain of {CHAIN} dependent adds took {ns} ns per add more than none at all"
+        )),
+        None => Err("the calibration child sent nothing".into()),
+    }
 }
 
 /// Nanoseconds per cycle from the calibration kernels (0 without them);
@@ -177,20 +222,30 @@ fn ns_per_cycle(plan: &Plan, cal: Option<(extern "C" fn(u64), extern "C" fn(u64)
 }
 
 /// The frequency (GHz) and clock drift from the calibrations before and
-/// after a measurement, or the fixed clock.
-fn frequency(opts: &Options, before: f64, after: f64) -> Result<(f64, f64), RunError> {
+/// after a measurement, or the fixed clock; with `-f auto` and no positive
+/// calibration, the run's fallback (`true` as the third value), else an
+/// error.
+fn frequency(opts: &Options, before: f64, after: f64) -> Result<(f64, f64, bool), RunError> {
     match opts.clock {
-        Clock::Fixed(g) => Ok((g, 0.0)),
+        Clock::Fixed(g) => Ok((g, 0.0, false)),
         Clock::Auto => {
             if !(before > 0.0 && after > 0.0) {
+                if let Some(g) = opts.fallback_ghz {
+                    return Ok((g, 0.0, true));
+                }
                 return Err(RunError::Child(ChildError::Garbage(format!(
                     "clock calibration gave {before} and {after} ns per cycle"
                 ))));
             }
             let ns = (before + after) / 2.0;
-            Ok((1.0 / ns, (before - after).abs() / ns))
+            Ok((1.0 / ns, (before - after).abs() / ns, false))
         }
     }
+}
+
+/// The clock a calibration showed, when it gave one.
+fn seen(before: f64, after: f64) -> Option<f64> {
+    (before > 0.0 && after > 0.0).then(|| 2.0 / (before + after))
 }
 
 // What a measuring child sends back, as `in_child`'s list of numbers: the
@@ -330,7 +385,7 @@ pub fn function_cost(
     .map_err(RunError::Child)?;
     expect_len(&got, TIMING_LEN + 2)?;
     let timing = timing_from(&got[..TIMING_LEN]);
-    let (ghz, clock_drift) = frequency(opts, got[TIMING_LEN], got[TIMING_LEN + 1])?;
+    let (ghz, clock_drift, _) = frequency(opts, got[TIMING_LEN], got[TIMING_LEN + 1])?;
     Ok(FnCost {
         ns: timing.ns_per_iter,
         cycles: measure::cycles(timing.ns_per_iter, ghz),
@@ -342,13 +397,13 @@ pub fn function_cost(
 
 // What a batch child sends, one record at a time: `[GROUP, i…]` before a
 // group of bodies, `[WARM, i]` once body i ran and its iteration count is
-// set, `[i, 0]` when body i could not be built or mapped, `[CALIBRATION,
-// first, second]` (ns per cycle from the first and the second half of the
-// rounds) after the rounds, `[PROBE, ns]` (the fastest probe so far), then
-// `[i, 1, timings…, rounds, clean rounds]` per body.
+// set, `[i, 0]` when body i could not be built or mapped, `[PROBE, v]`
+// (the fastest probe so far) after the rounds, then `[i, 1, timings…,
+// rounds, clean rounds, first, second]` per body, the last two the ns
+// per cycle of the calibrations beside its first and second half of
+// rounds ([`member_values`]).
 const GROUP: f64 = -2.0;
 const WARM: f64 = -3.0;
-const CALIBRATION: f64 = -1.0;
 const PROBE: f64 = -4.0;
 
 /// A sample counts as taken alone on the core when the probes around it
@@ -391,6 +446,7 @@ pub fn batch_costs(
     t: &dyn Target,
     n: usize,
     make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+    width: &dyn Fn(usize) -> u32,
     opts: &Options,
     done: &mut dyn FnMut(usize, Result<Cost, RunError>),
 ) {
@@ -411,6 +467,7 @@ pub fn batch_costs(
     // SAFETY: built by `kernel`; they run only in the children.
     let mut batch = Batch {
         make,
+        width,
         opts,
         cal: cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) }),
         probe: unsafe { probe.entry() },
@@ -461,6 +518,7 @@ pub fn batch_costs(
 /// What the children of one [`batch_costs`] share.
 struct Batch<'a> {
     make: &'a dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+    width: &'a dyn Fn(usize) -> u32,
     opts: &'a Options,
     cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
     probe: extern "C" fn(u64),
@@ -473,7 +531,7 @@ impl Batch<'_> {
     /// `got(i, cost, probe)` is called once per body as its result
     /// arrives, with the probe time its clean rounds were judged by.
     fn run(&mut self, todo: &[usize], got: &mut dyn FnMut(usize, Result<Cost, RunError>, f64)) {
-        let (make, opts, sampling) = (self.make, self.opts, self.opts.sampling);
+        let (make, opts, sampling, width) = (self.make, self.opts, self.opts.sampling, self.width);
         let (calf, probef) = (self.cal, self.probe);
         let mut finished: std::collections::HashSet<usize> = Default::default();
         // Bodies measured alone, after a child died in the rounds of their
@@ -492,29 +550,28 @@ impl Batch<'_> {
             let fastest = self.fastest_probe;
             let mut group: Vec<usize> = Vec::new();
             let mut warmed: Vec<usize> = Vec::new();
-            let mut clock = (0.0, 0.0);
             let fastest_probe = &mut self.fastest_probe;
             let fate = super::in_child_stream(
                 opts.cpu,
                 opts.deadline,
                 |out| {
-                    let cal_iterations = calf
-                        .map(|(_, c2)| measure::iterations_for(sampling.sample, |k| timed(c2, k)));
-                    let mut probe = Probe::new(probef, fastest, &sampling);
+                    // Half a sample: it runs beside every body in every round.
+                    let cal_iterations = calf.map_or(0, |(_, c2)| {
+                        measure::iterations_for(sampling.sample / 2, |k| timed(c2, k))
+                    });
+                    let mut bench = Kernels {
+                        members: Vec::new(),
+                        cal: calf,
+                        probe: probef,
+                    };
+                    let mut probe = Probe::new(&mut bench, fastest, &sampling);
                     let mut rest = &open[..];
                     while !rest.is_empty() {
-                        let len = if alone.contains(&rest[0]) {
-                            1
-                        } else {
-                            rest.iter()
-                                .take(sampling.group.max(1))
-                                .take_while(|i| !alone.contains(i))
-                                .count()
-                        };
+                        let len = group_len(rest, &alone, sampling.group, width);
                         let (group, more) = rest.split_at(len);
                         rest = more;
-                        let cal = calf.zip(cal_iterations);
-                        if !measure_group(group, make, &sampling, cal, &mut probe, out) {
+                        let cal = (calf, cal_iterations);
+                        if !measure_group(group, make, &sampling, cal, &mut probe, probef, out) {
                             return;
                         }
                     }
@@ -527,11 +584,10 @@ impl Batch<'_> {
                         warmed.clear();
                     }
                     [tag, i] if *tag == WARM => warmed.push(*i as usize),
-                    [tag, before, after] if *tag == CALIBRATION => clock = (*before, *after),
                     [tag, ns] if *tag == PROBE => *fastest_probe = fastest_probe.min(*ns),
                     [i, ok, rest @ ..] if group.contains(&(*i as usize)) => {
                         let i = *i as usize;
-                        let r = if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 2 {
+                        let r = if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 4 {
                             Err(match make(i) {
                                 Err(e) => RunError::Kernel(e),
                                 Ok(_) => {
@@ -543,8 +599,8 @@ impl Batch<'_> {
                                 opts,
                                 timing_from(&rest[..TIMING_LEN]),
                                 timing_from(&rest[TIMING_LEN..2 * TIMING_LEN]),
-                                clock.0,
-                                clock.1,
+                                rest[2 * TIMING_LEN + 2],
+                                rest[2 * TIMING_LEN + 3],
                             )
                             .map(|c| Cost {
                                 rounds: (
@@ -588,127 +644,211 @@ impl Batch<'_> {
     }
 }
 
-/// The probe of a batch child: [`crate::kernel::add_block`], its
-/// iteration count, the fastest it ran so far (ns per iteration), and how
-/// long the next group waits for clean rounds.
+/// What the rounds of a group run: the kernels of its members, the
+/// clock's calibration chain (64 and 128 dependent adds) and the probe.
+/// In a batch child, the mapped kernels ([`Kernels`]); in tests, a
+/// simulated core whose clock follows what ran.
+trait Bench {
+    /// Nanoseconds per iteration of member `k`'s kernel with the body
+    /// once (`twice` false) or twice, run for `n` iterations.
+    fn member(&mut self, k: usize, twice: bool, n: u64) -> f64;
+    /// The same for the calibration chain, or `None` where there is none.
+    fn calibration(&mut self, twice: bool, n: u64) -> Option<f64>;
+    /// The same for the probe.
+    fn probe(&mut self, n: u64) -> f64;
+}
+
+/// The kernels of a group in a batch child.
+struct Kernels {
+    members: Vec<(extern "C" fn(u64), extern "C" fn(u64))>,
+    cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
+    probe: extern "C" fn(u64),
+}
+
+impl Bench for Kernels {
+    fn member(&mut self, k: usize, twice: bool, n: u64) -> f64 {
+        let (a, b) = self.members[k];
+        per_iteration(if twice { b } else { a }, n)
+    }
+
+    fn calibration(&mut self, twice: bool, n: u64) -> Option<f64> {
+        self.cal
+            .map(|(a, b)| per_iteration(if twice { b } else { a }, n))
+    }
+
+    fn probe(&mut self, n: u64) -> f64 {
+        per_iteration(self.probe, n)
+    }
+}
+
+/// The width class of a body of registers up to `bits` wide: up to 128,
+/// 256, or more (Intel's frequency licences follow the vector width).
+fn width_class(bits: u32) -> u32 {
+    match bits {
+        0..=128 => 0,
+        129..=256 => 1,
+        _ => 2,
+    }
+}
+
+/// How many of the bodies `rest` (in order) the next group takes: up to
+/// `size`, all of one width class (a 512-bit body lowers the clock of
+/// the core for 0.7 ms on Intel server cores, and a scalar body timed in
+/// its wake would straddle the change back), none measured `alone` (after
+/// its group's child died in the rounds), or that one body alone.
+fn group_len(
+    rest: &[usize],
+    alone: &std::collections::HashSet<usize>,
+    size: usize,
+    width: &dyn Fn(usize) -> u32,
+) -> usize {
+    let Some(&first) = rest.first() else { return 0 };
+    if alone.contains(&first) {
+        return 1;
+    }
+    let class = width_class(width(first));
+    rest.iter()
+        .take(size.max(1))
+        .take_while(|&&i| !alone.contains(&i) && width_class(width(i)) == class)
+        .count()
+}
+
+/// The probe of a batch child ([`crate::kernel::add_block`]): its
+/// iteration count, the fastest it ran so far, and how long the next
+/// group waits for clean rounds. Where the clock is calibrated, a probe
+/// is judged by its time over the calibration chain's, run right before
+/// it: both scale with the clock, so a core that lowered its clock for
+/// 512-bit work (Intel's frequency licences) does not look busy; only
+/// the other hardware thread slows the probe's independent adds and not
+/// the dependent chain.
 struct Probe {
-    f: extern "C" fn(u64),
     iterations: u64,
     fastest: f64,
     patience: Duration,
 }
 
 impl Probe {
-    /// The probe `f`, its iteration count set; with no fastest run known
+    /// The probe with its iteration count set; with no fastest run known
     /// yet, it runs for [`PROBE_WARMUP`] first.
-    fn new(f: extern "C" fn(u64), fastest: f64, sampling: &measure::Sampling) -> Probe {
-        f(1);
+    fn new(bench: &mut dyn Bench, fastest: f64, sampling: &measure::Sampling) -> Probe {
+        bench.probe(1);
         let mut p = Probe {
-            f,
-            iterations: measure::iterations_for(PROBE_SAMPLE, |k| timed(f, k)),
+            iterations: measure::iterations_for(PROBE_SAMPLE, |k| {
+                Duration::from_secs_f64(bench.probe(k) * k as f64 * 1e-9)
+            }),
             fastest,
             patience: sampling.budget,
         };
         if fastest.is_infinite() {
             let start = Instant::now();
             while start.elapsed() < PROBE_WARMUP {
-                p.run();
+                p.run(bench, None);
             }
         }
         p
     }
 
-    /// Times the probe once; remembers the fastest run.
-    fn run(&mut self) -> f64 {
-        let ns = per_iteration(self.f, self.iterations);
-        self.fastest = self.fastest.min(ns);
-        ns
+    /// Times the probe once, relative to `scale` (the calibration chain's
+    /// time right before, when there is one); remembers the fastest.
+    fn run(&mut self, bench: &mut dyn Bench, scale: Option<f64>) -> f64 {
+        let ns = bench.probe(self.iterations);
+        let v = scale.map_or(ns, |c| ns / c);
+        self.fastest = self.fastest.min(v);
+        v
     }
 
     /// Whether a pair of samples between probes of `before` and `after`
-    /// ns was taken alone on the core.
+    /// was taken alone on the core.
     fn alone(&self, (before, after): (f64, f64)) -> bool {
         let limit = self.fastest * (1.0 + PROBE_SLACK);
         before <= limit && after <= limit
     }
 }
 
-/// One body of a group in a batch child: its kernels and their samples.
+/// One body of a group in a batch child: its samples.
 struct Member {
     i: usize,
-    _code: (Code, Code),
-    f: (extern "C" fn(u64), extern "C" fn(u64)),
     iterations: u64,
     once: Vec<f64>,
     twice: Vec<f64>,
+    /// The calibration chain (once, twice) timed right after each pair of
+    /// samples, in whatever clock the body left the core in.
+    cal: (Vec<f64>, Vec<f64>),
     /// The probes before and after each pair of samples.
     probes: Vec<(f64, f64)>,
 }
 
 impl Member {
+    fn new(i: usize, iterations: u64) -> Member {
+        Member {
+            i,
+            iterations,
+            once: Vec::new(),
+            twice: Vec::new(),
+            cal: (Vec::new(), Vec::new()),
+            probes: Vec::new(),
+        }
+    }
+
     /// The rounds taken alone on the core, by `probe`'s fastest run.
     fn clean(&self, probe: &Probe) -> Vec<usize> {
         (0..self.probes.len())
             .filter(|&r| probe.alone(self.probes[r]))
             .collect()
     }
+
+    /// Nanoseconds per cycle from the calibrations taken beside this
+    /// body's clean rounds (all rounds when fewer than [`MIN_CLEAN`] were
+    /// clean), in the first and the second half of them; (0, 0) without
+    /// calibrations. An emulator's difference that is not positive stays
+    /// so: the parent says what that means.
+    fn clock(&self, probe: &Probe, cal_iterations: u64, max_spread: f64) -> (f64, f64) {
+        let (once, twice) = &self.cal;
+        if once.is_empty() {
+            return (0.0, 0.0);
+        }
+        let clean = self.clean(probe);
+        let rounds: Vec<usize> = if clean.len() >= MIN_CLEAN {
+            clean
+        } else {
+            (0..once.len()).collect()
+        };
+        let ns = |rs: &[usize]| {
+            let pick = |v: &[f64]| rs.iter().map(|&r| v[r]).collect::<Vec<f64>>();
+            let a = measure::estimate(&pick(once), cal_iterations, max_spread);
+            let b = measure::estimate(&pick(twice), cal_iterations, max_spread);
+            measure::unroll_difference(&a, &b) / CHAIN as f64
+        };
+        let half = rounds.len().div_ceil(2);
+        let rest = half.min(rounds.len() - 1);
+        let (first, second) = (ns(&rounds[..half]), ns(&rounds[rest..]));
+        if first > 0.0 && second > 0.0 {
+            (first, second)
+        } else {
+            let all = ns(&rounds);
+            (all, all)
+        }
+    }
 }
 
-/// Runs in a batch child: builds, maps and warms the kernels of the bodies
-/// `group`, sets each one's iteration count, times all of them (and the
-/// calibration kernels with their iteration count, and the probe between
-/// bodies) round after round, and sends the records. `false` when the
-/// parent is gone.
-fn measure_group(
-    group: &[usize],
-    make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+/// The rounds of a group: in each, every member still wanting samples
+/// runs untimed for a moment (a change of frequency licence happens off
+/// the clock), is timed once and twice, then the calibration chain right
+/// after it (so the clock is the one the body left the core in: an
+/// Intel core keeps a lowered clock for about 0.7 ms after 512-bit work,
+/// and a scalar add chain ran 7.9% slower then), then the probe. Rounds
+/// go on until every member has its clean rounds (and, while they spread,
+/// more), or the probe's patience runs out. `true` when every member got
+/// what it wanted.
+fn sample_rounds(
+    members: &mut [Member],
+    bench: &mut dyn Bench,
     sampling: &measure::Sampling,
-    cal: Option<((extern "C" fn(u64), extern "C" fn(u64)), u64)>,
     probe: &mut Probe,
-    out: &mut super::Records,
+    cal_iterations: u64,
 ) -> bool {
-    let mut head = vec![GROUP];
-    head.extend(group.iter().map(|&i| i as f64));
-    if !out.send(&head) {
-        return false;
-    }
-    let mut members = Vec::new();
-    for &i in group {
-        let mapped = make(i)
-            .ok()
-            .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
-        let Some(code) = mapped else {
-            if !out.send(&[i as f64, 0.0]) {
-                return false;
-            }
-            continue;
-        };
-        // SAFETY: kernels built by `kernel`, running in the child.
-        let f = unsafe { (code.0.entry(), code.1.entry()) };
-        // The first runs: page faults, caches, the AVX state; a fault here
-        // is this body's.
-        f.0(1);
-        f.1(1);
-        let iterations = measure::iterations_for(sampling.sample, |k| timed(f.1, k));
-        if !out.send(&[WARM, i as f64]) {
-            return false;
-        }
-        members.push(Member {
-            i,
-            _code: code,
-            f,
-            iterations,
-            once: Vec::new(),
-            twice: Vec::new(),
-            probes: Vec::new(),
-        });
-    }
-    if members.is_empty() {
-        return true;
-    }
-    let (mut cal_once, mut cal_twice) = (Vec::new(), Vec::new());
     let start = Instant::now();
-    let mut satisfied = false;
+    let scale = |bench: &mut dyn Bench| bench.calibration(true, cal_iterations);
     for round in 0..sampling.max_rounds.max(1) {
         // A body wants more rounds until it has enough clean ones, and,
         // up to four times as many, while its clean samples spread (the
@@ -726,92 +866,133 @@ fn measure_group(
             })
             .collect();
         if wanting.is_empty() {
-            satisfied = true;
-            break;
+            return true;
         }
         if round >= sampling.clean && start.elapsed() >= probe.patience {
-            break;
+            return false;
         }
-        if let Some(((c1, c2), k)) = cal {
-            cal_once.push(per_iteration(c1, k));
-            cal_twice.push(per_iteration(c2, k));
-        }
-        let mut before = probe.run();
+        let c = scale(bench);
+        let mut before = probe.run(bench, c);
         for k in wanting {
             let m = &mut members[k];
-            m.once.push(per_iteration(m.f.0, m.iterations));
-            m.twice.push(per_iteration(m.f.1, m.iterations));
-            let after = probe.run();
+            bench.member(k, false, m.iterations / 2);
+            m.once.push(bench.member(k, false, m.iterations));
+            m.twice.push(bench.member(k, true, m.iterations));
+            if let (Some(a), Some(b)) = (
+                bench.calibration(false, cal_iterations),
+                bench.calibration(true, cal_iterations),
+            ) {
+                m.cal.0.push(a);
+                m.cal.1.push(b);
+            }
+            let c = m.cal.1.last().copied();
+            let after = probe.run(bench, c);
             m.probes.push((before, after));
             before = after;
         }
     }
+    false
+}
+
+/// Runs in a batch child: builds, maps and warms the kernels of the bodies
+/// `group`, sets each one's iteration count, times them round after round
+/// ([`sample_rounds`]), and sends the records. `false` when the parent is
+/// gone.
+fn measure_group(
+    group: &[usize],
+    make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+    sampling: &measure::Sampling,
+    cal: (Option<(extern "C" fn(u64), extern "C" fn(u64))>, u64),
+    probe: &mut Probe,
+    probe_f: extern "C" fn(u64),
+    out: &mut super::Records,
+) -> bool {
+    let mut head = vec![GROUP];
+    head.extend(group.iter().map(|&i| i as f64));
+    if !out.send(&head) {
+        return false;
+    }
+    let mut members = Vec::new();
+    let mut bench = Kernels {
+        members: Vec::new(),
+        cal: cal.0,
+        probe: probe_f,
+    };
+    let mut codes = Vec::new();
+    for &i in group {
+        let mapped = make(i)
+            .ok()
+            .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
+        let Some(code) = mapped else {
+            if !out.send(&[i as f64, 0.0]) {
+                return false;
+            }
+            continue;
+        };
+        // SAFETY: kernels built by `kernel`, running in the child.
+        let f = unsafe { (code.0.entry(), code.1.entry()) };
+        codes.push(code);
+        // The first runs: page faults, caches, the AVX state; a fault here
+        // is this body's.
+        f.0(1);
+        f.1(1);
+        let iterations = measure::iterations_for(sampling.sample, |k| timed(f.1, k));
+        if !out.send(&[WARM, i as f64]) {
+            return false;
+        }
+        bench.members.push(f);
+        members.push(Member::new(i, iterations));
+    }
+    if members.is_empty() {
+        return true;
+    }
+    let satisfied = sample_rounds(&mut members, &mut bench, sampling, probe, cal.1);
     probe.patience = if satisfied {
         sampling.budget
     } else {
         (probe.patience / 2).max(sampling.budget / 8)
     };
-    if let Some(((c1, c2), k)) = cal {
-        // ns per cycle from each half of the rounds: their difference is
-        // the clock's drift during the group.
-        let ns = |once: &[f64], twice: &[f64]| {
-            let a = measure::estimate(once, k, sampling.max_spread);
-            let b = measure::estimate(twice, k, sampling.max_spread);
-            measure::unroll_difference(&a, &b) / CHAIN as f64
-        };
-        let half = cal_once.len().div_ceil(2);
-        let rest = half.min(cal_once.len() - 1);
-        let (mut first, mut second) = (
-            ns(&cal_once[..half], &cal_twice[..half]),
-            ns(&cal_once[rest..], &cal_twice[rest..]),
-        );
-        // A half that gives no positive difference (an emulator, or too
-        // few rounds): the whole group's, with up to three times eight
-        // more samples when that is not positive either.
-        if !(first > 0.0 && second > 0.0) {
-            let mut whole = ns(&cal_once, &cal_twice);
-            for _ in 0..3 {
-                if whole > 0.0 {
-                    break;
-                }
-                for _ in 0..8 {
-                    cal_once.push(per_iteration(c1, k));
-                    cal_twice.push(per_iteration(c2, k));
-                }
-                whole = ns(&cal_once, &cal_twice);
-            }
-            (first, second) = (whole, whole);
-        }
-        if !out.send(&[CALIBRATION, first, second]) {
-            return false;
-        }
-    }
     if !out.send(&[PROBE, probe.fastest]) {
         return false;
     }
     for m in &members {
-        let clean = m.clean(probe);
-        let timing = |samples: &[f64]| {
-            let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
-                clean.iter().map(|&r| samples[r]).collect()
-            } else {
-                samples.to_vec()
-            };
-            let t = measure::estimate(&kept, m.iterations, sampling.max_spread);
-            Timing {
-                noisy: t.noisy || clean.len() < sampling.clean,
-                ..t
-            }
-        };
         let mut rec = vec![m.i as f64, 1.0];
-        rec.extend(timing_values(&timing(&m.once)));
-        rec.extend(timing_values(&timing(&m.twice)));
-        rec.extend([m.probes.len() as f64, clean.len() as f64]);
+        rec.extend(member_values(m, probe, cal.1, sampling));
         if !out.send(&rec) {
             return false;
         }
     }
     true
+}
+
+/// What a batch child sends of a member after `[i, 1]`: its timings
+/// (from its clean rounds when there are [`MIN_CLEAN`] of them), its
+/// rounds and clean rounds, and its clock ([`Member::clock`]).
+fn member_values(
+    m: &Member,
+    probe: &Probe,
+    cal_iterations: u64,
+    sampling: &measure::Sampling,
+) -> Vec<f64> {
+    let clean = m.clean(probe);
+    let timing = |samples: &[f64]| {
+        let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
+            clean.iter().map(|&r| samples[r]).collect()
+        } else {
+            samples.to_vec()
+        };
+        let t = measure::estimate(&kept, m.iterations, sampling.max_spread);
+        Timing {
+            noisy: t.noisy || clean.len() < sampling.clean,
+            ..t
+        }
+    };
+    let mut rec = timing_values(&timing(&m.once));
+    rec.extend(timing_values(&timing(&m.twice)));
+    rec.extend([m.probes.len() as f64, clean.len() as f64]);
+    let (first, second) = m.clock(probe, cal_iterations, sampling.max_spread);
+    rec.extend([first, second]);
+    rec
 }
 
 /// The cost of a body from its timings and the calibrations around it.
@@ -822,7 +1003,7 @@ fn cost_of(
     before: f64,
     after: f64,
 ) -> Result<Cost, RunError> {
-    let (ghz, drift) = frequency(opts, before, after)?;
+    let (ghz, drift, clock_fallback) = frequency(opts, before, after)?;
     let ns = measure::unroll_difference(&once, &twice);
     Ok(Cost {
         ns,
@@ -832,6 +1013,8 @@ fn cost_of(
         once,
         twice,
         rounds: (0, 0),
+        seen_ghz: seen(before, after),
+        clock_fallback,
     })
 }
 
@@ -854,7 +1037,212 @@ mod tests {
             once: timing,
             twice: timing,
             rounds: (40, clean),
+            seen_ghz: None,
+            clock_fallback: false,
         }
+    }
+
+    /// A core with Intel's frequency licences, simulated: 4.09 GHz, and
+    /// 3.79 GHz from the moment 512-bit ("heavy") work runs until 0.7 ms
+    /// after the last of it; a heavy kernel that starts at the high clock
+    /// first stalls for 15 µs (the licence change). Times advance a
+    /// simulated clock; nothing runs.
+    struct LicensedCore {
+        now: f64,
+        last_heavy: f64,
+        /// Per member: cycles per iteration once and twice, and whether it
+        /// is heavy.
+        members: Vec<(f64, f64, bool)>,
+    }
+
+    impl LicensedCore {
+        const HIGH: f64 = 4.09;
+        const LOW: f64 = 3.79;
+
+        fn ghz(&self) -> f64 {
+            if self.now - self.last_heavy < 700_000.0 {
+                Self::LOW
+            } else {
+                Self::HIGH
+            }
+        }
+
+        /// Runs `cycles` per iteration for `n` iterations: ns per iteration.
+        fn run(&mut self, cycles: f64, n: u64, heavy: bool) -> f64 {
+            let mut ns = 0.0;
+            if heavy && self.ghz() == Self::HIGH {
+                ns += 15_000.0;
+                self.last_heavy = self.now;
+            }
+            ns += cycles * n as f64 / self.ghz();
+            self.now += ns;
+            if heavy {
+                self.last_heavy = self.now;
+            }
+            ns / n as f64
+        }
+    }
+
+    impl Bench for LicensedCore {
+        fn member(&mut self, k: usize, twice: bool, n: u64) -> f64 {
+            let (once, two, heavy) = self.members[k];
+            // The loop's own two instructions.
+            self.run(if twice { two } else { once } + 2.0, n, heavy)
+        }
+
+        fn calibration(&mut self, twice: bool, n: u64) -> Option<f64> {
+            let adds = if twice { 2 * CHAIN } else { CHAIN } as f64;
+            Some(self.run(adds + 2.0, n, false))
+        }
+
+        fn probe(&mut self, n: u64) -> f64 {
+            self.run(4.0 * 12.0 / 4.0 + 2.0, n, false)
+        }
+    }
+
+    /// Groups never mix width classes, keep their size, and a body
+    /// measured alone is a group of its own.
+    #[test]
+    fn groups_hold_bodies_of_one_width() {
+        let widths = [64, 64, 512, 512, 512, 128, 256, 64];
+        let width = |i: usize| widths[i];
+        let all: Vec<usize> = (0..widths.len()).collect();
+        let none = std::collections::HashSet::new();
+        let mut lens = Vec::new();
+        let mut rest = &all[..];
+        while !rest.is_empty() {
+            let n = group_len(rest, &none, 16, &width);
+            lens.push(n);
+            rest = &rest[n..];
+        }
+        assert_eq!(lens, [2, 3, 1, 1, 1]);
+        assert_eq!(group_len(&all[..2], &none, 1, &width), 1);
+        let alone: std::collections::HashSet<usize> = [1].into();
+        assert_eq!(group_len(&all[1..], &alone, 16, &width), 1);
+        assert_eq!(group_len(&all, &alone, 16, &width), 1);
+    }
+
+    /// Scalar and 512-bit bodies, each class in its group as batches
+    /// form them, measured one group after the other on a core whose
+    /// clock follows its frequency licence: each body's cycles come out
+    /// as simulated, within 0.5%, and the licence makes no round look as
+    /// if the other hardware thread were busy.
+    #[test]
+    fn each_body_is_converted_at_the_clock_it_ran_at() {
+        // add (12 copies, 3 cycles), mul (12), then zmm fma chain (48),
+        // zmm add (24), then scalar again.
+        let bodies = [
+            (3.0, false),
+            (12.0, false),
+            (48.0, true),
+            (24.0, true),
+            (3.0, false),
+            (12.0, false),
+        ];
+        let mut core = LicensedCore {
+            now: 0.0,
+            last_heavy: -1e12,
+            members: Vec::new(),
+        };
+        let sampling = measure::Sampling {
+            max_rounds: 200,
+            ..measure::Sampling::default()
+        };
+        let mut probe = Probe::new(&mut core, f64::INFINITY, &sampling);
+        let cal_iterations = 300;
+        let mut measured: Vec<Member> = Vec::new();
+        for group in bodies.chunks(2) {
+            core.members = group.iter().map(|&(c, h)| (c, 2.0 * c, h)).collect();
+            let mut members: Vec<Member> = group
+                .iter()
+                .enumerate()
+                // Samples of 0.4 ms: a round outlasts the licence's 0.7
+                // ms, so the clock changes within groups too.
+                .map(|(k, &(c, _))| Member::new(k, (400_000.0 / (2.0 * c + 2.0) * 4.0) as u64))
+                .collect();
+            assert!(sample_rounds(
+                &mut members,
+                &mut core,
+                &sampling,
+                &mut probe,
+                cal_iterations
+            ));
+            measured.extend(members);
+        }
+        let opts = Options::default();
+        for (m, &(cycles, heavy)) in measured.iter().zip(&bodies) {
+            assert!(
+                m.clean(&probe).len() >= sampling.clean,
+                "body {} (heavy {heavy}): {} of {} rounds clean",
+                m.i,
+                m.clean(&probe).len(),
+                m.probes.len()
+            );
+            let v = member_values(m, &probe, cal_iterations, &sampling);
+            let cost = cost_of(
+                &opts,
+                timing_from(&v[..TIMING_LEN]),
+                timing_from(&v[TIMING_LEN..2 * TIMING_LEN]),
+                v[2 * TIMING_LEN + 2],
+                v[2 * TIMING_LEN + 3],
+            )
+            .unwrap();
+            assert!(
+                (cost.cycles - cycles).abs() / cycles < 0.005,
+                "body {} (heavy {heavy}): {:.3} cycles, simulated {cycles} (at {:.3} GHz)",
+                m.i,
+                cost.cycles,
+                cost.ghz
+            );
+            let want = if heavy {
+                LicensedCore::LOW
+            } else {
+                LicensedCore::HIGH
+            };
+            // Scalar bodies after a heavy one in the same round run at the
+            // low clock too, and are converted with it: what matters is
+            // that each is converted at its own.
+            assert!(
+                cost.ghz <= LicensedCore::HIGH + 0.01 && (!heavy || (cost.ghz - want).abs() < 0.01),
+                "body {}: {:.3} GHz",
+                m.i,
+                cost.ghz
+            );
+        }
+    }
+
+    /// With `-f GHz`, a body whose calibration shows another clock says so.
+    #[test]
+    fn a_fixed_clock_that_the_kernel_did_not_run_at_is_flagged() {
+        let t = Timing {
+            ns_per_iter: 10.0,
+            iterations: 100,
+            spread: 0.0,
+            noisy: false,
+        };
+        let opts = Options {
+            clock: Clock::Fixed(4.09),
+            ..Options::default()
+        };
+        let low = 1.0 / 3.79;
+        let c = cost_of(&opts, t, t, low, low).unwrap();
+        let off = c.clock_mismatch().expect("3.79 is 7% off 4.09");
+        assert!((off + 0.073).abs() < 0.002, "{off}");
+        let c = cost_of(&opts, t, t, 1.0 / 4.0, 1.0 / 4.0).unwrap();
+        assert_eq!(c.clock_mismatch(), None);
+        // -f auto without a calibration of its own: the run's clock.
+        let opts = Options {
+            clock: Clock::Auto,
+            fallback_ghz: Some(3.0),
+            ..Options::default()
+        };
+        let c = cost_of(&opts, t, t, -0.015625, -0.015625).unwrap();
+        assert!(c.clock_fallback && c.noisy() && c.ghz == 3.0);
+        let opts = Options {
+            fallback_ghz: None,
+            ..opts
+        };
+        assert!(cost_of(&opts, t, t, 0.0, 0.0).is_err());
     }
 
     /// A second measurement replaces the first when it is cleaner, or as

@@ -138,6 +138,18 @@ pub fn registers_of(body: &[Inst]) -> Vec<Reg> {
 }
 
 /// The kernel running `body` `unroll` times per iteration.
+/// The widest register operand of `body`, in bits: a batch times bodies
+/// of one width class together ([`crate::exec::run::batch_costs`]), since
+/// Intel cores run 512-bit work at a lower clock (frequency licences).
+pub fn widest_bits(body: &[Inst]) -> u32 {
+    body.iter()
+        .flat_map(|i| i.form.operands().filter_map(|o| o.ty().class()))
+        .map(|c| c.bits())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Builds the kernel of `body` repeated `unroll` times.
 pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
     let lines = body
         .iter()

@@ -501,7 +501,7 @@ fn a_batch_measures_past_faults() {
     o.clock = Clock::Fixed(3.0);
     let make = |i: usize| Ok((pairs[i].0.clone(), pairs[i].1.clone()));
     let mut seen = Vec::new();
-    crate::exec::run::batch_costs(t, pairs.len(), &make, &o, &mut |i, got| {
+    crate::exec::run::batch_costs(t, pairs.len(), &make, &|_| 64, &o, &mut |i, got| {
         match (&pairs[i].2, got) {
             (None, Ok(c)) => assert!(c.cycles.is_finite(), "{i}: {c:?}"),
             (Some(ChildError::Timeout(_)), Err(RunError::Child(ChildError::Timeout(_)))) => {}

@@ -220,7 +220,8 @@ fn measure(
     // noisy first measurement): progress counts it once.
     let mut reported = vec![false; jobs.len()];
     let mut done = 0;
-    batch_costs(t, jobs.len(), &make, opts, &mut |i, got| {
+    let width = |i: usize| kernel::widest_bits(&jobs[i].chain.body);
+    batch_costs(t, jobs.len(), &make, &width, opts, &mut |i, got| {
         let j = &jobs[i];
         let body: Vec<String> = j
             .chain
