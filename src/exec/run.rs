@@ -397,8 +397,9 @@ pub fn function_cost(
 
 // What a batch child sends, one record at a time: `[GROUP, i…]` before a
 // group of bodies, `[WARM, i]` once body i ran and its iteration count is
-// set, `[i, 0]` when body i could not be built or mapped, `[PROBE, v]`
-// (the fastest probe so far) after the rounds, then `[i, 1, timings…,
+// set, `[i, 0]` when body i could not be built or mapped, `[PROBE,
+// class, ns]` (the fastest probe so far in the group's width class, see
+// [`Probe`]) after the rounds, then `[i, 1, timings…,
 // rounds, clean rounds, first, second]` per body, the last two the ns
 // per cycle of the calibrations beside its first and second half of
 // rounds ([`member_values`]).
@@ -471,7 +472,7 @@ pub fn batch_costs(
         opts,
         cal: cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) }),
         probe: unsafe { probe.entry() },
-        fastest_probe: f64::INFINITY,
+        fastest_probe: [f64::INFINITY; CLASSES],
     };
     // First pass, reported in order.
     let mut results: Vec<Option<Result<Cost, RunError>>> = vec![None; n];
@@ -497,9 +498,11 @@ pub fn batch_costs(
     // rounds or no positive difference, and bodies judged by a probe that
     // later proved slow (the sibling thread was busy from the start of the
     // batch).
-    let stale = batch.fastest_probe * (1.0 + PROBE_SLACK);
+    let stale = |i: usize| batch.fastest_probe[width_class(width(i))] * (1.0 + PROBE_SLACK);
     let again: Vec<usize> = (0..n)
-        .filter(|&i| first[i].is_some_and(|c| c.noisy() || !c.positive() || judged_by[i] > stale))
+        .filter(|&i| {
+            first[i].is_some_and(|c| c.noisy() || !c.positive() || judged_by[i] > stale(i))
+        })
         .collect();
     if again.is_empty() {
         return;
@@ -522,8 +525,9 @@ struct Batch<'a> {
     opts: &'a Options,
     cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
     probe: extern "C" fn(u64),
-    /// The fastest probe any child saw: the next child starts from it.
-    fastest_probe: f64,
+    /// The fastest probe any child saw, per width class: the next child
+    /// starts from it.
+    fastest_probe: [f64; CLASSES],
 }
 
 impl Batch<'_> {
@@ -571,6 +575,7 @@ impl Batch<'_> {
                         let (group, more) = rest.split_at(len);
                         rest = more;
                         let cal = (calf, cal_iterations);
+                        probe.class = width_class(width(group[0]));
                         if !measure_group(group, make, &sampling, cal, &mut probe, probef, out) {
                             return;
                         }
@@ -584,7 +589,10 @@ impl Batch<'_> {
                         warmed.clear();
                     }
                     [tag, i] if *tag == WARM => warmed.push(*i as usize),
-                    [tag, ns] if *tag == PROBE => *fastest_probe = fastest_probe.min(*ns),
+                    [tag, class, ns] if *tag == PROBE => {
+                        let c = (*class as usize).min(CLASSES - 1);
+                        fastest_probe[c] = fastest_probe[c].min(*ns);
+                    }
                     [i, ok, rest @ ..] if group.contains(&(*i as usize)) => {
                         let i = *i as usize;
                         let r = if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 4 {
@@ -611,7 +619,7 @@ impl Batch<'_> {
                             })
                         };
                         finished.insert(i);
-                        got(i, r, *fastest_probe);
+                        got(i, r, fastest_probe[width_class(width(i))]);
                     }
                     _ => {}
                 },
@@ -681,9 +689,12 @@ impl Bench for Kernels {
     }
 }
 
+/// Width classes ([`width_class`]).
+const CLASSES: usize = 3;
+
 /// The width class of a body of registers up to `bits` wide: up to 128,
 /// 256, or more (Intel's frequency licences follow the vector width).
-fn width_class(bits: u32) -> u32 {
+fn width_class(bits: u32) -> usize {
     match bits {
         0..=128 => 0,
         129..=256 => 1,
@@ -714,53 +725,53 @@ fn group_len(
 }
 
 /// The probe of a batch child ([`crate::kernel::add_block`]): its
-/// iteration count, the fastest it ran so far, and how long the next
-/// group waits for clean rounds. Where the clock is calibrated, a probe
-/// is judged by its time over the calibration chain's, run right before
-/// it: both scale with the clock, so a core that lowered its clock for
-/// 512-bit work (Intel's frequency licences) does not look busy; only
-/// the other hardware thread slows the probe's independent adds and not
-/// the dependent chain.
+/// iteration count, the fastest it ran so far in each width class, the
+/// class of the group being measured, and how long the next group waits
+/// for clean rounds. A probe is compared with the fastest of its group's
+/// class: beside 512-bit work an Intel core runs at a lower clock
+/// (frequency licences), so the probe runs slower there without the
+/// other hardware thread being busy; groups hold one class.
 struct Probe {
     iterations: u64,
-    fastest: f64,
+    fastest: [f64; CLASSES],
+    class: usize,
     patience: Duration,
 }
 
 impl Probe {
     /// The probe with its iteration count set; with no fastest run known
     /// yet, it runs for [`PROBE_WARMUP`] first.
-    fn new(bench: &mut dyn Bench, fastest: f64, sampling: &measure::Sampling) -> Probe {
+    fn new(bench: &mut dyn Bench, fastest: [f64; CLASSES], sampling: &measure::Sampling) -> Probe {
         bench.probe(1);
         let mut p = Probe {
             iterations: measure::iterations_for(PROBE_SAMPLE, |k| {
                 Duration::from_secs_f64(bench.probe(k) * k as f64 * 1e-9)
             }),
             fastest,
+            class: 0,
             patience: sampling.budget,
         };
-        if fastest.is_infinite() {
+        if fastest[0].is_infinite() {
             let start = Instant::now();
             while start.elapsed() < PROBE_WARMUP {
-                p.run(bench, None);
+                p.run(bench);
             }
         }
         p
     }
 
-    /// Times the probe once, relative to `scale` (the calibration chain's
-    /// time right before, when there is one); remembers the fastest.
-    fn run(&mut self, bench: &mut dyn Bench, scale: Option<f64>) -> f64 {
+    /// Times the probe once (ns per iteration); remembers the fastest of
+    /// the current class.
+    fn run(&mut self, bench: &mut dyn Bench) -> f64 {
         let ns = bench.probe(self.iterations);
-        let v = scale.map_or(ns, |c| ns / c);
-        self.fastest = self.fastest.min(v);
-        v
+        self.fastest[self.class] = self.fastest[self.class].min(ns);
+        ns
     }
 
     /// Whether a pair of samples between probes of `before` and `after`
-    /// was taken alone on the core.
+    /// ns was taken alone on the core.
     fn alone(&self, (before, after): (f64, f64)) -> bool {
-        let limit = self.fastest * (1.0 + PROBE_SLACK);
+        let limit = self.fastest[self.class] * (1.0 + PROBE_SLACK);
         before <= limit && after <= limit
     }
 }
@@ -848,7 +859,11 @@ fn sample_rounds(
     cal_iterations: u64,
 ) -> bool {
     let start = Instant::now();
-    let scale = |bench: &mut dyn Bench| bench.calibration(true, cal_iterations);
+    // Into the group's clock before the first probe: a probe judged
+    // against the fastest of its class must not run in another licence.
+    for (k, m) in members.iter().enumerate() {
+        bench.member(k, false, m.iterations / 2);
+    }
     for round in 0..sampling.max_rounds.max(1) {
         // A body wants more rounds until it has enough clean ones, and,
         // up to four times as many, while its clean samples spread (the
@@ -871,8 +886,7 @@ fn sample_rounds(
         if round >= sampling.clean && start.elapsed() >= probe.patience {
             return false;
         }
-        let c = scale(bench);
-        let mut before = probe.run(bench, c);
+        let mut before = probe.run(bench);
         for k in wanting {
             let m = &mut members[k];
             bench.member(k, false, m.iterations / 2);
@@ -885,8 +899,7 @@ fn sample_rounds(
                 m.cal.0.push(a);
                 m.cal.1.push(b);
             }
-            let c = m.cal.1.last().copied();
-            let after = probe.run(bench, c);
+            let after = probe.run(bench);
             m.probes.push((before, after));
             before = after;
         }
@@ -952,7 +965,7 @@ fn measure_group(
     } else {
         (probe.patience / 2).max(sampling.budget / 8)
     };
-    if !out.send(&[PROBE, probe.fastest]) {
+    if !out.send(&[PROBE, probe.class as f64, probe.fastest[probe.class]]) {
         return false;
     }
     for m in &members {
@@ -1148,10 +1161,11 @@ mod tests {
             max_rounds: 200,
             ..measure::Sampling::default()
         };
-        let mut probe = Probe::new(&mut core, f64::INFINITY, &sampling);
+        let mut probe = Probe::new(&mut core, [f64::INFINITY; CLASSES], &sampling);
         let cal_iterations = 300;
-        let mut measured: Vec<Member> = Vec::new();
+        let opts = Options::default();
         for group in bodies.chunks(2) {
+            probe.class = width_class(if group[0].1 { 512 } else { 64 });
             core.members = group.iter().map(|&(c, h)| (c, 2.0 * c, h)).collect();
             let mut members: Vec<Member> = group
                 .iter()
@@ -1160,54 +1174,56 @@ mod tests {
                 // ms, so the clock changes within groups too.
                 .map(|(k, &(c, _))| Member::new(k, (400_000.0 / (2.0 * c + 2.0) * 4.0) as u64))
                 .collect();
-            assert!(sample_rounds(
+            let ok = sample_rounds(
                 &mut members,
                 &mut core,
                 &sampling,
                 &mut probe,
-                cal_iterations
-            ));
-            measured.extend(members);
-        }
-        let opts = Options::default();
-        for (m, &(cycles, heavy)) in measured.iter().zip(&bodies) {
-            assert!(
-                m.clean(&probe).len() >= sampling.clean,
-                "body {} (heavy {heavy}): {} of {} rounds clean",
-                m.i,
-                m.clean(&probe).len(),
-                m.probes.len()
+                cal_iterations,
             );
-            let v = member_values(m, &probe, cal_iterations, &sampling);
-            let cost = cost_of(
-                &opts,
-                timing_from(&v[..TIMING_LEN]),
-                timing_from(&v[TIMING_LEN..2 * TIMING_LEN]),
-                v[2 * TIMING_LEN + 2],
-                v[2 * TIMING_LEN + 3],
-            )
-            .unwrap();
             assert!(
-                (cost.cycles - cycles).abs() / cycles < 0.005,
-                "body {} (heavy {heavy}): {:.3} cycles, simulated {cycles} (at {:.3} GHz)",
-                m.i,
-                cost.cycles,
-                cost.ghz
+                ok,
+                "group {group:?}: clean rounds {:?} of {:?}, fastest probes {:?}",
+                members
+                    .iter()
+                    .map(|m| m.clean(&probe).len())
+                    .collect::<Vec<_>>(),
+                members.iter().map(|m| m.probes.len()).collect::<Vec<_>>(),
+                probe.fastest
             );
-            let want = if heavy {
-                LicensedCore::LOW
-            } else {
-                LicensedCore::HIGH
-            };
-            // Scalar bodies after a heavy one in the same round run at the
-            // low clock too, and are converted with it: what matters is
-            // that each is converted at its own.
-            assert!(
-                cost.ghz <= LicensedCore::HIGH + 0.01 && (!heavy || (cost.ghz - want).abs() < 0.01),
-                "body {}: {:.3} GHz",
-                m.i,
-                cost.ghz
-            );
+            for (m, &(cycles, heavy)) in members.iter().zip(group) {
+                assert!(
+                    m.clean(&probe).len() >= sampling.clean,
+                    "{cycles} (heavy {heavy}): {} of {} rounds clean",
+                    m.clean(&probe).len(),
+                    m.probes.len()
+                );
+                let v = member_values(m, &probe, cal_iterations, &sampling);
+                let cost = cost_of(
+                    &opts,
+                    timing_from(&v[..TIMING_LEN]),
+                    timing_from(&v[TIMING_LEN..2 * TIMING_LEN]),
+                    v[2 * TIMING_LEN + 2],
+                    v[2 * TIMING_LEN + 3],
+                )
+                .unwrap();
+                assert!(
+                    (cost.cycles - cycles).abs() / cycles < 0.005,
+                    "{cycles} (heavy {heavy}): {:.3} cycles (at {:.3} GHz)",
+                    cost.cycles,
+                    cost.ghz
+                );
+                let want = if heavy {
+                    LicensedCore::LOW
+                } else {
+                    LicensedCore::HIGH
+                };
+                assert!(
+                    (cost.ghz - want).abs() < 0.01,
+                    "{cycles} (heavy {heavy}): converted at {:.3} GHz",
+                    cost.ghz
+                );
+            }
         }
     }
 
