@@ -551,6 +551,86 @@ fn dumped_kernels_run_in_man_mode() {
     assert!(stdout(&o).starts_with("kernel: "), "{}", stdout(&o));
 }
 
+/// The pids of the live (not zombie) processes whose command line
+/// contains `needle`.
+fn live_processes_with(needle: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A MAN kernel that does the `fork` system call and spins in both
+/// processes: winic kills its child at the deadline (10 s) and the
+/// grandchild with it, and exits; nothing of it keeps spinning.
+#[test]
+fn a_man_kernel_that_forks_leaves_no_process_behind() {
+    if host_arch() != "x86_64" || std::env::var_os("WINIC_TEST_RUNNER").is_some() {
+        println!("skipped: the kernel is x86-64 code (`mov eax, 57; syscall` is Linux fork there)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("winic-forking-man-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("forks-and-spins.s");
+    std::fs::write(
+        &path,
+        ".intel_syntax noprefix\n.text\ntp:\n  mov eax, 57\n  syscall\nspin:\n  jmp spin\n  ret\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    // Standard error to a file, not a pipe: a process left behind would
+    // hold a pipe open and the test would wait for it for ever.
+    let err_path = dir.join("stderr");
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let mut run = winic_command(&["-f", "2.0", "MAN", "-p", p, "--funcName", "tp", "-n", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(err_file)
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = run.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    if status.is_none() {
+        let _ = run.kill();
+        let _ = run.wait();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left = live_processes_with(p);
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    let err = std::fs::read_to_string(&err_path).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = status.expect("winic did not end within 60 s");
+    assert!(
+        left.is_empty(),
+        "processes of the kernel still run: {left:?}"
+    );
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("no result within 10.0 s"), "{err}");
+}
+
 /// TP and LAT write no kernels: `--dump-asm` used to be accepted and
 /// ignored there.
 #[test]

@@ -7,9 +7,9 @@ use nix::fcntl::OFlag;
 use nix::libc;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sched::{sched_setaffinity, CpuSet};
-use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::{waitpid, WaitStatus};
-use nix::unistd::{fork, pipe2, ForkResult, Pid};
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
+use nix::unistd::{fork, pipe2, setpgid, ForkResult, Pid};
 use std::fmt;
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -46,7 +46,10 @@ impl fmt::Display for ChildError {
 
 /// Runs `work` in a forked child pinned to `cpu` (if given) and returns the
 /// numbers it produced, or why there are none. The child is always reaped;
-/// on timeout it is killed first.
+/// on timeout it is killed first. The child runs in a process group of its
+/// own, which is killed whole on timeout and again once the child has
+/// ended: nothing the child forked (a kernel may do the `fork` system
+/// call) outlives it.
 ///
 /// The child runs only `work` and then `_exit`s, so nothing of the parent's
 /// state (buffers, destructors, other threads) is touched twice.
@@ -68,12 +71,13 @@ pub fn in_child(
             unsafe { libc::_exit(status) }
         }
         ForkResult::Parent { child } => {
+            own_group(child);
             drop(tx);
             let got = read_until(&rx, deadline, false);
             drop(rx);
             let timed_out = matches!(got, Err(ChildError::Timeout(_)));
             if timed_out {
-                let _ = kill(child, Signal::SIGKILL);
+                kill_group(child);
             }
             let status = reap(child)?;
             match (got, status) {
@@ -122,7 +126,7 @@ pub fn in_child_stream(
         Err(e) => (Vec::new(), Some(sys("fork", e))),
         Ok(ForkResult::Child) => {
             drop(rx);
-            let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+            child_setup();
             let status = match pin(cpu) {
                 Ok(()) => {
                     work(&mut Records { tx });
@@ -134,6 +138,7 @@ pub fn in_child_stream(
             unsafe { libc::_exit(status) }
         }
         Ok(ForkResult::Parent { child }) => {
+            own_group(child);
             drop(tx);
             let mut records = Vec::new();
             let mut buf = Vec::new();
@@ -147,14 +152,14 @@ pub fn in_child_stream(
                             Ok(mut got) => records.append(&mut got),
                             Err(e) => {
                                 problem = Some(e);
-                                let _ = kill(child, Signal::SIGKILL);
+                                kill_group(child);
                                 break;
                             }
                         }
                     }
                     Err(e) => {
                         if matches!(e, ChildError::Timeout(_)) {
-                            let _ = kill(child, Signal::SIGKILL);
+                            kill_group(child);
                         }
                         problem = Some(e);
                         break;
@@ -235,10 +240,35 @@ fn pin(cpu: Option<usize>) -> Result<(), i32> {
     Ok(())
 }
 
-fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
+/// What a child does first, right after the fork (`in_child` and
+/// `in_child_stream`).
+fn child_setup() {
+    // A process group of its own, which the parent kills whole: a kernel
+    // that forks leaves nothing running. (A terminal's Ctrl-C no longer
+    // reaches the child either: the parent decides.) The parent sets it
+    // too, so that neither can act before it is in place.
+    let _ = setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // A faulting kernel is a result, not a crash worth a core file (qemu-user
     // would write one per fault into the working directory).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+}
+
+/// The parent's half of [`child_setup`]'s process group (whichever runs
+/// first makes it; the second call finds it made).
+fn own_group(child: Pid) {
+    let _ = setpgid(child, child);
+}
+
+/// Kills the child and everything in its process group.
+fn kill_group(child: Pid) {
+    let _ = killpg(child, Signal::SIGKILL);
+    // Should the group not exist (it always does once `own_group` ran),
+    // the child itself still dies.
+    let _ = kill(child, Signal::SIGKILL);
+}
+
+fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
+    child_setup();
     if let Err(code) = pin(cpu) {
         return code;
     }
@@ -283,7 +313,19 @@ fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec
     }
 }
 
+/// Waits for `child` to end, kills whatever is left in its process group
+/// (what it forked), then reaps it.
 fn reap(child: Pid) -> Result<WaitStatus, ChildError> {
+    // Waiting without reaping keeps the child a zombie, so its pid, the
+    // group's id, cannot be taken by another process before the kill.
+    loop {
+        match waitid(Id::Pid(child), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(ChildError::System(format!("waitid: {e}"))),
+            Ok(_) => break,
+        }
+    }
+    let _ = killpg(child, Signal::SIGKILL);
     loop {
         match waitpid(child, None) {
             Err(Errno::EINTR) => continue,
@@ -387,6 +429,79 @@ mod tests {
         });
         assert_eq!(got, vec![vec![1.0]]);
         assert_eq!(fate, Some(ChildError::Timeout(idle)));
+    }
+
+    /// Forks a grandchild that closes every inherited descriptor (so the
+    /// pipe ends with the child) and spins; returns its pid.
+    fn fork_spinner() -> i32 {
+        // SAFETY: the grandchild only makes system calls and spins.
+        match unsafe { libc::fork() } {
+            0 => {
+                for fd in 3..1024 {
+                    // SAFETY: closing descriptors the spinner does not use.
+                    unsafe { libc::close(fd) };
+                }
+                loop {
+                    std::hint::spin_loop();
+                }
+            }
+            pid => pid,
+        }
+    }
+
+    /// Whether `pid` is gone (or a zombie, which no longer runs) within
+    /// `wait`; it is killed afterwards either way, so that a failing test
+    /// leaves no spinner behind.
+    fn gone_within(pid: i32, wait: Duration) -> bool {
+        let pid = Pid::from_raw(pid);
+        let end = Instant::now() + wait;
+        let gone = loop {
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            });
+            if kill(pid, None) == Err(Errno::ESRCH) || zombie {
+                break true;
+            }
+            if Instant::now() > end {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = kill(pid, Signal::SIGKILL);
+        gone
+    }
+
+    #[test]
+    fn what_a_child_forked_dies_with_it() {
+        let got = in_child(None, SHORT, || vec![fork_spinner() as f64]);
+        let grandchild = got.as_ref().expect("the child exits normally")[0] as i32;
+        assert!(grandchild > 0, "{got:?}");
+        assert!(
+            gone_within(grandchild, Duration::from_secs(2)),
+            "grandchild {grandchild} still runs after the child was reaped"
+        );
+    }
+
+    #[test]
+    fn what_a_hanging_child_forked_dies_with_it() {
+        let idle = Duration::from_millis(300);
+        let (got, fate) = in_child_stream(None, idle, |r| {
+            r.send(&[fork_spinner() as f64]);
+            loop {
+                std::hint::spin_loop();
+            }
+        });
+        assert_eq!(fate, Some(ChildError::Timeout(idle)));
+        let grandchild = got[0][0] as i32;
+        assert!(grandchild > 0, "{got:?}");
+        assert!(
+            gone_within(grandchild, Duration::from_secs(2)),
+            "grandchild {grandchild} still runs after the child was killed"
+        );
     }
 
     #[test]
