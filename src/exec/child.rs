@@ -7,7 +7,7 @@ use nix::fcntl::OFlag;
 use nix::libc;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sched::{sched_setaffinity, CpuSet};
-use nix::sys::signal::{kill, killpg, Signal};
+use nix::sys::signal::{kill, killpg, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, pipe2, setpgid, ForkResult, Pid};
 use std::fmt;
@@ -251,6 +251,14 @@ fn child_setup() {
     // A faulting kernel is a result, not a crash worth a core file (qemu-user
     // would write one per fault into the working directory).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    // A kernel that overflows the stack or touches a bad address dies of
+    // that signal: Rust's handler for stack overflows would print "has
+    // overflowed its stack" and abort (SIGABRT), blaming winic.
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    for sig in [Signal::SIGSEGV, Signal::SIGBUS] {
+        // SAFETY: restoring the default action installs no handler.
+        let _ = unsafe { sigaction(sig, &default) };
+    }
 }
 
 /// The parent's half of [`child_setup`]'s process group (whichever runs
@@ -356,6 +364,7 @@ fn decode(bytes: &[u8]) -> Result<Vec<f64>, ChildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
 
     const SHORT: Duration = Duration::from_secs(20);
 
@@ -502,6 +511,48 @@ mod tests {
             gone_within(grandchild, Duration::from_secs(2)),
             "grandchild {grandchild} still runs after the child was killed"
         );
+    }
+
+    /// Recurses until the stack is gone (`black_box` keeps every frame).
+    fn deep(n: u64) -> u64 {
+        let pad = std::hint::black_box([n; 64]);
+        if std::hint::black_box(n) == u64::MAX {
+            return 0;
+        }
+        deep(n + 1).wrapping_add(pad[7])
+    }
+
+    #[test]
+    fn a_stack_overflow_is_a_sigsegv_and_prints_nothing() {
+        for stream in [false, true] {
+            let path = std::env::temp_dir()
+                .join(format!("winic-overflow-{}-{stream}", std::process::id()));
+            let file = std::fs::File::create(&path).unwrap();
+            let err = file.as_raw_fd();
+            // The child's standard error goes to the file.
+            let overflow = move || {
+                // SAFETY: `err` is open in the child (inherited).
+                unsafe { libc::dup2(err, 2) };
+                deep(0)
+            };
+            let fate = if stream {
+                in_child_stream(None, SHORT, |_| {
+                    overflow();
+                })
+                .1
+            } else {
+                in_child(None, SHORT, move || vec![overflow() as f64]).err()
+            };
+            drop(file);
+            let printed = std::fs::read_to_string(&path).unwrap();
+            let _ = std::fs::remove_file(&path);
+            assert_eq!(
+                fate,
+                Some(ChildError::Signal("SIGSEGV".into())),
+                "stream {stream}"
+            );
+            assert_eq!(printed, "", "stream {stream}");
+        }
     }
 
     #[test]
