@@ -753,6 +753,57 @@ fn tp_refuses_a_cpu_it_may_not_use() {
     );
 }
 
+/// A negative number is a value, refused by the option's own check with
+/// the valid range (clap used to call it an unexpected argument).
+#[test]
+fn negative_numbers_get_the_valid_range() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["TP", "--core", "-1", "-i", "NOP", "--noReport"],
+            &[
+                "'-1' for '--core <N>'",
+                "`-1` is no CPU number",
+                "this process may use: ",
+            ],
+        ),
+        (
+            &["-f", "-3", "TP", "-i", "NOP", "--noReport"],
+            &[
+                "`-3` is no frequency: give GHz between 0.05 and 20",
+                "or auto",
+            ],
+        ),
+        (
+            &["LAT", "--minOpcode", "-3", "--noReport"],
+            &[
+                "--minOpcode",
+                "`-3` is no whole number from 0 to 4294967295",
+            ],
+        ),
+        (
+            &["emit", "-i", "ADD64rr", "--arch", "x86", "--unroll", "-2"],
+            &["--unroll", "`-2` is no whole number from 1 to 100000"],
+        ),
+        (
+            &["MAN", "-p", "k.s", "--funcName", "f", "-n", "-12"],
+            &["--nInst", "`-12` is no whole number of at least 1"],
+        ),
+        (
+            &["runcheck", "--timeout", "-5"],
+            &["--timeout", "`-5` is no whole number from 1 to 3600"],
+        ),
+    ];
+    for (args, wants) in cases {
+        let o = winic(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(!e.contains("unexpected argument"), "{args:?}: {e}");
+        for want in *wants {
+            assert!(e.contains(want), "{args:?}: no {want:?} in {e}");
+        }
+    }
+}
+
 #[test]
 fn tp_refuses_a_vector_type_that_does_not_exist() {
     let o = winic(&["TP", "--vtypes", "e8m1,e12m1", "-i", "NOP", "--noReport"]);
