@@ -9,7 +9,8 @@
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
 //! run once), [`probe`] (features a host cannot report, tried), [`tp`] (TP mode: throughput), [`report`] (report files),
-//! [`db`] (the results database in WINIC's YAML format).
+//! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
+//! run per database).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -23,6 +24,7 @@ pub mod inspect;
 pub mod isa;
 pub mod kernel;
 pub mod lat;
+pub mod lock;
 pub mod measure;
 pub mod probe;
 pub mod report;

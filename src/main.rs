@@ -640,6 +640,9 @@ fn run_mode(
         args.min_opcode,
         args.max_opcode,
     )?;
+    // One run per database, until this function returns: before the
+    // database and the journal are read.
+    let _lock = winic::lock::RunLock::acquire(output, mode.name())?;
     let mut db = winic::db::Database::load(output)?;
     let (mut journal, done, earlier) = winic::db::Journal::open(output, mode.name(), args.resume)?;
     for e in earlier {

@@ -742,6 +742,93 @@ fn tp_measures_merges_and_resumes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// One run per database: a second TP or LAT run on the file of a running
+/// one fails at once (a usage error) naming it, and the first one's file
+/// comes out whole; the lock file goes with the run.
+#[test]
+fn a_second_run_on_a_database_in_use_fails_at_once() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let lock = dir.join("db.yaml.lock");
+    let (form, filter) = match host_arch() {
+        "x86_64" => ("ADD64rr", "^IMUL"),
+        "aarch64" => ("ADDXrs", "^MADD"),
+        _ => ("ADD", "^MUL"),
+    };
+    let in_use = |o: &std::process::Output, pid: u32, mode: &str| {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        let e = stderr(o);
+        assert!(
+            e.contains(&format!(
+                "{db_arg} is in use: winic {mode} (PID {pid}, since "
+            )) && e.contains("another database with -o"),
+            "{e}"
+        );
+        assert!(!e.contains("interrupted"), "{e}");
+    };
+    // The lock held by this process, through the library.
+    let held = winic::lock::RunLock::acquire(&db, "TP").unwrap();
+    let o = winic(&["-f", "2.0", "LAT", "-i", form, "-o", db_arg, "--noReport"]);
+    in_use(&o, std::process::id(), "TP");
+    assert!(!db.exists() && !dir.join("db.yaml.LAT.journal").exists());
+    drop(held);
+    assert!(!lock.exists());
+    // A real TP run, stopped while it holds the lock: a LAT run and a
+    // second TP run (which used to call the first's journal that of an
+    // interrupted run) are refused.
+    let mut first = winic_command(&[
+        "-f",
+        "2.0",
+        "TP",
+        "--filter",
+        filter,
+        "-o",
+        db_arg,
+        "--noReport",
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let pid = first.id();
+    let start = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&lock).unwrap_or_default();
+        if text.starts_with(&format!("pid {pid}\n")) {
+            kill(Pid::from_raw(pid as i32), Signal::SIGSTOP).unwrap();
+            break;
+        }
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first run ended before its lock was seen"
+        );
+        assert!(start.elapsed().as_secs() < 60, "no lock file");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let lat = winic(&["-f", "2.0", "LAT", "-i", form, "-o", db_arg, "--noReport"]);
+    let tp = winic(&["-f", "2.0", "TP", "-i", form, "-o", db_arg, "--noReport"]);
+    kill(Pid::from_raw(pid as i32), Signal::SIGCONT).unwrap();
+    let o = first.wait_with_output().unwrap();
+    in_use(&lat, pid, "TP");
+    in_use(&tp, pid, "TP");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("TP: "), "{}", stdout(&o));
+    let saved = winic::db::Database::load(&db).unwrap();
+    if std::env::var_os("WINIC_EMULATED").is_none() {
+        assert!(!saved.entries.is_empty(), "{}", stdout(&o));
+    }
+    assert!(!lock.exists());
+    assert!(!dir.join("db.yaml.TP.journal").exists());
+    assert!(!dir.join("db.yaml.LAT.journal").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn tp_refuses_a_cpu_it_may_not_use() {
     let o = winic(&["TP", "--core", "100000", "-i", "NOP", "--noReport"]);
