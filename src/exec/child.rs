@@ -60,12 +60,13 @@ pub fn in_child(
 ) -> Result<Vec<f64>, ChildError> {
     let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
     let (rx, tx) = pipe2(OFlag::O_CLOEXEC).map_err(|e| sys("pipe", e))?;
+    let parent = nix::unistd::getpid();
     // SAFETY: the child only pins itself, runs `work`, writes to the pipe
     // and calls `_exit`; it never returns into the caller's code.
     match unsafe { fork() }.map_err(|e| sys("fork", e))? {
         ForkResult::Child => {
             drop(rx);
-            let status = child_main(cpu, tx, work);
+            let status = child_main(parent, cpu, tx, work);
             // SAFETY: `_exit` ends the process without running the
             // parent's atexit handlers or destructors.
             unsafe { libc::_exit(status) }
@@ -120,13 +121,14 @@ pub fn in_child_stream(
         Ok(p) => p,
         Err(e) => return (Vec::new(), Some(sys("pipe", e))),
     };
+    let parent = nix::unistd::getpid();
     // SAFETY: as for `in_child`: the child pins itself, runs `work`,
     // writes to the pipe and calls `_exit`.
     match unsafe { fork() } {
         Err(e) => (Vec::new(), Some(sys("fork", e))),
         Ok(ForkResult::Child) => {
             drop(rx);
-            child_setup();
+            child_setup(parent);
             let status = match pin(cpu) {
                 Ok(()) => {
                     work(&mut Records { tx });
@@ -240,9 +242,18 @@ fn pin(cpu: Option<usize>) -> Result<(), i32> {
     Ok(())
 }
 
-/// What a child does first, right after the fork (`in_child` and
-/// `in_child_stream`).
-fn child_setup() {
+/// What a child of `parent` does first, right after the fork (`in_child`
+/// and `in_child_stream`).
+fn child_setup(parent: Pid) {
+    // The child dies with winic: killed with SIGKILL, which nothing can
+    // catch, winic leaves no watchdog behind, and a hanging kernel would
+    // run on, holding winic's open files (the database's lock among them).
+    // Checked after setting it: winic may have died before.
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    if nix::unistd::getppid() != parent {
+        // SAFETY: ends the child at once, as it would have been killed.
+        unsafe { libc::_exit(103) }
+    }
     // A process group of its own, which the parent kills whole: a kernel
     // that forks leaves nothing running. (A terminal's Ctrl-C no longer
     // reaches the child either: the parent decides.) The parent sets it
@@ -275,8 +286,13 @@ fn kill_group(child: Pid) {
     let _ = kill(child, Signal::SIGKILL);
 }
 
-fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
-    child_setup();
+fn child_main(
+    parent: Pid,
+    cpu: Option<usize>,
+    tx: OwnedFd,
+    work: impl FnOnce() -> Vec<f64>,
+) -> i32 {
+    child_setup(parent);
     if let Err(code) = pin(cpu) {
         return code;
     }
@@ -510,6 +526,40 @@ mod tests {
         assert!(
             gone_within(grandchild, Duration::from_secs(2)),
             "grandchild {grandchild} still runs after the child was killed"
+        );
+    }
+
+    /// A child whose winic is killed with SIGKILL (no watchdog left)
+    /// dies too, instead of running a hanging kernel for ever.
+    #[test]
+    fn a_child_dies_with_winic() {
+        let (rx, tx) = nix::unistd::pipe().unwrap();
+        // SAFETY: the forked "winic" only runs `in_child_stream` and
+        // `_exit`s; it never returns into the test harness.
+        let winic = match unsafe { fork() }.unwrap() {
+            ForkResult::Child => {
+                let _ = in_child_stream(None, Duration::from_secs(60), |_| {
+                    let me = std::process::id().to_le_bytes();
+                    let _ = nix::unistd::write(&tx, &me);
+                    loop {
+                        std::hint::spin_loop();
+                    }
+                });
+                // SAFETY: see `in_child`.
+                unsafe { libc::_exit(0) }
+            }
+            ForkResult::Parent { child } => child,
+        };
+        drop(tx);
+        let mut pid = [0u8; 4];
+        let n = nix::unistd::read(&rx, &mut pid).unwrap();
+        kill(winic, Signal::SIGKILL).unwrap();
+        waitpid(winic, None).unwrap();
+        assert_eq!(n, 4, "no pid from the measuring child");
+        let child = u32::from_le_bytes(pid) as i32;
+        assert!(
+            gone_within(child, Duration::from_secs(2)),
+            "the child {child} of a killed winic still runs"
         );
     }
 
