@@ -10,7 +10,8 @@
 //! (running them in forked children), [`runcheck`] (every form's kernels
 //! run once), [`probe`] (features a host cannot report, tried), [`tp`] (TP mode: throughput), [`report`] (report files),
 //! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
-//! [`db`] (the results database in WINIC's YAML format).
+//! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
+//! run per database).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -25,6 +26,7 @@ pub mod interrupt;
 pub mod isa;
 pub mod kernel;
 pub mod lat;
+pub mod lock;
 pub mod measure;
 pub mod probe;
 pub mod report;

@@ -22,7 +22,7 @@ struct Cli {
     /// (`-f 3.5`, as in WINIC), or `auto` (the default): measured in every
     /// measurement's child with a chain of dependent one-cycle adds, before
     /// and after the timing, because shared machines and VMs change clock.
-    #[arg(short = 'f', long = "frequency", global = true, value_name = "GHz|auto", value_parser = parse_clock)]
+    #[arg(short = 'f', long = "frequency", global = true, value_name = "GHz|auto", value_parser = parse_clock, allow_negative_numbers = true)]
     frequency: Option<Clock>,
     /// With `emit`: write its kernel into DIR as an assembly file
     /// (`<FORM>.s`) that `winic MAN` assembles back to the same bytes
@@ -89,7 +89,7 @@ enum Command {
         func_name: String,
         /// Instructions per iteration of its loop (the divisor of the
         /// result).
-        #[arg(short = 'n', long = "nInst", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(short = 'n', long = "nInst", value_name = "N", value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
         n_inst: u64,
         /// A function called once (with 1 as its argument) before the
         /// timing, e.g. to put the vector unit in the right state.
@@ -180,7 +180,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Seconds a kernel may run before it is killed as hanging.
-        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        #[arg(long, default_value_t = 20, value_parser = whole::<u64>(1, 3600), allow_negative_numbers = true)]
         timeout: u64,
     },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
@@ -206,10 +206,10 @@ enum Command {
         #[arg(short = 'i', long = "instr", value_name = "FORM")]
         form: String,
         /// Copies of the body per loop iteration.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        #[arg(long, default_value_t = 1, value_parser = whole::<u64>(1, 100_000), allow_negative_numbers = true)]
         unroll: u64,
         /// Loop iterations (at least 1).
-        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, default_value_t = 1000, value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
         iterations: u64,
         /// The executable to write (replaced if it exists). Without it,
         /// give --dump-asm DIR to write the kernel as assembly only.
@@ -229,10 +229,10 @@ struct ModeArgs {
     #[arg(long, value_name = "REGEX")]
     filter: Option<String>,
     /// Only forms with an LLVM opcode number at least N.
-    #[arg(long = "minOpcode", value_name = "N")]
+    #[arg(long = "minOpcode", value_name = "N", value_parser = whole::<u32>(0, u32::MAX.into()), allow_negative_numbers = true)]
     min_opcode: Option<u32>,
     /// Only forms with an LLVM opcode number at most N.
-    #[arg(long = "maxOpcode", value_name = "N")]
+    #[arg(long = "maxOpcode", value_name = "N", value_parser = whole::<u32>(0, u32::MAX.into()), allow_negative_numbers = true)]
     max_opcode: Option<u32>,
     /// The database (WINIC's YAML format) the results are merged into,
     /// the same file for TP and LAT: this run's values (throughputs, or
@@ -263,7 +263,7 @@ struct ModeArgs {
     /// default: the first CPU this process may run on). Not WINIC's
     /// -c/--cpu, which names an LLVM CPU model: winic decides what the
     /// CPU runs from CPUID.
-    #[arg(long = "core", value_name = "N")]
+    #[arg(long = "core", value_name = "N", value_parser = parse_core, allow_negative_numbers = true)]
     cpu: Option<usize>,
     /// RISC-V: the vector types every RVV form is measured at besides
     /// WINIC's e32 m1, into its entry's vectorConfigs: `all` (every
@@ -321,21 +321,57 @@ fn clock_of(f: Option<Clock>) -> Clock {
     })
 }
 
-/// `cpu`, when this process may run on it.
-fn allowed_cpu(cpu: usize) -> Result<usize, Error> {
+/// A parser of whole numbers from `lo` to `hi` whose error names the value
+/// and the range (clap's own says "invalid digit found in string" of `-2`).
+fn whole<T>(lo: u64, hi: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
+where
+    T: TryFrom<u64>,
+{
+    move |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (lo..=hi).contains(n))
+            .and_then(|n| T::try_from(n).ok())
+            .ok_or_else(|| {
+                if hi == u64::MAX {
+                    format!("`{s}` is no whole number of at least {lo}")
+                } else {
+                    format!("`{s}` is no whole number from {lo} to {hi}")
+                }
+            })
+    }
+}
+
+/// The CPUs this process may run on, as a list for messages.
+fn allowed_cpus() -> Result<(nix::sched::CpuSet, String), Error> {
     let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
         .map_err(|e| Error::Failed(format!("reading the CPUs this process may use: {e}")))?;
     let allowed: Vec<String> = (0..nix::sched::CpuSet::count())
         .filter(|&c| set.is_set(c).unwrap_or(false))
         .map(|c| c.to_string())
         .collect();
+    Ok((set, allowed.join(", ")))
+}
+
+/// `cpu`, when this process may run on it.
+fn allowed_cpu(cpu: usize) -> Result<usize, Error> {
+    let (set, allowed) = allowed_cpus()?;
     if set.is_set(cpu).unwrap_or(false) {
         return Ok(cpu);
     }
     Err(Error::BadInput(format!(
-        "--core {cpu}: this process may not run on CPU {cpu}; allowed: {}",
-        allowed.join(", ")
+        "--core {cpu}: this process may not run on CPU {cpu}; allowed: {allowed}"
     )))
+}
+
+/// `--core N`: a CPU number (whether this process may use it is checked
+/// by [`allowed_cpu`]); anything else is refused with the CPUs allowed.
+fn parse_core(s: &str) -> Result<usize, String> {
+    s.trim().parse().map_err(|_| {
+        let allowed = allowed_cpus().map_or_else(|e| e.to_string(), |(_, a)| a);
+        format!("`{s}` is no CPU number: give one this process may use: {allowed}")
+    })
 }
 
 fn arch_or_host(arch: Option<Arch>) -> Result<Arch, Error> {
@@ -604,6 +640,9 @@ fn run_mode(
         args.min_opcode,
         args.max_opcode,
     )?;
+    // One run per database, until this function returns: before the
+    // database and the journal are read.
+    let _lock = winic::lock::RunLock::acquire(output, mode.name())?;
     let mut db = winic::db::Database::load(output)?;
     let (mut journal, mut done, earlier) =
         winic::db::Journal::open(output, mode.name(), args.resume)?;

@@ -551,6 +551,86 @@ fn dumped_kernels_run_in_man_mode() {
     assert!(stdout(&o).starts_with("kernel: "), "{}", stdout(&o));
 }
 
+/// The pids of the live (not zombie) processes whose command line
+/// contains `needle`.
+fn live_processes_with(needle: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A MAN kernel that does the `fork` system call and spins in both
+/// processes: winic kills its child at the deadline (10 s) and the
+/// grandchild with it, and exits; nothing of it keeps spinning.
+#[test]
+fn a_man_kernel_that_forks_leaves_no_process_behind() {
+    if host_arch() != "x86_64" || std::env::var_os("WINIC_TEST_RUNNER").is_some() {
+        println!("skipped: the kernel is x86-64 code (`mov eax, 57; syscall` is Linux fork there)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("winic-forking-man-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("forks-and-spins.s");
+    std::fs::write(
+        &path,
+        ".intel_syntax noprefix\n.text\ntp:\n  mov eax, 57\n  syscall\nspin:\n  jmp spin\n  ret\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    // Standard error to a file, not a pipe: a process left behind would
+    // hold a pipe open and the test would wait for it for ever.
+    let err_path = dir.join("stderr");
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let mut run = winic_command(&["-f", "2.0", "MAN", "-p", p, "--funcName", "tp", "-n", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(err_file)
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = run.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    if status.is_none() {
+        let _ = run.kill();
+        let _ = run.wait();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left = live_processes_with(p);
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    let err = std::fs::read_to_string(&err_path).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = status.expect("winic did not end within 60 s");
+    assert!(
+        left.is_empty(),
+        "processes of the kernel still run: {left:?}"
+    );
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("no result within 10.0 s"), "{err}");
+}
+
 /// TP and LAT write no kernels: `--dump-asm` used to be accepted and
 /// ignored there.
 #[test]
@@ -662,6 +742,93 @@ fn tp_measures_merges_and_resumes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// One run per database: a second TP or LAT run on the file of a running
+/// one fails at once (a usage error) naming it, and the first one's file
+/// comes out whole; the lock file goes with the run.
+#[test]
+fn a_second_run_on_a_database_in_use_fails_at_once() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let lock = dir.join("db.yaml.lock");
+    let (form, filter) = match host_arch() {
+        "x86_64" => ("ADD64rr", "^IMUL"),
+        "aarch64" => ("ADDXrs", "^MADD"),
+        _ => ("ADD", "^MUL"),
+    };
+    let in_use = |o: &std::process::Output, pid: u32, mode: &str| {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        let e = stderr(o);
+        assert!(
+            e.contains(&format!(
+                "{db_arg} is in use: winic {mode} (PID {pid}, since "
+            )) && e.contains("another database with -o"),
+            "{e}"
+        );
+        assert!(!e.contains("interrupted"), "{e}");
+    };
+    // The lock held by this process, through the library.
+    let held = winic::lock::RunLock::acquire(&db, "TP").unwrap();
+    let o = winic(&["-f", "2.0", "LAT", "-i", form, "-o", db_arg, "--noReport"]);
+    in_use(&o, std::process::id(), "TP");
+    assert!(!db.exists() && !dir.join("db.yaml.LAT.journal").exists());
+    drop(held);
+    assert!(!lock.exists());
+    // A real TP run, stopped while it holds the lock: a LAT run and a
+    // second TP run (which used to call the first's journal that of an
+    // interrupted run) are refused.
+    let mut first = winic_command(&[
+        "-f",
+        "2.0",
+        "TP",
+        "--filter",
+        filter,
+        "-o",
+        db_arg,
+        "--noReport",
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let pid = first.id();
+    let start = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&lock).unwrap_or_default();
+        if text.starts_with(&format!("pid {pid}\n")) {
+            kill(Pid::from_raw(pid as i32), Signal::SIGSTOP).unwrap();
+            break;
+        }
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first run ended before its lock was seen"
+        );
+        assert!(start.elapsed().as_secs() < 60, "no lock file");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let lat = winic(&["-f", "2.0", "LAT", "-i", form, "-o", db_arg, "--noReport"]);
+    let tp = winic(&["-f", "2.0", "TP", "-i", form, "-o", db_arg, "--noReport"]);
+    kill(Pid::from_raw(pid as i32), Signal::SIGCONT).unwrap();
+    let o = first.wait_with_output().unwrap();
+    in_use(&lat, pid, "TP");
+    in_use(&tp, pid, "TP");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("TP: "), "{}", stdout(&o));
+    let saved = winic::db::Database::load(&db).unwrap();
+    if std::env::var_os("WINIC_EMULATED").is_none() {
+        assert!(!saved.entries.is_empty(), "{}", stdout(&o));
+    }
+    assert!(!lock.exists());
+    assert!(!dir.join("db.yaml.TP.journal").exists());
+    assert!(!dir.join("db.yaml.LAT.journal").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn tp_refuses_a_cpu_it_may_not_use() {
     let o = winic(&["TP", "--core", "100000", "-i", "NOP", "--noReport"]);
@@ -671,6 +838,57 @@ fn tp_refuses_a_cpu_it_may_not_use() {
         e.contains("--core 100000") && e.contains("allowed: "),
         "{e}"
     );
+}
+
+/// A negative number is a value, refused by the option's own check with
+/// the valid range (clap used to call it an unexpected argument).
+#[test]
+fn negative_numbers_get_the_valid_range() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["TP", "--core", "-1", "-i", "NOP", "--noReport"],
+            &[
+                "'-1' for '--core <N>'",
+                "`-1` is no CPU number",
+                "this process may use: ",
+            ],
+        ),
+        (
+            &["-f", "-3", "TP", "-i", "NOP", "--noReport"],
+            &[
+                "`-3` is no frequency: give GHz between 0.05 and 20",
+                "or auto",
+            ],
+        ),
+        (
+            &["LAT", "--minOpcode", "-3", "--noReport"],
+            &[
+                "--minOpcode",
+                "`-3` is no whole number from 0 to 4294967295",
+            ],
+        ),
+        (
+            &["emit", "-i", "ADD64rr", "--arch", "x86", "--unroll", "-2"],
+            &["--unroll", "`-2` is no whole number from 1 to 100000"],
+        ),
+        (
+            &["MAN", "-p", "k.s", "--funcName", "f", "-n", "-12"],
+            &["--nInst", "`-12` is no whole number of at least 1"],
+        ),
+        (
+            &["runcheck", "--timeout", "-5"],
+            &["--timeout", "`-5` is no whole number from 1 to 3600"],
+        ),
+    ];
+    for (args, wants) in cases {
+        let o = winic(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(!e.contains("unexpected argument"), "{args:?}: {e}");
+        for want in *wants {
+            assert!(e.contains(want), "{args:?}: no {want:?} in {e}");
+        }
+    }
 }
 
 #[test]

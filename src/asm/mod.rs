@@ -138,6 +138,11 @@ pub fn assemble(t: &dyn Target, file: &str, source: &str) -> Result<Program, Asm
     layout(t, &src, items)
 }
 
+/// The most statements a file may have once its `.rept` blocks are
+/// expanded: more kernel than any measurement needs, and a bound on the
+/// memory (`.rept 100000` nested three deep would ask for gigabytes).
+pub const MAX_STATEMENTS: usize = 1_000_000;
+
 /// Comments removed, `#define`s substituted, `.rept` blocks expanded:
 /// one statement per non-empty line.
 fn preprocess(d: Dialect, src: &Src, source: &str) -> Result<Vec<Stmt>, AsmError> {
@@ -232,13 +237,33 @@ fn preprocess(d: Dialect, src: &Src, source: &str) -> Result<Vec<Stmt>, AsmError
             continue;
         }
         if word == ".endr" {
-            let (n, _, body) = repts
+            let (n, rept_line, body) = repts
                 .pop()
                 .ok_or_else(|| src.err(line, col, "`.endr` without `.rept`"))?;
             let target = match repts.last_mut() {
                 Some((_, _, b)) => b,
                 None => &mut out,
             };
+            // Checked before anything is allocated: nested blocks multiply
+            // (the inner block's expansion is this block's body).
+            let (b, before) = (body.len(), target.len());
+            let total = n as u128 * b as u128 + before as u128;
+            if total > MAX_STATEMENTS as u128 {
+                let before = match before {
+                    0 => String::new(),
+                    k => format!(" + {k} before it"),
+                };
+                return Err(src.err(
+                    rept_line,
+                    src.col_of(rept_line, ".rept"),
+                    format!(
+                        "`.rept {n}` (to the `.endr` of line {line}) repeats {b} statements (nested \
+                         blocks expanded): {n} × {b}{before} = {total} statements, more than the \
+                         {MAX_STATEMENTS} winic assembles after expansion"
+                    ),
+                ));
+            }
+            target.reserve(n * body.len());
             for _ in 0..n {
                 target.extend(body.iter().cloned());
             }

@@ -251,6 +251,49 @@ g: ret
 }
 
 #[test]
+fn rept_expansion_is_bounded_before_it_is_allocated() {
+    // Three levels of 100000 once asked for 4 GB and aborted winic.
+    let src = "f:\n.rept 100000\n  .rept 100000\n    .rept 100000\n      add a0, a0, a1\n    .endr\n  .endr\n.endr\nret\n";
+    let e = asm(Arch::Riscv64, src).unwrap_err();
+    // The middle block is the first to pass the limit.
+    assert_eq!((e.line, e.col), (3, 3), "{e}");
+    assert_eq!(
+        e.message,
+        "`.rept 100000` (to the `.endr` of line 7) repeats 100000 statements (nested blocks \
+         expanded): 100000 × 100000 = 10000000000 statements, more than the 1000000 winic \
+         assembles after expansion"
+    );
+    // Blocks one after the other count together.
+    let src = "add a0, a0, a1\n.rept 1000000\nadd a0, a0, a1\n.endr\n";
+    let e = asm(Arch::Riscv64, src).unwrap_err();
+    assert_eq!(e.line, 2, "{e}");
+    assert!(
+        e.message
+            .contains("1000000 × 1 + 1 before it = 1000001 statements"),
+        "{e}"
+    );
+    // Up to the limit is fine, nested or not (expanded only: assembling
+    // a million lines takes a minute in a debug build).
+    let expand = |text: &str| {
+        let src = Src {
+            file: "k.s",
+            lines: text.lines().collect(),
+        };
+        preprocess(target(Arch::Riscv64).dialect(), &src, text)
+    };
+    let full = ".rept 1000\n.rept 1000\nnop\n.endr\n.endr\n";
+    assert_eq!(expand(full).unwrap().len(), MAX_STATEMENTS);
+    let e = expand(&format!("nop\n{full}")).unwrap_err();
+    assert!(
+        e.message.contains("1000 × 1000 + 1 before it = 1000001"),
+        "{e}"
+    );
+    assert_eq!(MAX_STATEMENTS, 1_000_000);
+    let src = ".rept 100\n.rept 10\nadd a0, a0, a1\n.endr\n.endr\n";
+    assert_eq!(asm(Arch::Riscv64, src).unwrap().listing.len(), 1000);
+}
+
+#[test]
 fn the_cli_test_files_assemble_on_every_arch() {
     for (arch, text) in [
         (Arch::Aarch64, ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add x1, x1, x2\n.endr\n  subs x0, x0, #1\n  b.ne loop\n  ret\n"),

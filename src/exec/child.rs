@@ -7,9 +7,9 @@ use nix::fcntl::OFlag;
 use nix::libc;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sched::{sched_setaffinity, CpuSet};
-use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::{waitpid, WaitStatus};
-use nix::unistd::{fork, pipe2, ForkResult, Pid};
+use nix::sys::signal::{kill, killpg, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
+use nix::unistd::{fork, pipe2, setpgid, ForkResult, Pid};
 use std::fmt;
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -50,7 +50,10 @@ impl fmt::Display for ChildError {
 
 /// Runs `work` in a forked child pinned to `cpu` (if given) and returns the
 /// numbers it produced, or why there are none. The child is always reaped;
-/// on timeout it is killed first.
+/// on timeout it is killed first. The child runs in a process group of its
+/// own, which is killed whole on timeout and again once the child has
+/// ended: nothing the child forked (a kernel may do the `fork` system
+/// call) outlives it.
 ///
 /// The child runs only `work` and then `_exit`s, so nothing of the parent's
 /// state (buffers, destructors, other threads) is touched twice.
@@ -61,23 +64,25 @@ pub fn in_child(
 ) -> Result<Vec<f64>, ChildError> {
     let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
     let (rx, tx) = pipe2(OFlag::O_CLOEXEC).map_err(|e| sys("pipe", e))?;
+    let parent = nix::unistd::getpid();
     // SAFETY: the child only pins itself, runs `work`, writes to the pipe
     // and calls `_exit`; it never returns into the caller's code.
     match unsafe { fork() }.map_err(|e| sys("fork", e))? {
         ForkResult::Child => {
             drop(rx);
-            let status = child_main(cpu, tx, work);
+            let status = child_main(parent, cpu, tx, work);
             // SAFETY: `_exit` ends the process without running the
             // parent's atexit handlers or destructors.
             unsafe { libc::_exit(status) }
         }
         ForkResult::Parent { child } => {
+            own_group(child);
             drop(tx);
             let got = read_until(&rx, deadline, false);
             drop(rx);
             let timed_out = matches!(got, Err(ChildError::Timeout(_) | ChildError::Interrupted));
             if timed_out {
-                let _ = kill(child, Signal::SIGKILL);
+                kill_group(child);
             }
             let status = reap(child)?;
             match (got, status) {
@@ -123,13 +128,14 @@ pub fn in_child_stream(
         Ok(p) => p,
         Err(e) => return Some(sys("pipe", e)),
     };
+    let parent = nix::unistd::getpid();
     // SAFETY: as for `in_child`: the child pins itself, runs `work`,
     // writes to the pipe and calls `_exit`.
     match unsafe { fork() } {
         Err(e) => Some(sys("fork", e)),
         Ok(ForkResult::Child) => {
             drop(rx);
-            let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+            child_setup(parent);
             let status = match pin(cpu) {
                 Ok(()) => {
                     work(&mut Records { tx });
@@ -141,6 +147,7 @@ pub fn in_child_stream(
             unsafe { libc::_exit(status) }
         }
         Ok(ForkResult::Parent { child }) => {
+            own_group(child);
             drop(tx);
             let mut buf = Vec::new();
             let mut problem = None;
@@ -153,14 +160,14 @@ pub fn in_child_stream(
                             Ok(got) => got.into_iter().for_each(&mut *record),
                             Err(e) => {
                                 problem = Some(e);
-                                let _ = kill(child, Signal::SIGKILL);
+                                kill_group(child);
                                 break;
                             }
                         }
                     }
                     Err(e) => {
                         if matches!(e, ChildError::Timeout(_) | ChildError::Interrupted) {
-                            let _ = kill(child, Signal::SIGKILL);
+                            kill_group(child);
                         }
                         problem = Some(e);
                         break;
@@ -241,10 +248,57 @@ fn pin(cpu: Option<usize>) -> Result<(), i32> {
     Ok(())
 }
 
-fn child_main(cpu: Option<usize>, tx: OwnedFd, work: impl FnOnce() -> Vec<f64>) -> i32 {
+/// What a child of `parent` does first, right after the fork (`in_child`
+/// and `in_child_stream`).
+fn child_setup(parent: Pid) {
+    // The child dies with winic: killed with SIGKILL, which nothing can
+    // catch, winic leaves no watchdog behind, and a hanging kernel would
+    // run on, holding winic's open files (the database's lock among them).
+    // Checked after setting it: winic may have died before.
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    if nix::unistd::getppid() != parent {
+        // SAFETY: ends the child at once, as it would have been killed.
+        unsafe { libc::_exit(103) }
+    }
+    // A process group of its own, which the parent kills whole: a kernel
+    // that forks leaves nothing running. (A terminal's Ctrl-C no longer
+    // reaches the child either: the parent decides.) The parent sets it
+    // too, so that neither can act before it is in place.
+    let _ = setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // A faulting kernel is a result, not a crash worth a core file (qemu-user
     // would write one per fault into the working directory).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    // A kernel that overflows the stack or touches a bad address dies of
+    // that signal: Rust's handler for stack overflows would print "has
+    // overflowed its stack" and abort (SIGABRT), blaming winic.
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    for sig in [Signal::SIGSEGV, Signal::SIGBUS] {
+        // SAFETY: restoring the default action installs no handler.
+        let _ = unsafe { sigaction(sig, &default) };
+    }
+}
+
+/// The parent's half of [`child_setup`]'s process group (whichever runs
+/// first makes it; the second call finds it made).
+fn own_group(child: Pid) {
+    let _ = setpgid(child, child);
+}
+
+/// Kills the child and everything in its process group.
+fn kill_group(child: Pid) {
+    let _ = killpg(child, Signal::SIGKILL);
+    // Should the group not exist (it always does once `own_group` ran),
+    // the child itself still dies.
+    let _ = kill(child, Signal::SIGKILL);
+}
+
+fn child_main(
+    parent: Pid,
+    cpu: Option<usize>,
+    tx: OwnedFd,
+    work: impl FnOnce() -> Vec<f64>,
+) -> i32 {
+    child_setup(parent);
     if let Err(code) = pin(cpu) {
         return code;
     }
@@ -294,7 +348,19 @@ fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec
     }
 }
 
+/// Waits for `child` to end, kills whatever is left in its process group
+/// (what it forked), then reaps it.
 fn reap(child: Pid) -> Result<WaitStatus, ChildError> {
+    // Waiting without reaping keeps the child a zombie, so its pid, the
+    // group's id, cannot be taken by another process before the kill.
+    loop {
+        match waitid(Id::Pid(child), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(ChildError::System(format!("waitid: {e}"))),
+            Ok(_) => break,
+        }
+    }
+    let _ = killpg(child, Signal::SIGKILL);
     loop {
         match waitpid(child, None) {
             Err(Errno::EINTR) => continue,
@@ -325,6 +391,7 @@ fn decode(bytes: &[u8]) -> Result<Vec<f64>, ChildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
 
     const SHORT: Duration = Duration::from_secs(20);
 
@@ -436,6 +503,170 @@ mod tests {
         });
         assert_eq!(got, vec![vec![1.0]]);
         assert_eq!(fate, Some(ChildError::Timeout(idle)));
+    }
+
+    /// Forks a grandchild that closes every inherited descriptor (so the
+    /// pipe ends with the child) and spins; returns its pid.
+    fn fork_spinner() -> i32 {
+        // SAFETY: the grandchild only makes system calls and spins.
+        match unsafe { libc::fork() } {
+            0 => {
+                for fd in 3..1024 {
+                    // SAFETY: closing descriptors the spinner does not use.
+                    unsafe { libc::close(fd) };
+                }
+                loop {
+                    std::hint::spin_loop();
+                }
+            }
+            pid => pid,
+        }
+    }
+
+    /// Whether `pid` is gone (or a zombie, which no longer runs) within
+    /// `wait`; it is killed afterwards either way, so that a failing test
+    /// leaves no spinner behind.
+    fn gone_within(pid: i32, wait: Duration) -> bool {
+        let pid = Pid::from_raw(pid);
+        let end = Instant::now() + wait;
+        let gone = loop {
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            });
+            if kill(pid, None) == Err(Errno::ESRCH) || zombie {
+                break true;
+            }
+            if Instant::now() > end {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = kill(pid, Signal::SIGKILL);
+        gone
+    }
+
+    #[test]
+    fn what_a_child_forked_dies_with_it() {
+        let got = in_child(None, SHORT, || vec![fork_spinner() as f64]);
+        let grandchild = got.as_ref().expect("the child exits normally")[0] as i32;
+        assert!(grandchild > 0, "{got:?}");
+        assert!(
+            gone_within(grandchild, Duration::from_secs(2)),
+            "grandchild {grandchild} still runs after the child was reaped"
+        );
+    }
+
+    #[test]
+    fn what_a_hanging_child_forked_dies_with_it() {
+        let idle = Duration::from_millis(300);
+        let (got, fate) = stream(None, idle, |r| {
+            r.send(&[fork_spinner() as f64]);
+            loop {
+                std::hint::spin_loop();
+            }
+        });
+        assert_eq!(fate, Some(ChildError::Timeout(idle)));
+        let grandchild = got[0][0] as i32;
+        assert!(grandchild > 0, "{got:?}");
+        assert!(
+            gone_within(grandchild, Duration::from_secs(2)),
+            "grandchild {grandchild} still runs after the child was killed"
+        );
+    }
+
+    /// A child whose winic is killed with SIGKILL (no watchdog left)
+    /// dies too, instead of running a hanging kernel for ever.
+    #[test]
+    fn a_child_dies_with_winic() {
+        let (rx, tx) = nix::unistd::pipe().unwrap();
+        // SAFETY: the forked "winic" only runs `in_child_stream` and
+        // `_exit`s; it never returns into the test harness.
+        let winic = match unsafe { fork() }.unwrap() {
+            ForkResult::Child => {
+                let _ = in_child_stream(
+                    None,
+                    Duration::from_secs(60),
+                    |_| {
+                        let me = std::process::id().to_le_bytes();
+                        let _ = nix::unistd::write(&tx, &me);
+                        loop {
+                            std::hint::spin_loop();
+                        }
+                    },
+                    &mut |_| {},
+                );
+                // SAFETY: see `in_child`.
+                unsafe { libc::_exit(0) }
+            }
+            ForkResult::Parent { child } => child,
+        };
+        drop(tx);
+        let mut pid = [0u8; 4];
+        let n = nix::unistd::read(&rx, &mut pid).unwrap();
+        kill(winic, Signal::SIGKILL).unwrap();
+        waitpid(winic, None).unwrap();
+        assert_eq!(n, 4, "no pid from the measuring child");
+        let child = u32::from_le_bytes(pid) as i32;
+        assert!(
+            gone_within(child, Duration::from_secs(2)),
+            "the child {child} of a killed winic still runs"
+        );
+    }
+
+    /// Recurses until the stack is gone (`black_box` keeps every frame).
+    fn deep(n: u64) -> u64 {
+        let pad = std::hint::black_box([n; 64]);
+        if std::hint::black_box(n) == u64::MAX {
+            return 0;
+        }
+        deep(n + 1).wrapping_add(pad[7])
+    }
+
+    #[test]
+    fn a_stack_overflow_is_a_sigsegv_and_prints_nothing() {
+        for stream in [false, true] {
+            let path = std::env::temp_dir()
+                .join(format!("winic-overflow-{}-{stream}", std::process::id()));
+            let file = std::fs::File::create(&path).unwrap();
+            let err = file.as_raw_fd();
+            // The child's standard error goes to the file.
+            let overflow = move || {
+                // SAFETY: `err` is open in the child (inherited).
+                unsafe { libc::dup2(err, 2) };
+                deep(0)
+            };
+            let fate = if stream {
+                in_child_stream(
+                    None,
+                    SHORT,
+                    |_| {
+                        overflow();
+                    },
+                    &mut |_| {},
+                )
+            } else {
+                in_child(None, SHORT, move || vec![overflow() as f64]).err()
+            };
+            drop(file);
+            let printed = std::fs::read_to_string(&path).unwrap();
+            let _ = std::fs::remove_file(&path);
+            assert_eq!(
+                fate,
+                Some(ChildError::Signal("SIGSEGV".into())),
+                "stream {stream}"
+            );
+            // qemu-user reports the guest's death itself ("qemu: uncaught
+            // target signal 11"); nothing else may be printed.
+            let printed: Vec<&str> = printed
+                .lines()
+                .filter(|l| !l.starts_with("qemu: "))
+                .collect();
+            assert!(printed.is_empty(), "stream {stream}: {printed:?}");
+        }
     }
 
     #[test]
