@@ -195,14 +195,18 @@ impl Entry {
     }
 
     /// Records the latency from `source` to `target` as WINIC's
-    /// `updateDatabaseEntryLAT` does: bounds rounded to whole cycles
-    /// (`None` for a failed measurement), the pair updated in place or
-    /// appended. `latency` becomes the largest `latencyMax` of all pairs
+    /// `updateDatabaseEntryLAT` does: bounds rounded (`None` for a failed
+    /// measurement), the pair updated in place or appended. WINIC rounds
+    /// to whole cycles in its first version and to 0.1 in its current one;
+    /// winic to 0.01, as throughputs: LAT gives whole cycles except where
+    /// a chain through the sub-latency alone measured a fraction (0.19,
+    /// 4.43), which whole cycles would misstate (README, LAT mode).
+    /// `latency` becomes the largest `latencyMax` of all pairs
     /// (WINIC keeps the largest value it ever saw, even after a pair is
     /// measured again lower; winic recomputes it).
     pub fn set_operand_latency(&mut self, source: &str, target: &str, bounds: Option<(f64, f64)>) {
         let (min, max) = match bounds {
-            Some((min, max)) => (Some(min.round()), Some(max.round())),
+            Some((min, max)) => (Some(round_to(min, 100.0)), Some(round_to(max, 100.0))),
             None => (None, None),
         };
         self.put_operand_latency(OperandLatency {
@@ -1132,7 +1136,7 @@ mod tests {
     fn latency_merge_keeps_throughput_and_other_pairs() {
         let mut db = Database::parse(X60).unwrap();
         let mut lat = entry("ADD");
-        lat.set_operand_latency("2", "0", Some((2.6, 3.4)));
+        lat.set_operand_latency("2", "0", Some((2.0, 3.0)));
         lat.set_operand_latency("X5", "0", None);
         db.merge_latency(lat);
         let add = db.get("ADD").unwrap();
@@ -1150,6 +1154,41 @@ mod tests {
         again.set_operand_latency("2", "0", Some((1.0, 1.0)));
         db.merge_latency(again);
         assert_eq!(db.get("ADD").unwrap().latency, Some(1.0));
+    }
+
+    #[test]
+    fn latencies_keep_two_decimals_and_whole_cycles_stay_whole() {
+        // A folded `add rax, 1` (0.19 a lap) is 0.19, not 0; haddpd's
+        // 4.434 is 4.43; a whole value is written whole.
+        let mut e = entry("ADD64ri8");
+        e.set_operand_latency("0", "0", Some((0.1949, 0.1949)));
+        e.set_operand_latency("1", "0", Some((4.434, 4.434)));
+        e.set_operand_latency("2", "0", Some((1.0, 3.0)));
+        let bounds: Vec<_> = e
+            .operand_latencies
+            .iter()
+            .map(|l| (l.latency_min, l.latency_max))
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                (Some(0.19), Some(0.19)),
+                (Some(4.43), Some(4.43)),
+                (Some(1.0), Some(3.0))
+            ]
+        );
+        let db = Database { entries: vec![e] };
+        let text = db.to_yaml();
+        assert!(
+            text.contains("      latencyMin:      0.19\n      latencyMax:      0.19\n"),
+            "{text}"
+        );
+        assert!(text.contains("      latencyMin:      4.43\n"), "{text}");
+        assert!(
+            text.contains("      latencyMin:      1\n      latencyMax:      3\n"),
+            "{text}"
+        );
+        assert_eq!(Database::parse(&text).unwrap(), db);
     }
 
     #[test]
