@@ -1,4 +1,4 @@
-//! LAT mode: every sub-latency of every form, in whole cycles.
+//! LAT mode: every sub-latency of every form, in cycles.
 //!
 //! Three steps (WINIC thesis §3.3, and beyond it):
 //!
@@ -62,8 +62,10 @@ pub struct Measurement {
 pub struct SubLatency {
     /// The sub-latency.
     pub edge: Edge,
-    /// Its bounds in cycles (whole), or why it has none.
-    pub value: Result<(i64, i64), String>,
+    /// Its bounds in cycles (whole cycles, or to 0.01 where a chain
+    /// through it alone measured a fraction: see [`solve::read_alone`]),
+    /// or why it has none.
+    pub value: Result<(f64, f64), String>,
     /// Without a value: one lap of the chain that ran and failed (a
     /// SIGILL, noise), else empty.
     pub died: Vec<String>,
@@ -405,13 +407,14 @@ pub fn run(
         for &u in &ids {
             on[u].push(measurements.len());
         }
-        // A lap far from a whole number of cycles (rcr's 2.5) is no
-        // sum of whole sub-latencies: an upper bound only.
-        let whole = (m.cycles - m.cycles.round()).abs() <= 0.25;
+        // How the lap reads (whole cycles, a fraction, an upper bound)
+        // is solve.rs's: it has the other chains.
+        let eliminable = ids.len() == 1 && m.steps[0].form.has(crate::isa::Flag::IsMoveReg);
         equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
-            exact: m.bound.is_none() && whole,
+            exact: m.bound.is_none(),
+            eliminable,
         });
         measurements.push(m);
     };
@@ -721,8 +724,8 @@ fn form_row(
     let subs = ids
         .iter()
         .map(|&u| {
-            let value = match (bounds[u].hi, &why_not[u]) {
-                (Some(hi), _) => Ok((bounds[u].lo, hi)),
+            let value = match (bounds[u].cycles(), &why_not[u]) {
+                (Some(b), _) => Ok(b),
                 (None, Some(f)) => Err(f.why.clone()),
                 (None, None) => Err("no chain bounds it".into()),
             };
@@ -763,12 +766,7 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
     let mut e = crate::db::Entry::for_form(row.form);
     for s in subs {
         let (src, dst) = s.edge.keys();
-        let b = s
-            .value
-            .as_ref()
-            .ok()
-            .map(|(lo, hi)| (*lo as f64, *hi as f64));
-        e.set_operand_latency(&src, &dst, b);
+        e.set_operand_latency(&src, &dst, s.value.as_ref().ok().copied());
     }
     Some(e)
 }
@@ -781,11 +779,27 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut cross = 0;
     let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Values not in whole cycles, and the first of them.
+    let (mut fractions, mut fraction_example) = (0, None);
     for r in &run.rows {
         match &r.outcome {
             Outcome::Measured(subs, _) => {
                 measured += 1;
                 for s in subs {
+                    if let Ok((lo, hi)) = &s.value {
+                        if lo.fract() != 0.0 || hi.fract() != 0.0 {
+                            fractions += 1;
+                            fraction_example.get_or_insert_with(|| {
+                                let (a, b) = s.edge.keys();
+                                let v = if lo == hi {
+                                    format!("{lo}")
+                                } else {
+                                    format!("[{lo};{hi}]")
+                                };
+                                format!("{} {a} -> {b} {v}", r.form.name())
+                            });
+                        }
+                    }
                     match &s.value {
                         Ok((lo, hi)) if lo == hi => exact += 1,
                         Ok(_) => {
@@ -845,6 +859,11 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
             top.join(", "),
             if pairs.len() > 4 { ", …" } else { "" },
             ranges - cross
+        ));
+    }
+    if let Some(example) = fraction_example {
+        s.push_str(&format!(
+            "  fractions: {fractions} values to 0.01 cycles, not whole (a chain through the sub-latency alone ran more than 0.1 cycle off a whole number; e.g. {example})\n"
         ));
     }
     if !run.contradictions.is_empty() {
