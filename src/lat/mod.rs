@@ -781,10 +781,21 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
     // Values not in whole cycles, and the first of them.
     let (mut fractions, mut fraction_example) = (0, None);
+    // Forms whose `latency` is an exact sub-latency, and the others with
+    // one (ranges only).
+    let (mut latency_exact, mut latency_bound) = (0, 0);
     for r in &run.rows {
         match &r.outcome {
             Outcome::Measured(subs, _) => {
                 measured += 1;
+                if subs
+                    .iter()
+                    .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi))
+                {
+                    latency_exact += 1;
+                } else if subs.iter().any(|x| x.value.is_ok()) {
+                    latency_bound += 1;
+                }
                 for s in subs {
                     if let Ok((lo, hi)) = &s.value {
                         if lo.fract() != 0.0 || hi.fract() != 0.0 {
@@ -859,6 +870,11 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
             top.join(", "),
             if pairs.len() > 4 { ", …" } else { "" },
             ranges - cross
+        ));
+    }
+    if latency_exact + latency_bound > 0 {
+        s.push_str(&format!(
+            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (README, LAT mode)\n"
         ));
     }
     if let Some(example) = fraction_example {
