@@ -12,7 +12,10 @@
 //! register move (LLVM's `isMoveReg`: the renamer eliminated it, and the
 //! lap is the rename width, not a latency); any other lap is kept to 0.01
 //! cycles (`haddpd`'s 4.43, the 0.19 of a dependent `add rax, 1` on a core
-//! that folds immediates at rename). A chain through several sub-latencies
+//! that folds immediates at rename). LAT times such a chain twice, and
+//! the fraction stands only when both laps agree on it (`agreed`); laps
+//! that disagree (2.77 and 3.00 on a loaded host) are noise and read as
+//! whole-cycle sums. A chain through several sub-latencies
 //! cannot say which of them carries a fraction, so these are solved in
 //! whole cycles as in the WINIC thesis: the lap within [`WHOLE_SUM`] (a
 //! quarter cycle) of a whole number is that sum, farther it is an upper
@@ -139,6 +142,50 @@ pub fn solve(n: usize, equations: &[Equation]) -> (Vec<Bounds>, Vec<usize>) {
 
 const INF: i64 = i64::MAX / 4;
 
+/// A chain through one sub-latency alone: the equation's index, its lap
+/// and how that reads.
+type Lone = (usize, f64, Reading);
+
+/// A lap read as a sum of whole cycles: `(lo, hi)` of the sum, `lo` `None`
+/// when the lap only bounds it (an upper bound, or a lap more than
+/// [`WHOLE_SUM`] off a whole number).
+fn whole_sum(lap: f64, exact: bool) -> (Option<i64>, i64) {
+    let whole = lap.round();
+    if exact && (lap - whole).abs() <= WHOLE_SUM {
+        (Some(whole as i64), whole as i64)
+    } else {
+        // An upper bound is rounded up unless it is close to whole.
+        (None, (lap - WHOLE_SUM).ceil() as i64)
+    }
+}
+
+/// What the chains through one sub-latency alone agree on: one whole
+/// number, or fractions within one whole cycle (4.30 and 4.43, not 2.9
+/// and 3.1) and within [`WHOLE_SUM`] of each other, as their mean. `None`
+/// when they disagree: a whole lap beside a fraction (2.77 then 3.00 on
+/// a loaded host) is noise, not a fraction.
+fn agreed(readings: &[Lone]) -> Option<Reading> {
+    let first = readings.first()?.2;
+    match first {
+        Reading::Whole(_) => readings.iter().all(|r| r.2 == first).then_some(first),
+        Reading::Fraction(f) => {
+            let fs: Vec<f64> = readings
+                .iter()
+                .map(|r| match r.2 {
+                    Reading::Fraction(x) if x.floor() == f.floor() => Some(x),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            let (min, max) = fs
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            let mean = fs.iter().sum::<f64>() / fs.len() as f64;
+            (max - min <= WHOLE_SUM + 1e-9)
+                .then(|| Reading::Fraction((mean * 100.0).round() / 100.0))
+        }
+    }
+}
+
 /// A constraint in whole cycles: the unknowns add up to at least `lo`
 /// (`None`: no lower bound) and at most `hi`.
 struct Sum {
@@ -156,31 +203,57 @@ fn propagate(n: usize, equations: &[Equation], dropped: &[usize]) -> Result<Vec<
         .collect();
     // Chains through one sub-latency alone first: they read as whole
     // cycles or as a fraction, and may go below the floor of one cycle.
+    // A fraction stands when every such chain of the unknown (LAT times
+    // a fractional lap twice) agrees on it; readings that disagree are
+    // noise, and each is read as a whole-cycle sum.
     let mut floor = vec![1i64; n];
     let mut known: Vec<Option<f64>> = vec![None; n];
     let mut at_most: Vec<Option<f64>> = vec![None; n];
     let mut sums: Vec<Sum> = Vec::new();
+    let mut alone: std::collections::BTreeMap<(usize, bool), Vec<Lone>> =
+        std::collections::BTreeMap::new();
     for &(k, e) in live.iter().filter(|(_, e)| e.unknowns.len() == 1) {
-        let u = e.unknowns[0];
         let reading = read_alone(e.cycles, e.eliminable && e.exact);
-        let (lo, hi) = match reading {
-            Reading::Whole(w) => (w, w),
-            Reading::Fraction(f) => {
-                if e.exact {
-                    known[u] = Some(f);
-                } else {
-                    at_most[u] = Some(at_most[u].map_or(f, |a| a.min(f)));
-                }
-                (f.floor() as i64, f.ceil() as i64)
+        alone
+            .entry((e.unknowns[0], e.exact))
+            .or_default()
+            .push((k, e.cycles, reading));
+    }
+    for ((u, exact), readings) in alone {
+        match agreed(&readings) {
+            Some(reading) => {
+                let (lo, hi) = match reading {
+                    Reading::Whole(w) => (w, w),
+                    Reading::Fraction(f) => {
+                        if exact {
+                            known[u] = Some(f);
+                        } else {
+                            at_most[u] = Some(f);
+                        }
+                        (f.floor() as i64, f.ceil() as i64)
+                    }
+                };
+                floor[u] = floor[u].min(lo);
+                sums.push(Sum {
+                    equation: readings[0].0,
+                    unknowns: vec![u],
+                    lo: exact.then_some(lo),
+                    hi,
+                });
             }
-        };
-        floor[u] = floor[u].min(lo);
-        sums.push(Sum {
-            equation: k,
-            unknowns: vec![u],
-            lo: e.exact.then_some(lo),
-            hi,
-        });
+            None => {
+                for &(k, lap, _) in &readings {
+                    let (lo, hi) = whole_sum(lap, exact);
+                    floor[u] = floor[u].min(lo.unwrap_or(hi));
+                    sums.push(Sum {
+                        equation: k,
+                        unknowns: vec![u],
+                        lo,
+                        hi,
+                    });
+                }
+            }
+        }
     }
     // Chains through several: in whole cycles, less what is known as a
     // fraction.
@@ -195,18 +268,12 @@ fn propagate(n: usize, equations: &[Equation], dropped: &[usize]) -> Result<Vec<
             continue;
         }
         let lap = e.cycles - e.unknowns.iter().filter_map(|&u| known[u]).sum::<f64>();
-        let whole = lap.round();
-        let sum = if e.exact && (lap - whole).abs() <= WHOLE_SUM {
-            (Some(whole as i64), whole as i64)
-        } else {
-            // An upper bound is rounded up unless it is close to whole.
-            (None, (lap - WHOLE_SUM).ceil() as i64)
-        };
+        let (lo, hi) = whole_sum(lap, e.exact);
         sums.push(Sum {
             equation: k,
             unknowns,
-            lo: sum.0,
-            hi: sum.1,
+            lo,
+            hi,
         });
     }
     let mut lo = floor;
@@ -397,6 +464,38 @@ mod tests {
         assert_eq!(b[3], whole(0, 0));
         // A fraction is no helper's exact value.
         assert!(!b[0].exact() && !b[1].exact() && b[2].exact());
+    }
+
+    #[test]
+    fn a_fraction_stands_only_when_its_second_timing_agrees() {
+        // Noise on a loaded host: 2.77, then 3.00: imul's 3, not 2.77.
+        let (b, bad) = solve(1, &[eq(&[0], 2.77), eq(&[0], 3.0)]);
+        assert!(bad.is_empty());
+        assert_eq!(b[0], whole(3, 3));
+        // Noise on either side of 3: 2.85 and 3.2 are no fraction either.
+        let (b, _) = solve(1, &[eq(&[0], 2.85), eq(&[0], 3.2)]);
+        assert_eq!(b[0], whole(3, 3));
+        // haddpd twice, 4.31 and 4.43: their mean; a masked merge's 1.87
+        // twice: 1.87; 0.19 twice stays under one cycle.
+        let (b, bad) = solve(
+            3,
+            &[
+                eq(&[0], 4.31),
+                eq(&[0], 4.43),
+                eq(&[1], 1.87),
+                eq(&[1], 1.87),
+                eq(&[2], 0.19),
+                eq(&[2], 0.2),
+            ],
+        );
+        assert!(bad.is_empty());
+        assert_eq!(b[0].cycles(), Some((4.37, 4.37)));
+        assert_eq!(b[1].cycles(), Some((1.87, 1.87)));
+        assert_eq!(b[2].cycles(), Some((0.2, 0.2)));
+        // Far apart within one cycle (4.2 and 4.7): noise, read as whole
+        // sums: 4.2 is 4, 4.7 at most 5.
+        let (b, _) = solve(1, &[eq(&[0], 4.2), eq(&[0], 4.7)]);
+        assert_eq!(b[0], whole(4, 4));
     }
 
     #[test]
