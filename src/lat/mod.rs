@@ -409,7 +409,7 @@ pub fn run(
         }
         // How the lap reads (whole cycles, a fraction, an upper bound)
         // is solve.rs's: it has the other chains.
-        let eliminable = ids.len() == 1 && m.steps[0].form.has(crate::isa::Flag::IsMoveReg);
+        let eliminable = ids.len() == 1 && is_copy(m.steps[0].form);
         equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
@@ -436,8 +436,7 @@ pub fn run(
     for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
         match got {
             Ok(m) => {
-                let move_reg =
-                    m.bound.is_none() && m.steps[0].form.has(crate::isa::Flag::IsMoveReg);
+                let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
                 if matches!(
                     solve::read_alone(m.cycles, move_reg),
                     solve::Reading::Fraction(_)
@@ -717,6 +716,33 @@ pub fn run(
         measurements,
         contradictions,
     }
+}
+
+/// Whether `form` copies one register to another and does nothing else,
+/// so that a chain of it under one cycle is its elimination at rename
+/// (latency 0, see [`solve::read_alone`]): LLVM's `isMoveReg`, or, where
+/// LLVM leaves that flag off a plain copy (`movdqa`, `vmovdqu ymm`), one
+/// register read and one written of the same class, neither tied, with no
+/// immediate and no implicit register. `inc`, `not` (tied) and `add r,
+/// imm` (an immediate) are no copies: a fast chain of them stays a
+/// fraction.
+pub fn is_copy(form: Instr) -> bool {
+    if form.has(crate::isa::Flag::IsMoveReg) {
+        return true;
+    }
+    let ops: Vec<crate::isa::Operand> = form.operands().collect();
+    let [a, b] = ops[..] else {
+        return false;
+    };
+    let (Some(ca), Some(cb)) = (a.ty().class(), b.ty().class()) else {
+        return false;
+    };
+    a.is_def() != b.is_def()
+        && ca.name() == cb.name()
+        && a.tied_to().is_none()
+        && b.tied_to().is_none()
+        && form.implicit_uses().next().is_none()
+        && form.implicit_defs().next().is_none()
 }
 
 /// A key of an edge: its form's opcode and its two ends.

@@ -345,3 +345,37 @@ fn a_fraction_reaches_the_database_and_the_report() {
     let report = crate::report::lat_block(t, &row, &[]);
     assert!(report.contains("ADD64ri8(0 -> 0) [0.19;0.19]"), "{report}");
 }
+
+/// Register copies, whose chain under one cycle is an eliminated move:
+/// LLVM's isMoveReg ones and the plain copies LLVM leaves it off; not
+/// forms that compute (`inc` and `not` are tied, `add r, imm` has an
+/// immediate) or touch flags and implicit registers.
+#[test]
+fn copies_are_moves_by_flag_or_by_shape() {
+    let x86 = Isa::get(Arch::X86_64);
+    let f = |n: &str| x86.instr(n).unwrap();
+    for name in [
+        "MOV64rr",
+        "MOVAPSrr",
+        "VMOVDQA64Zrr",
+        "MOVDQArr",
+        "VMOVDQUYrr",
+        "KMOVWkk",
+    ] {
+        assert!(is_copy(f(name)), "{name}");
+    }
+    for name in [
+        "INC64r",
+        "NOT64r",
+        "ADD64ri8",
+        "ADD64rr",
+        "XCHG64rr",
+        "CLC",
+        "CDQ",
+        "MOVZX32rr8",
+    ] {
+        assert!(!is_copy(f(name)), "{name}");
+    }
+    // The reason for the shape rule: LLVM has no isMoveReg on movdqa.
+    assert!(!f("MOVDQArr").has(crate::isa::Flag::IsMoveReg));
+}
