@@ -237,7 +237,7 @@ impl Entry {
 ///
 /// Why not simply the largest `latencyMax`, as WINIC writes it: a range
 /// between two register files that no exact value anchors (k -> zmm of a
-/// masked form, [1;8] on Zen 4) has a split no timing can observe (README,
+/// masked form, `[1;8]` on Zen 4) has a split no timing can observe (README,
 /// LAT mode), so its upper bound is no measured latency; taking it made
 /// `vaddpd zmm {k}` 8 cycles where its zmm -> zmm is exactly 4. Whatever
 /// is exact is what a model should see. A form with only ranges (`vpcmpd
