@@ -42,8 +42,9 @@ pub struct Entry {
     /// The explicit operands WINIC describes (registers and immediates).
     #[serde(default)]
     pub operands: Vec<OperandEntry>,
-    /// The instruction's latency in cycles: the largest `latencyMax` of
-    /// [`Entry::operand_latencies`].
+    /// The instruction's latency in cycles, from
+    /// [`Entry::operand_latencies`] by [`form_latency`]: the largest exact
+    /// one, else the largest `latencyMax`.
     #[serde(default)]
     pub latency: Option<f64>,
     /// Latency from one operand (or implicit register) to another.
@@ -195,14 +196,18 @@ impl Entry {
     }
 
     /// Records the latency from `source` to `target` as WINIC's
-    /// `updateDatabaseEntryLAT` does: bounds rounded to whole cycles
-    /// (`None` for a failed measurement), the pair updated in place or
-    /// appended. `latency` becomes the largest `latencyMax` of all pairs
-    /// (WINIC keeps the largest value it ever saw, even after a pair is
-    /// measured again lower; winic recomputes it).
+    /// `updateDatabaseEntryLAT` does: bounds rounded (`None` for a failed
+    /// measurement), the pair updated in place or appended. WINIC rounds
+    /// to whole cycles in its first version and to 0.1 in its current one;
+    /// winic to 0.01, as throughputs: LAT gives whole cycles except where
+    /// a chain through the sub-latency alone measured a fraction (0.19,
+    /// 4.43), which whole cycles would misstate (README, LAT mode).
+    /// `latency` becomes [`form_latency`] of all pairs (WINIC's is the
+    /// largest `latencyMax` it ever saw, even after a pair is measured
+    /// again lower; winic recomputes it).
     pub fn set_operand_latency(&mut self, source: &str, target: &str, bounds: Option<(f64, f64)>) {
         let (min, max) = match bounds {
-            Some((min, max)) => (Some(min.round()), Some(max.round())),
+            Some((min, max)) => (Some(round_to(min, 100.0)), Some(round_to(max, 100.0))),
             None => (None, None),
         };
         self.put_operand_latency(OperandLatency {
@@ -211,7 +216,7 @@ impl Entry {
             latency_min: min,
             latency_max: max,
         });
-        self.latency = self.max_operand_latency().or(self.latency);
+        self.latency = form_latency(&self.operand_latencies).or(self.latency);
     }
 
     fn put_operand_latency(&mut self, lat: OperandLatency) {
@@ -223,13 +228,34 @@ impl Entry {
             None => self.operand_latencies.push(lat),
         }
     }
+}
 
-    fn max_operand_latency(&self) -> Option<f64> {
-        self.operand_latencies
+/// The `latency` of a form with the sub-latencies `pairs`: the largest
+/// exact one (`latencyMin == latencyMax`, a fraction such as 0.19
+/// included); a form with none takes the largest `latencyMax` of its
+/// ranges; `None` when no pair has a value.
+///
+/// Why not simply the largest `latencyMax`, as WINIC writes it: a range
+/// between two register files that no exact value anchors (k -> zmm of a
+/// masked form, `[1;8]` on Zen 4) has a split no timing can observe (README,
+/// LAT mode), so its upper bound is no measured latency; taking it made
+/// `vaddpd zmm {k}` 8 cycles where its zmm -> zmm is exactly 4. Whatever
+/// is exact is what a model should see. A form with only ranges (`vpcmpd
+/// k, zmm, zmm`, `movq r64, xmm`, `cvttsd2si`: almost all of them such
+/// splits) has no measured value at all; it keeps the upper bound, the
+/// whole cycle less one cycle for the way back, which is what a chain
+/// timing tool such as OSACA's ibench writes for it. The rule needs
+/// nothing but the pairs, so a merge into any file (WINIC's too) applies
+/// it the same way, and the file keeps WINIC's fields.
+pub fn form_latency(pairs: &[OperandLatency]) -> Option<f64> {
+    let largest = |exact: bool| {
+        pairs
             .iter()
+            .filter(|l| !exact || l.latency_min == l.latency_max)
             .filter_map(|l| l.latency_max)
             .reduce(f64::max)
-    }
+    };
+    largest(true).or_else(|| largest(false))
 }
 
 /// The string WINIC writes in `sourceOperand`/`targetOperand` for machine
@@ -485,12 +511,7 @@ impl Database {
                     None => old.operand_latencies.push(lat),
                 }
             }
-            old.latency = old
-                .operand_latencies
-                .iter()
-                .filter_map(|l| l.latency_max)
-                .reduce(f64::max)
-                .or(config.latency);
+            old.latency = form_latency(&old.operand_latencies).or(config.latency);
         } else {
             old.throughput = config.throughput;
             old.throughput_min = config.throughput_min;
@@ -501,8 +522,8 @@ impl Database {
     /// Takes the latencies of `entry` into the entry of the same form:
     /// each operand pair replaces the pair with the same source and target
     /// or is appended, pairs `entry` lacks are kept, and `latency` becomes
-    /// the largest `latencyMax` (or `entry`'s own `latency` if no pair has
-    /// one). Name, operands and throughput are kept, as in WINIC's LAT
+    /// [`form_latency`] of them all (or `entry`'s own `latency` if no pair
+    /// has a value). Name, operands and throughput are kept, as in WINIC's LAT
     /// mode. A form not yet in the database is appended whole.
     pub fn merge_latency(&mut self, entry: Entry) {
         match self.get_mut(&entry.llvm_name) {
@@ -510,7 +531,9 @@ impl Database {
                 for lat in entry.operand_latencies {
                     old.put_operand_latency(lat);
                 }
-                old.latency = old.max_operand_latency().or(entry.latency).or(old.latency);
+                old.latency = form_latency(&old.operand_latencies)
+                    .or(entry.latency)
+                    .or(old.latency);
                 old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
             None => self.entries.push(entry),
@@ -1351,7 +1374,7 @@ mod tests {
     fn latency_merge_keeps_throughput_and_other_pairs() {
         let mut db = Database::parse(X60).unwrap();
         let mut lat = entry("ADD");
-        lat.set_operand_latency("2", "0", Some((2.6, 3.4)));
+        lat.set_operand_latency("2", "0", Some((2.0, 3.0)));
         lat.set_operand_latency("X5", "0", None);
         db.merge_latency(lat);
         let add = db.get("ADD").unwrap();
@@ -1363,12 +1386,132 @@ mod tests {
             .map(|l| (l.source_operand.as_str(), l.latency_max))
             .collect();
         assert_eq!(pairs, [("1", Some(1.0)), ("2", Some(3.0)), ("X5", None)]);
-        assert_eq!(add.latency, Some(3.0));
-        // A pair measured again lower lowers the instruction's latency.
-        let mut again = entry("ADD");
-        again.set_operand_latency("2", "0", Some((1.0, 1.0)));
-        db.merge_latency(again);
-        assert_eq!(db.get("ADD").unwrap().latency, Some(1.0));
+        // The range [2;3] does not set it: the kept pair 1 -> 0 is exact.
+        assert_eq!(add.latency, Some(1.0));
+        // A pair measured exact and higher raises it, and measured again
+        // lower lowers it.
+        for (v, want) in [(5.0, 5.0), (1.0, 1.0)] {
+            let mut again = entry("ADD");
+            again.set_operand_latency("2", "0", Some((v, v)));
+            db.merge_latency(again);
+            assert_eq!(db.get("ADD").unwrap().latency, Some(want));
+        }
+    }
+
+    fn pair(source: &str, bounds: Option<(f64, f64)>) -> OperandLatency {
+        OperandLatency {
+            source_operand: source.into(),
+            target_operand: "0".into(),
+            latency_min: bounds.map(|b| b.0),
+            latency_max: bounds.map(|b| b.1),
+        }
+    }
+
+    #[test]
+    fn latency_is_the_largest_exact_value_and_a_range_only_without_one() {
+        // vaddpd zmm {k} on Zen 4: zmm -> zmm exactly 3 (Golden Cove 4),
+        // k -> zmm [1;8], a split between two files no timing observes.
+        let masked = [
+            pair("0", Some((3.0, 3.0))),
+            pair("1", Some((1.0, 8.0))),
+            pair("2", Some((3.0, 3.0))),
+            pair("3", None),
+        ];
+        assert_eq!(form_latency(&masked), Some(3.0));
+        // A fraction is exact; an eliminated move's 0 is a value.
+        assert_eq!(
+            form_latency(&[pair("0", Some((0.19, 0.19))), pair("1", None)]),
+            Some(0.19)
+        );
+        assert_eq!(form_latency(&[pair("1", Some((0.0, 0.0)))]), Some(0.0));
+        // Only ranges (vpcmpd k, zmm, zmm): the largest upper bound.
+        assert_eq!(
+            form_latency(&[pair("1", Some((1.0, 5.0))), pair("2", Some((1.0, 4.0)))]),
+            Some(5.0)
+        );
+        assert_eq!(form_latency(&[pair("1", None)]), None);
+        assert_eq!(form_latency(&[]), None);
+    }
+
+    /// The rule holds however the entry is built: pair by pair, merged
+    /// into a database that has the form (from WINIC or an earlier run),
+    /// and as an RVV vector type's values; and the file written reads back
+    /// with the same `latency`.
+    #[test]
+    fn latency_survives_set_merge_and_a_round_trip() {
+        let mut e = entry("VADDPDZrrk");
+        e.set_operand_latency("1", "0", Some((1.0, 8.0)));
+        assert_eq!(e.latency, Some(8.0));
+        e.set_operand_latency("0", "0", Some((4.0, 4.0)));
+        e.set_operand_latency("2", "0", Some((4.0, 4.0)));
+        assert_eq!(e.latency, Some(4.0));
+        // An old entry written by the largest-latencyMax rule.
+        let mut old = entry("VADDPDZrrk");
+        old.operand_latencies = vec![pair("1", Some((1.0, 8.0))), pair("3", Some((4.0, 4.0)))];
+        old.latency = Some(8.0);
+        old.throughput = Some(0.5);
+        let mut db = Database { entries: vec![old] };
+        db.merge_latency(e.clone());
+        let got = db.get("VADDPDZrrk").unwrap();
+        assert_eq!(got.latency, Some(4.0));
+        assert_eq!(got.throughput, Some(0.5));
+        let back = Database::parse(&db.to_yaml()).unwrap();
+        assert_eq!(back.get("VADDPDZrrk").unwrap().latency, Some(4.0));
+        assert!(db.to_yaml().contains("  latency:         4\n"));
+        // RVV: a vector type's values merged pair by pair.
+        let mut rv = Database::default();
+        let base = entry("VADD_VV");
+        let config = |pairs: Vec<OperandLatency>| VectorConfig {
+            sew: 8,
+            lmul: "m1".into(),
+            throughput: None,
+            throughput_min: None,
+            throughput_max: None,
+            latency: form_latency(&pairs),
+            operand_latencies: pairs,
+        };
+        rv.merge_vector_config(
+            base.clone(),
+            config(vec![pair("1", Some((1.0, 6.0)))]),
+            true,
+        );
+        rv.merge_vector_config(base, config(vec![pair("2", Some((2.0, 2.0)))]), true);
+        assert_eq!(rv.entries[0].vector_configs[0].latency, Some(2.0));
+    }
+
+    #[test]
+    fn latencies_keep_two_decimals_and_whole_cycles_stay_whole() {
+        // A folded `add rax, 1` (0.19 a lap) is 0.19, not 0; haddpd's
+        // 4.434 is 4.43; a whole value is written whole.
+        let mut e = entry("ADD64ri8");
+        e.set_operand_latency("0", "0", Some((0.1949, 0.1949)));
+        e.set_operand_latency("1", "0", Some((4.434, 4.434)));
+        e.set_operand_latency("2", "0", Some((1.0, 3.0)));
+        let bounds: Vec<_> = e
+            .operand_latencies
+            .iter()
+            .map(|l| (l.latency_min, l.latency_max))
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                (Some(0.19), Some(0.19)),
+                (Some(4.43), Some(4.43)),
+                (Some(1.0), Some(3.0))
+            ]
+        );
+        let db = Database { entries: vec![e] };
+        let text = db.to_yaml();
+        assert!(
+            text.contains("      latencyMin:      0.19\n      latencyMax:      0.19\n"),
+            "{text}"
+        );
+        assert!(text.contains("      latencyMin:      4.43\n"), "{text}");
+        assert!(
+            text.contains("      latencyMin:      1\n      latencyMax:      3\n"),
+            "{text}"
+        );
+        assert_eq!(Database::parse(&text).unwrap(), db);
     }
 
     #[test]

@@ -142,7 +142,10 @@ enum Command {
     Tp(ModeArgs),
     /// LAT mode (as WINIC's LAT): measure every sub-latency of the
     /// instruction forms of this machine (from each register a form reads,
-    /// explicit or implicit, to each it writes), in whole cycles.
+    /// explicit or implicit, to each it writes), in cycles: whole cycles
+    /// where the chains' sums say so, and a lap through one sub-latency
+    /// alone that is not whole kept to 0.01 (`add r, imm` folded at 0.19,
+    /// `haddpd` 4.43). A form's `latency` is its largest exact value.
     ///
     /// Sub-latencies whose two ends can share a register are timed as a
     /// chain of copies of the form; the others (r64 -> flags, xmm -> r64)

@@ -293,6 +293,19 @@ pub fn lat_block(
                     regs.join(", ")
                 ));
             }
+            if let Some(l) = crate::lat::entry(row).and_then(|e| e.latency) {
+                let exact = subs
+                    .iter()
+                    .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi));
+                s.push_str(&format!(
+                    "\tlatency: {l} ({})\n",
+                    if exact {
+                        "the largest exact sub-latency"
+                    } else {
+                        "no exact sub-latency: the largest upper bound"
+                    }
+                ));
+            }
             s.push_str(&vector_state_line(t, row.form));
             let forms: Vec<&str> = row.reproduce.iter().map(|f| f.name()).collect();
             s.push_str(&format!("\treproduce: winic LAT -i {}\n", forms.join(" ")));

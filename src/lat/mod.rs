@@ -1,4 +1,4 @@
-//! LAT mode: every sub-latency of every form, in whole cycles.
+//! LAT mode: every sub-latency of every form, in cycles.
 //!
 //! Three steps (WINIC thesis §3.3, and beyond it):
 //!
@@ -62,8 +62,10 @@ pub struct Measurement {
 pub struct SubLatency {
     /// The sub-latency.
     pub edge: Edge,
-    /// Its bounds in cycles (whole), or why it has none.
-    pub value: Result<(i64, i64), String>,
+    /// Its bounds in cycles (whole cycles, or to 0.01 where a chain
+    /// through it alone measured a fraction: see [`solve::read_alone`]),
+    /// or why it has none.
+    pub value: Result<(f64, f64), String>,
     /// Without a value: one lap of the chain that ran and failed (a
     /// SIGILL, noise), else empty.
     pub died: Vec<String>,
@@ -406,13 +408,14 @@ pub fn run(
         for &u in &ids {
             on[u].push(measurements.len());
         }
-        // A lap far from a whole number of cycles (rcr's 2.5) is no
-        // sum of whole sub-latencies: an upper bound only.
-        let whole = (m.cycles - m.cycles.round()).abs() <= 0.25;
+        // How the lap reads (whole cycles, a fraction, an upper bound)
+        // is solve.rs's: it has the other chains.
+        let eliminable = ids.len() == 1 && is_copy(m.steps[0].form);
         equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
-            exact: m.bound.is_none() && whole,
+            exact: m.bound.is_none(),
+            eliminable,
         });
         measurements.push(m);
     };
@@ -427,10 +430,29 @@ pub fn run(
         .iter()
         .map(|&u| (u, vec![all[u].1], breaker_for(t, &all[u].1)))
         .collect();
+    // A lap that reads as a fraction is timed once more: the fraction
+    // stands only when both agree (solve.rs), so a lap that a loaded host
+    // made 2.77 instead of 3 is not written as 2.77.
+    let mut again = Vec::new();
     for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
         match got {
-            Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
+            Ok(m) => {
+                let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
+                if matches!(
+                    solve::read_alone(m.cycles, move_reg),
+                    solve::Reading::Fraction(_)
+                ) {
+                    again.push((u, m.steps.clone(), m.breaker));
+                }
+                record(m, &mut measurements, &mut equations, &mut on)
+            }
             Err(f) => why_not[u] = Some(f),
+        }
+    }
+    for (_, got) in measure_each(t, again, opts, "fractions again", progress) {
+        // A second timing that fails leaves the first alone.
+        if let Ok(m) = got {
+            record(m, &mut measurements, &mut equations, &mut on);
         }
     }
     // Stopped by the user: chains not measured are no results; what is
@@ -713,6 +735,33 @@ pub fn run(
     }
 }
 
+/// Whether `form` copies one register to another and does nothing else,
+/// so that a chain of it under one cycle is its elimination at rename
+/// (latency 0, see [`solve::read_alone`]): LLVM's `isMoveReg`, or, where
+/// LLVM leaves that flag off a plain copy (`movdqa`, `vmovdqu ymm`), one
+/// register read and one written of the same class, neither tied, with no
+/// immediate and no implicit register. `inc`, `not` (tied) and `add r,
+/// imm` (an immediate) are no copies: a fast chain of them stays a
+/// fraction.
+pub fn is_copy(form: Instr) -> bool {
+    if form.has(crate::isa::Flag::IsMoveReg) {
+        return true;
+    }
+    let ops: Vec<crate::isa::Operand> = form.operands().collect();
+    let [a, b] = ops[..] else {
+        return false;
+    };
+    let (Some(ca), Some(cb)) = (a.ty().class(), b.ty().class()) else {
+        return false;
+    };
+    a.is_def() != b.is_def()
+        && ca.name() == cb.name()
+        && a.tied_to().is_none()
+        && b.tied_to().is_none()
+        && form.implicit_uses().next().is_none()
+        && form.implicit_defs().next().is_none()
+}
+
 /// A key of an edge: its form's opcode and its two ends.
 fn edge_key(e: &Edge) -> (u32, i64, i64) {
     let end = |x: End| match x {
@@ -738,8 +787,8 @@ fn form_row(
     let subs = ids
         .iter()
         .map(|&u| {
-            let value = match (bounds[u].hi, &why_not[u]) {
-                (Some(hi), _) => Ok((bounds[u].lo, hi)),
+            let value = match (bounds[u].cycles(), &why_not[u]) {
+                (Some(b), _) => Ok(b),
                 (None, Some(f)) => Err(f.why.clone()),
                 (None, None) => Err("no chain bounds it".into()),
             };
@@ -780,12 +829,7 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
     let mut e = crate::db::Entry::for_form(row.form);
     for s in subs {
         let (src, dst) = s.edge.keys();
-        let b = s
-            .value
-            .as_ref()
-            .ok()
-            .map(|(lo, hi)| (*lo as f64, *hi as f64));
-        e.set_operand_latency(&src, &dst, b);
+        e.set_operand_latency(&src, &dst, s.value.as_ref().ok().copied());
     }
     Some(e)
 }
@@ -798,11 +842,38 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut cross = 0;
     let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Values not in whole cycles, and the first of them.
+    let (mut fractions, mut fraction_example) = (0, None);
+    // Forms whose `latency` is an exact sub-latency, and the others with
+    // one (ranges only).
+    let (mut latency_exact, mut latency_bound) = (0, 0);
     for r in &run.rows {
         match &r.outcome {
             Outcome::Measured(subs, _) => {
                 measured += 1;
+                if subs
+                    .iter()
+                    .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi))
+                {
+                    latency_exact += 1;
+                } else if subs.iter().any(|x| x.value.is_ok()) {
+                    latency_bound += 1;
+                }
                 for s in subs {
+                    if let Ok((lo, hi)) = &s.value {
+                        if lo.fract() != 0.0 || hi.fract() != 0.0 {
+                            fractions += 1;
+                            fraction_example.get_or_insert_with(|| {
+                                let (a, b) = s.edge.keys();
+                                let v = if lo == hi {
+                                    format!("{lo}")
+                                } else {
+                                    format!("[{lo};{hi}]")
+                                };
+                                format!("{} {a} -> {b} {v}", r.form.name())
+                            });
+                        }
+                    }
                     match &s.value {
                         Ok((lo, hi)) if lo == hi => exact += 1,
                         Ok(_) => {
@@ -862,6 +933,16 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
             top.join(", "),
             if pairs.len() > 4 { ", …" } else { "" },
             ranges - cross
+        ));
+    }
+    if latency_exact + latency_bound > 0 {
+        s.push_str(&format!(
+            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (README, LAT mode)\n"
+        ));
+    }
+    if let Some(example) = fraction_example {
+        s.push_str(&format!(
+            "  fractions: {fractions} values to 0.01 cycles, not whole (a chain through the sub-latency alone ran more than 0.1 cycle off a whole number; e.g. {example})\n"
         ));
     }
     if !run.contradictions.is_empty() {

@@ -76,7 +76,7 @@ fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
     want.sort();
     assert_eq!(sorted, want);
     let emulated = std::env::var_os("WINIC_EMULATED").is_some();
-    let value = |form: &str, s: &str, d: &str| -> Result<(i64, i64), String> {
+    let value = |form: &str, s: &str, d: &str| -> Result<(f64, f64), String> {
         let row = run.rows.iter().find(|r| r.form.name() == form).unwrap();
         let Outcome::Measured(subs, _) = &row.outcome else {
             panic!("{form}: {:?}", row.outcome)
@@ -94,14 +94,14 @@ fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
     };
     for (f, s, d) in [first, asym] {
         match value(f, s, d) {
-            Ok((lo, hi)) => assert!(lo <= hi && hi >= 0 && lo >= 0, "{f}: [{lo}, {hi}]"),
+            Ok((lo, hi)) => assert!(lo <= hi && hi >= 0.0 && lo >= 0.0, "{f}: [{lo}, {hi}]"),
             Err(why) if emulated => eprintln!("{f} {s}->{d} under emulation: {why}"),
             Err(why) => panic!("{f} {s} -> {d}: {why}"),
         }
     }
     if !emulated {
         // A one-cycle add on every core this runs on.
-        assert_eq!(value(first.0, first.1, first.2), Ok((1, 1)));
+        assert_eq!(value(first.0, first.1, first.2), Ok((1.0, 1.0)));
     }
     // The asymmetric value came from a chain with a helper, which the
     // row names for reproduction (under emulation the chain may have
@@ -168,7 +168,7 @@ fn summary_groups_reasons_by_kind_and_report_shows_failed_chains() {
         Err("the unroll difference was not positive (-10.000 cycles): noise".into()),
         Err("the unroll difference was not positive (0.000 cycles): noise".into()),
         Err("no helper chain leads back from EFLAGS".into()),
-        Ok((1, 3)),
+        Ok((1.0, 3.0)),
     ];
     let subs = edges
         .into_iter()
@@ -302,4 +302,80 @@ fn rvv_constraint_comes_from_llvm() {
         .unwrap()
         .result_must_not_overlap()
         .is_empty());
+}
+
+/// A sub-latency measured as a fraction (a folded `add rax, 1` on Golden
+/// Cove runs 0.19 cycles a lap) reaches the database and the report as
+/// that fraction, not as the whole cycle 0 it used to be rounded to.
+#[test]
+fn a_fraction_reaches_the_database_and_the_report() {
+    let t = target(Arch::X86_64);
+    let form = Isa::get(Arch::X86_64).instr("ADD64ri8").unwrap();
+    let (edges, _) = chain::edges(t, form);
+    let subs: Vec<SubLatency> = edges
+        .into_iter()
+        .map(|edge| SubLatency {
+            value: if edge.keys().1 == "0" {
+                Ok((0.19, 0.19))
+            } else {
+                Err("no helper chain leads back from EFLAGS".into())
+            },
+            edge,
+            died: Vec::new(),
+            chains: Vec::new(),
+            unobservable: None,
+        })
+        .collect();
+    let row = Row {
+        form,
+        outcome: Outcome::Measured(subs, Vec::new()),
+        reproduce: vec![form],
+    };
+    let e = entry(&row).unwrap();
+    let add = e
+        .operand_latencies
+        .iter()
+        .find(|l| l.source_operand == "0" && l.target_operand == "0")
+        .unwrap();
+    assert_eq!((add.latency_min, add.latency_max), (Some(0.19), Some(0.19)));
+    assert_eq!(e.latency, Some(0.19));
+    let text = crate::db::Database { entries: vec![e] }.to_yaml();
+    assert!(text.contains("  latency:         0.19\n"), "{text}");
+    assert!(text.contains("      latencyMin:      0.19\n"), "{text}");
+    let report = crate::report::lat_block(t, &row, &[]);
+    assert!(report.contains("ADD64ri8(0 -> 0) [0.19;0.19]"), "{report}");
+}
+
+/// Register copies, whose chain under one cycle is an eliminated move:
+/// LLVM's isMoveReg ones and the plain copies LLVM leaves it off; not
+/// forms that compute (`inc` and `not` are tied, `add r, imm` has an
+/// immediate) or touch flags and implicit registers.
+#[test]
+fn copies_are_moves_by_flag_or_by_shape() {
+    let x86 = Isa::get(Arch::X86_64);
+    let f = |n: &str| x86.instr(n).unwrap();
+    for name in [
+        "MOV64rr",
+        "MOVAPSrr",
+        "VMOVDQA64Zrr",
+        "MOVDQArr",
+        "VMOVDQUYrr",
+        "KMOVWkk",
+    ] {
+        assert!(is_copy(f(name)), "{name}");
+    }
+    for name in [
+        "INC64r",
+        "NOT64r",
+        "ADD64ri8",
+        "ADD64rr",
+        "XCHG64rr",
+        "CLC",
+        "CDQ",
+        "MOVZX32rr8",
+    ] {
+        assert!(!is_copy(f(name)), "{name}");
+    }
+    // The reason for the shape rule: LLVM has no isMoveReg on movdqa.
+    assert!(!f("MOVDQArr").has(crate::isa::Flag::IsMoveReg));
 }
