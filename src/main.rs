@@ -701,7 +701,7 @@ fn run_mode(
         Mode::Lat => None,
     };
     let floor_line = floor.map_or_else(
-        || "not measured (no positive difference: an emulator?); no value is held back".to_string(),
+        || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
         |f| {
             format!(
                 "{:.3} cycles per instruction (a block of independent {}); TP holds back values more than {:.0}% below it",

@@ -81,7 +81,8 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         let Ok(cost) = got else { return };
         let len = probes[i].1.len();
         let cycles = per_copy(&cost, len, len);
-        if cost.positive() && best.is_none_or(|b| cycles < b.cycles) {
+        // Fifty instructions a cycle is no core's: an emulator's noise.
+        if cost.positive() && cycles >= 0.02 && best.is_none_or(|b| cycles < b.cycles) {
             best = Some(Floor {
                 cycles,
                 probe: probes[i].0,
@@ -658,17 +659,20 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
 /// cycles were converted with (`-f GHz`), or had none of their own.
 pub(crate) fn clock_line<'a>(costs: impl Iterator<Item = &'a Cost>) -> String {
     let costs: Vec<&Cost> = costs.collect();
-    let mut seen: Vec<f64> = costs.iter().filter_map(|c| c.seen_ghz).collect();
-    if seen.is_empty() {
+    if costs.is_empty() {
         return String::new();
     }
+    let mut seen: Vec<f64> = costs.iter().filter_map(|c| c.seen_ghz).collect();
     seen.sort_by(f64::total_cmp);
-    let mut s = format!(
-        "  clock:      {:.2} to {:.2} GHz beside the kernels (median {:.2})",
-        seen[0],
-        seen[seen.len() - 1],
-        seen[seen.len() / 2]
-    );
+    let mut s = match seen.len() {
+        0 => "  clock:      no calibration beside a kernel gave a clock (an emulator?)".to_string(),
+        n => format!(
+            "  clock:      {:.2} to {:.2} GHz beside the kernels (median {:.2})",
+            seen[0],
+            seen[n - 1],
+            seen[n / 2]
+        ),
+    };
     let off = costs
         .iter()
         .filter(|c| c.clock_mismatch().is_some())
