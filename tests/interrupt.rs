@@ -19,12 +19,14 @@ fn selection() -> Vec<&'static str> {
     } else {
         &[]
     };
+    // Under qemu (a debug build in CI) every form takes a good part of a
+    // second: a few dozen forms, of which 10 are measured before the stop.
     let filter = if cfg!(target_arch = "x86_64") {
         "^VPADD|^VPSUB|^VPMUL|^VPAND|^VPOR|^VPXOR|^ADC|^SBB"
     } else if cfg!(target_arch = "aarch64") {
-        "^(ADD|SUB|FADD|FMUL|ADC|SBC)"
+        "^(ADD|SUB|ADC|SBC)[SXW]"
     } else {
-        "^V"
+        "^V(ADD|SUB|MUL|AND|OR|XOR|MIN|MAX)"
     };
     let mut v = clock.to_vec();
     v.extend(["--filter", filter, "--vtypes", "none", "--noReport"]);
@@ -155,7 +157,7 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     let reference = forms(&dir.join("db.yaml"));
-    assert!(reference.0.len() >= 20, "{:?}", reference.0);
+    assert!(reference.0.len() >= 10, "{:?}", reference.0);
     if cfg!(target_arch = "x86_64") {
         // ADC/SBB forms get their range from the helper pass; killed
         // before it, the resumed run must still give it.
