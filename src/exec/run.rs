@@ -862,7 +862,7 @@ fn sample_rounds(
     // Into the group's clock before the first probe: a probe judged
     // against the fastest of its class must not run in another licence.
     for (k, m) in members.iter().enumerate() {
-        bench.member(k, false, m.iterations / 2);
+        bench.member(k, false, (m.iterations / 2).max(1));
     }
     for round in 0..sampling.max_rounds.max(1) {
         // A body wants more rounds until it has enough clean ones, and,
@@ -889,7 +889,7 @@ fn sample_rounds(
         let mut before = probe.run(bench);
         for k in wanting {
             let m = &mut members[k];
-            bench.member(k, false, m.iterations / 2);
+            bench.member(k, false, (m.iterations / 2).max(1));
             m.once.push(bench.member(k, false, m.iterations));
             m.twice.push(bench.member(k, true, m.iterations));
             if let (Some(a), Some(b)) = (
@@ -1082,6 +1082,9 @@ mod tests {
 
         /// Runs `cycles` per iteration for `n` iterations: ns per iteration.
         fn run(&mut self, cycles: f64, n: u64, heavy: bool) -> f64 {
+            // A kernel counts its iterations down to 0: given 0, it would
+            // run 2^64 of them (until the watchdog kills it).
+            assert!(n >= 1, "a kernel was called with 0 iterations");
             let mut ns = 0.0;
             if heavy && self.ghz() == Self::HIGH {
                 ns += 15_000.0;
@@ -1225,6 +1228,26 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A body so slow that one iteration fills a sample (`cpuid`, 12
+    /// copies of 13,000 cycles) is still never run with 0 iterations:
+    /// its untimed run before the timing once was, and hung for 10 s.
+    #[test]
+    fn a_one_iteration_body_is_never_run_with_none() {
+        let mut core = LicensedCore {
+            now: 0.0,
+            last_heavy: -1e12,
+            members: vec![(160_000.0, 320_000.0, false)],
+        };
+        let sampling = measure::Sampling {
+            max_rounds: 20,
+            ..measure::Sampling::default()
+        };
+        let mut probe = Probe::new(&mut core, [f64::INFINITY; CLASSES], &sampling);
+        let mut members = vec![Member::new(0, 1)];
+        sample_rounds(&mut members, &mut core, &sampling, &mut probe, 300);
+        assert!(members[0].once.len() >= 10);
     }
 
     /// With `-f GHz`, a body whose calibration shows another clock says so.
