@@ -2,27 +2,13 @@
 //! target; under qemu-user, `WINIC_TEST_RUNNER` names the emulator to put in
 //! front of it, e.g. "qemu-aarch64 -cpu max").
 
+mod common;
+
+use common::winic_command;
 use std::process::{Command, Output};
 
 fn winic(args: &[&str]) -> Output {
     winic_command(args).output().expect("cannot run winic")
-}
-
-/// The command running winic with `args` (through `WINIC_TEST_RUNNER`).
-fn winic_command(args: &[&str]) -> Command {
-    let bin = env!("CARGO_BIN_EXE_winic");
-    let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
-    let mut parts = runner.split_whitespace();
-    let mut cmd = match parts.next() {
-        Some(emu) => {
-            let mut c = Command::new(emu);
-            c.args(parts).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
-    cmd.args(args);
-    cmd
 }
 
 fn stdout(o: &Output) -> String {

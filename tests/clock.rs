@@ -3,21 +3,10 @@
 //! the real clock every kernel is flagged; where the clock cannot be
 //! measured (an emulator), winic says so once and names `-f`.
 
-use std::process::Command;
+mod common;
 
 fn winic(args: &[&str]) -> std::process::Output {
-    let bin = env!("CARGO_BIN_EXE_winic");
-    let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
-    let mut parts = runner.split_whitespace();
-    let mut cmd = match parts.next() {
-        Some(emu) => {
-            let mut c = Command::new(emu);
-            c.args(parts).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
-    cmd.args(args).output().unwrap()
+    common::winic_command(args).output().unwrap()
 }
 
 fn form() -> &'static str {

@@ -7,6 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+mod common;
 use std::time::{Duration, Instant};
 
 /// A selection of forms of the host's arch that takes a few seconds and
@@ -34,18 +36,8 @@ fn selection() -> Vec<&'static str> {
 }
 
 fn winic(args: &[&str], dir: &Path) -> Command {
-    let bin = env!("CARGO_BIN_EXE_winic");
-    let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
-    let mut parts = runner.split_whitespace();
-    let mut cmd = match parts.next() {
-        Some(emu) => {
-            let mut c = Command::new(emu);
-            c.args(parts).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
-    cmd.args(args).current_dir(dir);
+    let mut cmd = common::winic_command(args);
+    cmd.current_dir(dir);
     cmd
 }
 
