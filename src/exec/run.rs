@@ -171,11 +171,11 @@ fn per_iteration(f: extern "C" fn(u64), n: u64) -> f64 {
 /// mapped. With `-f auto` they give the clock; with `-f GHz` they still
 /// run, to tell when a kernel ran at another clock than the given one,
 /// and to judge the probe in cycles.
-fn calibration(t: &dyn Target, _opts: &Options) -> Result<Option<(Code, Code)>, RunError> {
-    Ok(Some((
+fn calibration(t: &dyn Target) -> Result<(Code, Code), RunError> {
+    Ok((
         map(&add_chain(t, CHAIN, 1)?)?,
         map(&add_chain(t, CHAIN, 2)?)?,
-    )))
+    ))
 }
 
 /// Whether the clock can be measured here, once for a run: the
@@ -184,9 +184,9 @@ fn calibration(t: &dyn Target, _opts: &Options) -> Result<Option<(Code, Code)>, 
 /// take the same time and the difference is 0 or negative: every body
 /// would fail for that one reason.
 pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
-    let cal = calibration(t, opts).map_err(|e| e.to_string())?;
+    let cal = calibration(t).map_err(|e| e.to_string())?;
     // SAFETY: built by `kernel`; they run only in the child.
-    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let calf = unsafe { (cal.0.entry(), cal.1.entry()) };
     let plan = opts.plan;
     let got = in_child(opts.cpu, opts.deadline, move || {
         vec![ns_per_cycle(&plan, calf)]
@@ -201,24 +201,20 @@ pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
     }
 }
 
-/// Nanoseconds per cycle from the calibration kernels (0 without them);
-/// runs in the child.
-fn ns_per_cycle(plan: &Plan, cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>) -> f64 {
-    cal.map(|(c1, c2)| {
-        // A difference that is not positive is noise (an emulator, a
-        // neighbour): measured again, up to three times.
-        let mut ns = 0.0;
-        for _ in 0..3 {
-            let a = measure::time(plan, |n| timed(c1, n));
-            let b = measure::time(plan, |n| timed(c2, n));
-            ns = measure::unroll_difference(&a, &b) / CHAIN as f64;
-            if ns > 0.0 {
-                break;
-            }
+/// Nanoseconds per cycle from the calibration kernels; runs in the child.
+fn ns_per_cycle(plan: &Plan, (c1, c2): (extern "C" fn(u64), extern "C" fn(u64))) -> f64 {
+    // A difference that is not positive is noise (an emulator, a
+    // neighbour): measured again, up to three times.
+    let mut ns = 0.0;
+    for _ in 0..3 {
+        let a = measure::time(plan, |n| timed(c1, n));
+        let b = measure::time(plan, |n| timed(c2, n));
+        ns = measure::unroll_difference(&a, &b) / CHAIN as f64;
+        if ns > 0.0 {
+            break;
         }
-        ns
-    })
-    .unwrap_or(0.0)
+    }
+    ns
 }
 
 /// The frequency (GHz) and clock drift from the calibrations before and
@@ -275,12 +271,12 @@ pub fn body_cost(
     opts: &Options,
 ) -> Result<Cost, RunError> {
     let (k1, k2) = (map(once)?, map(twice)?);
-    let cal = calibration(t, opts)?;
+    let cal = calibration(t)?;
     let plan = opts.plan;
     // SAFETY: kernels are complete functions `extern "C" fn(u64)` built by
     // `kernel`; they run only in the child.
     let (f1, f2) = unsafe { (k1.entry(), k2.entry()) };
-    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let calf = unsafe { (cal.0.entry(), cal.1.entry()) };
     let got = in_child(opts.cpu, opts.deadline, move || {
         // Warm-up, and the init call: the body once runs in both kernels
         // before anything is timed (AVX/SSE transition state).
@@ -367,8 +363,8 @@ pub fn function_cost(
         Some(o) => Some(unsafe { mapped.entry_at(o) }.ok_or_else(|| outside(o))?),
         None => None,
     };
-    let cal = calibration(t, opts)?;
-    let calf = cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) });
+    let cal = calibration(t)?;
+    let calf = unsafe { (cal.0.entry(), cal.1.entry()) };
     let plan = opts.plan;
     let got = in_child(opts.cpu, opts.deadline, move || {
         if let Some(i) = init {
@@ -429,7 +425,7 @@ const PROBE_WARMUP: Duration = Duration::from_millis(50);
 /// Measures the bodies `0..n` (`make(i)`: the kernels with the body once
 /// and twice) in as few forked children as possible, by
 /// [`measure::Sampling`]: bodies go in groups, every kernel of a group and
-/// the clock's calibration kernels (with `-f auto`) are timed once per
+/// the clock's calibration kernels (beside each kernel) are timed once per
 /// round, many short rounds, and each kernel's minimum is kept. A probe
 /// ([`crate::kernel::add_block`]) runs before and after each body's pair
 /// of samples: only pairs with both probes within [`PROBE_SLACK`] of the
@@ -454,7 +450,7 @@ pub fn batch_costs(
     let fail_all = |e: RunError, done: &mut dyn FnMut(usize, Result<Cost, RunError>)| {
         (0..n).for_each(|i| done(i, Err(e.clone())))
     };
-    let cal = match calibration(t, opts) {
+    let cal = match calibration(t) {
         Ok(c) => c,
         Err(e) => return fail_all(e, done),
     };
@@ -470,7 +466,7 @@ pub fn batch_costs(
         make,
         width,
         opts,
-        cal: cal.as_ref().map(|(a, b)| unsafe { (a.entry(), b.entry()) }),
+        cal: unsafe { (cal.0.entry(), cal.1.entry()) },
         probe: unsafe { probe.entry() },
         fastest_probe: [f64::INFINITY; CLASSES],
     };
@@ -523,7 +519,7 @@ struct Batch<'a> {
     make: &'a dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
     width: &'a dyn Fn(usize) -> u32,
     opts: &'a Options,
-    cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
+    cal: (extern "C" fn(u64), extern "C" fn(u64)),
     probe: extern "C" fn(u64),
     /// The fastest probe any child saw, per width class: the next child
     /// starts from it.
@@ -560,9 +556,8 @@ impl Batch<'_> {
                 opts.deadline,
                 |out| {
                     // Half a sample: it runs beside every body in every round.
-                    let cal_iterations = calf.map_or(0, |(_, c2)| {
-                        measure::iterations_for(sampling.sample / 2, |k| timed(c2, k))
-                    });
+                    let cal_iterations =
+                        measure::iterations_for(sampling.sample / 2, |k| timed(calf.1, k));
                     let mut bench = Kernels {
                         members: Vec::new(),
                         cal: calf,
@@ -660,8 +655,8 @@ trait Bench {
     /// Nanoseconds per iteration of member `k`'s kernel with the body
     /// once (`twice` false) or twice, run for `n` iterations.
     fn member(&mut self, k: usize, twice: bool, n: u64) -> f64;
-    /// The same for the calibration chain, or `None` where there is none.
-    fn calibration(&mut self, twice: bool, n: u64) -> Option<f64>;
+    /// The same for the calibration chain.
+    fn calibration(&mut self, twice: bool, n: u64) -> f64;
     /// The same for the probe.
     fn probe(&mut self, n: u64) -> f64;
 }
@@ -669,7 +664,7 @@ trait Bench {
 /// The kernels of a group in a batch child.
 struct Kernels {
     members: Vec<(extern "C" fn(u64), extern "C" fn(u64))>,
-    cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
+    cal: (extern "C" fn(u64), extern "C" fn(u64)),
     probe: extern "C" fn(u64),
 }
 
@@ -679,9 +674,9 @@ impl Bench for Kernels {
         per_iteration(if twice { b } else { a }, n)
     }
 
-    fn calibration(&mut self, twice: bool, n: u64) -> Option<f64> {
-        self.cal
-            .map(|(a, b)| per_iteration(if twice { b } else { a }, n))
+    fn calibration(&mut self, twice: bool, n: u64) -> f64 {
+        let (a, b) = self.cal;
+        per_iteration(if twice { b } else { a }, n)
     }
 
     fn probe(&mut self, n: u64) -> f64 {
@@ -892,13 +887,8 @@ fn sample_rounds(
             bench.member(k, false, (m.iterations / 2).max(1));
             m.once.push(bench.member(k, false, m.iterations));
             m.twice.push(bench.member(k, true, m.iterations));
-            if let (Some(a), Some(b)) = (
-                bench.calibration(false, cal_iterations),
-                bench.calibration(true, cal_iterations),
-            ) {
-                m.cal.0.push(a);
-                m.cal.1.push(b);
-            }
+            m.cal.0.push(bench.calibration(false, cal_iterations));
+            m.cal.1.push(bench.calibration(true, cal_iterations));
             let after = probe.run(bench);
             m.probes.push((before, after));
             before = after;
@@ -915,7 +905,7 @@ fn measure_group(
     group: &[usize],
     make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
     sampling: &measure::Sampling,
-    cal: (Option<(extern "C" fn(u64), extern "C" fn(u64))>, u64),
+    cal: ((extern "C" fn(u64), extern "C" fn(u64)), u64),
     probe: &mut Probe,
     probe_f: extern "C" fn(u64),
     out: &mut super::Records,
@@ -1106,9 +1096,9 @@ mod tests {
             self.run(if twice { two } else { once } + 2.0, n, heavy)
         }
 
-        fn calibration(&mut self, twice: bool, n: u64) -> Option<f64> {
+        fn calibration(&mut self, twice: bool, n: u64) -> f64 {
             let adds = if twice { 2 * CHAIN } else { CHAIN } as f64;
-            Some(self.run(adds + 2.0, n, false))
+            self.run(adds + 2.0, n, false)
         }
 
         fn probe(&mut self, n: u64) -> f64 {
