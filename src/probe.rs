@@ -80,7 +80,7 @@ fn run_probes(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Prob
         };
         match runcheck::run_kernel(&tp, None, DEADLINE) {
             Ok(()) => return Some(Probe { form, has: true }),
-            Err(ChildError::Signal(s)) if s.contains("SIGILL") => {
+            Err(ChildError::Signal(nix::sys::signal::Signal::SIGILL)) => {
                 return Some(Probe { form, has: false })
             }
             Err(_) => {}

@@ -38,7 +38,11 @@ fn a_thousand_faulting_kernels_leave_nothing_behind() {
             f(1);
             vec![]
         });
-        assert_eq!(got, Err(ChildError::Signal("SIGILL".into())), "run {i}");
+        assert_eq!(
+            got,
+            Err(ChildError::Signal(nix::sys::signal::Signal::SIGILL)),
+            "run {i}"
+        );
     }
     assert_eq!(open_descriptors(), before, "descriptors leaked");
     assert_eq!(

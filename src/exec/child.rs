@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 pub enum ChildError {
     /// Killed by a signal (SIGILL for an instruction the CPU lacks, SIGSEGV,
     /// SIGBUS, SIGFPE, SIGTRAP ...).
-    Signal(String),
+    Signal(nix::sys::signal::Signal),
     /// Exited with a non-zero status.
     Exit(i32),
     /// Did not finish within the deadline; it was killed.
@@ -36,7 +36,7 @@ pub enum ChildError {
 impl fmt::Display for ChildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChildError::Signal(s) => write!(f, "killed by {s}"),
+            ChildError::Signal(s) => write!(f, "killed by {}", s.as_str()),
             ChildError::Exit(c) => write!(f, "exited with status {c}"),
             ChildError::Timeout(d) => {
                 write!(f, "no result within {:.1} s (killed)", d.as_secs_f64())
@@ -86,9 +86,7 @@ pub fn in_child(
             }
             let status = reap(child)?;
             match (got, status) {
-                (_, WaitStatus::Signaled(_, sig, _)) if !timed_out => {
-                    Err(ChildError::Signal(sig.as_str().to_string()))
-                }
+                (_, WaitStatus::Signaled(_, sig, _)) if !timed_out => Err(ChildError::Signal(sig)),
                 (_, WaitStatus::Exited(_, code)) if code != 0 => Err(ChildError::Exit(code)),
                 (Ok(bytes), _) => decode(&bytes),
                 (Err(e), _) => Err(e),
@@ -181,9 +179,7 @@ pub fn in_child_stream(
             };
             let fate = match status {
                 _ if problem.is_some() => problem,
-                WaitStatus::Signaled(_, sig, _) => {
-                    Some(ChildError::Signal(sig.as_str().to_string()))
-                }
+                WaitStatus::Signaled(_, sig, _) => Some(ChildError::Signal(sig)),
                 WaitStatus::Exited(_, code) if code != 0 => Some(ChildError::Exit(code)),
                 _ if !buf.is_empty() => Some(ChildError::Garbage(format!(
                     "{} bytes of an incomplete record",
@@ -410,7 +406,10 @@ mod tests {
             unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
             vec![1.0]
         });
-        assert_eq!(got, Err(ChildError::Signal("SIGSEGV".into())));
+        assert_eq!(
+            got,
+            Err(ChildError::Signal(nix::sys::signal::Signal::SIGSEGV))
+        );
     }
 
     #[test]
@@ -458,7 +457,10 @@ mod tests {
             unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
         });
         assert_eq!(got, vec![vec![1.0, 2.0], vec![], vec![3.0]]);
-        assert_eq!(fate, Some(ChildError::Signal("SIGSEGV".into())));
+        assert_eq!(
+            fate,
+            Some(ChildError::Signal(nix::sys::signal::Signal::SIGSEGV))
+        );
         let (got, fate) = stream(None, SHORT, |r| {
             r.send(&[5.0]);
         });
@@ -656,7 +658,7 @@ mod tests {
             let _ = std::fs::remove_file(&path);
             assert_eq!(
                 fate,
-                Some(ChildError::Signal("SIGSEGV".into())),
+                Some(ChildError::Signal(nix::sys::signal::Signal::SIGSEGV)),
                 "stream {stream}"
             );
             // qemu-user reports the guest's death itself ("qemu: uncaught

@@ -123,7 +123,10 @@ mod tests {
             unsafe { p.write_volatile(0) };
             vec![]
         });
-        assert_eq!(got, Err(ChildError::Signal("SIGSEGV".into())));
+        assert_eq!(
+            got,
+            Err(ChildError::Signal(nix::sys::signal::Signal::SIGSEGV))
+        );
     }
 
     #[test]

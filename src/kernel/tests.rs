@@ -178,7 +178,7 @@ fn add_chain_is_one_cycle_and_imul_chain_three() {
 /// Raw bodies that fault, per host arch (ISA manuals): (what, bytes,
 /// registers to initialise, expected outcome).
 fn faulting_bodies() -> Vec<(&'static str, Vec<u8>, Vec<&'static str>, ChildError)> {
-    let sig = |s: &str| ChildError::Signal(s.into());
+    let sig = |s: &str| ChildError::Signal(s.parse().expect("a signal name"));
     match host() {
         Arch::X86_64 => vec![
             ("ud2", vec![0x0f, 0x0b], vec![], sig("SIGILL")),

@@ -1,0 +1,816 @@
+//! Sub-latencies of a form and the chains that measure them.
+//!
+//! A sub-latency is an [`Edge`]: from a register the form reads (an
+//! explicit operand or an implicit register) to one it writes. A chain is
+//! a cycle of edges, `steps`, laid out `laps` times in one body: each step
+//! reads, on its edge's source, the register the step before it wrote on
+//! its edge's target, and the last step feeds the first step of the next
+//! lap. Everything else gets registers of its own, fresh in every lap, so
+//! the time of one lap is the sum of the cycle's sub-latencies.
+//!
+//! [`chain`] builds the body and checks it: every intended link really
+//! is one (nothing in between overwrites the register), and every other
+//! read either has no writer in the body, reads a register only the same
+//! step of another lap writes (two laps or more away: a dependency as
+//! long as the whole body, which a cycle of one lap outruns), or reads
+//! from an instruction that depends on nothing. Anything else is a second
+//! path through the body: then the measured time is only an upper bound
+//! of the cycle, and [`Chain::bound`] says why.
+
+use crate::arch::{Inst, OpValue, Target};
+use crate::isa::{Instr, RegClass};
+use crate::isa::{McOperand, Reg};
+
+/// Where a sub-latency starts or ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Machine operand `k` (see [`Instr::mc_operands`]).
+    Op(usize),
+    /// An implicit register.
+    Implicit(Reg),
+}
+
+/// One sub-latency of a form: from `source` (read) to `target` (written).
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    /// The form.
+    pub form: Instr,
+    /// What it reads.
+    pub source: End,
+    /// What it writes.
+    pub target: End,
+}
+
+impl PartialEq for Edge {
+    fn eq(&self, o: &Edge) -> bool {
+        self.form.opcode() == o.form.opcode() && self.source == o.source && self.target == o.target
+    }
+}
+
+impl Edge {
+    /// WINIC's names of the two ends: an operand's number
+    /// ([`crate::db::operand_key`]) or an implicit register's LLVM name.
+    pub fn keys(&self) -> (String, String) {
+        let key = |e: End| match e {
+            End::Op(k) => crate::db::operand_key(self.form, k),
+            End::Implicit(r) => r.name().to_string(),
+        };
+        (key(self.source), key(self.target))
+    }
+
+    /// As the report writes it: `ADD64rr(1 -> 0)`.
+    pub fn label(&self) -> String {
+        let (s, d) = self.keys();
+        format!("{}({s} -> {d})", self.form.name())
+    }
+}
+
+/// Whether `reg` is a flags register: written and read as a whole by
+/// compares and conditional forms, never initialised.
+pub fn is_flags(reg: Reg) -> bool {
+    matches!(reg.name(), "EFLAGS" | "NZCV")
+}
+
+/// Whether implicit register `reg` can carry a chain: the flags, or a data
+/// register the kernel frame initialises (x86's RAX of `mul`). Control and
+/// status registers (MXCSR, FPCR, VL …) cannot.
+pub fn chainable(t: &dyn Target, reg: Reg) -> bool {
+    is_flags(reg) || (t.reserved(reg).is_none() && t.init(reg).is_ok())
+}
+
+fn class_of(form: Instr, k: usize) -> Option<RegClass> {
+    form.mc_operands().get(k)?.ty.class()
+}
+
+/// Machine operands that name the same register as `k` (tied to it, or it
+/// to them), `k` included. Only register machine operands: the
+/// sub-operands of a complex operand share its index (AArch64's shifted
+/// `Rm` and its shift amount).
+pub fn tied_group(mc: &[McOperand], k: usize) -> Vec<usize> {
+    let idx = mc[k].operand.index();
+    let root = mc[k].operand.tied_to().unwrap_or(idx);
+    (0..mc.len())
+        .filter(|&j| {
+            let o = mc[j].operand;
+            j == k
+                || (mc[j].ty.class().is_some() && (o.index() == root || o.tied_to() == Some(root)))
+        })
+        .collect()
+}
+
+/// The sub-latencies of `form`, and the implicit registers left out
+/// because they cannot carry a chain.
+pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
+    let mc = form.mc_operands();
+    let mut left_out = Vec::new();
+    let mut keep = |r: Reg| {
+        let ok = chainable(t, r);
+        if !ok && !left_out.contains(&r) {
+            left_out.push(r);
+        }
+        ok
+    };
+    let mut sources: Vec<End> = (0..mc.len())
+        .filter(|&k| !mc[k].operand.is_def() && mc[k].ty.class().is_some())
+        .map(End::Op)
+        .collect();
+    sources.extend(form.implicit_uses().filter(|r| keep(*r)).map(End::Implicit));
+    let mut targets: Vec<End> = (0..mc.len())
+        .filter(|&k| mc[k].operand.is_def() && mc[k].ty.class().is_some())
+        .map(End::Op)
+        .collect();
+    targets.extend(form.implicit_defs().filter(|r| keep(*r)).map(End::Implicit));
+    let mut out = Vec::new();
+    for &target in &targets {
+        for &source in &sources {
+            let e = Edge {
+                form,
+                source,
+                target,
+            };
+            // A tied input and an earlier source with the same key (never
+            // in LLVM's records, but cheap to rule out).
+            if !out.iter().any(|o: &Edge| o.keys() == e.keys()) {
+                out.push(e);
+            }
+        }
+    }
+    (out, left_out)
+}
+
+/// The register both ends of `e` can be put on, so that copies of the form
+/// alone make a chain: `None` when there is none (different register
+/// files or widths, different fixed registers, or an `@earlyclobber`
+/// target that must differ from every input).
+pub fn self_chain_possible(t: &dyn Target, e: &Edge) -> bool {
+    match (e.source, e.target) {
+        (End::Op(s), End::Op(d)) => {
+            if t.early_clobber(e.form, d) {
+                return false;
+            }
+            let mc = e.form.mc_operands();
+            if tied_group(&mc, s).contains(&d) {
+                return true;
+            }
+            let (Some(cs), Some(cd)) = (class_of(e.form, s), class_of(e.form, d)) else {
+                return false;
+            };
+            cd.members()
+                .filter(|r| t.reserved(*r).is_none())
+                .any(|r| partner(t, cs, r).is_some())
+        }
+        (End::Op(s), End::Implicit(r)) => {
+            class_of(e.form, s).is_some_and(|c| partner(t, c, r).is_some())
+        }
+        (End::Implicit(r), End::Op(d)) => {
+            !t.early_clobber(e.form, d)
+                && class_of(e.form, d).is_some_and(|c| partner(t, c, r).is_some())
+        }
+        (End::Implicit(a), End::Implicit(b)) => t.aliases(a, b),
+    }
+}
+
+/// The register of `class` a chain puts where `r` was written or is read:
+/// `r` itself, or a single register of the class overlapping it (`xmm1`
+/// for `ymm1`, `cl` for `ecx`: the value flows through the shared bits;
+/// a write of part of a register merges into the rest, which is also on
+/// the chain). `None` when there is none.
+pub fn partner(t: &dyn Target, class: RegClass, r: Reg) -> Option<Reg> {
+    if class.contains(r) {
+        return Some(r);
+    }
+    if r.is_tuple() {
+        return None;
+    }
+    class.members().find(|x| {
+        !x.is_tuple()
+            && t.reserved(*x).is_none()
+            && (x.contains(r) || r.contains(*x))
+            && t.aliases(*x, r)
+    })
+}
+
+/// A chain body, ready to be built into kernels.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    /// The instructions: `laps` times the steps (each followed by the
+    /// breaker, when there is one).
+    pub body: Vec<Inst>,
+    /// Laps in the body.
+    pub laps: usize,
+    /// Why the time of a lap is only an upper bound of the cycle's sum,
+    /// or `None` when it is the sum.
+    pub bound: Option<String>,
+}
+
+/// The registers machine operand `k` of `inst` occupies.
+fn op_regs(t: &dyn Target, inst: &Inst, k: usize) -> Vec<Reg> {
+    match inst.ops.get(k) {
+        Some(OpValue::Reg(_)) => t.operand_regs(inst, k),
+        _ => Vec::new(),
+    }
+}
+
+/// What `inst` reads: (register, the end it reads it through).
+fn reads(t: &dyn Target, inst: &Inst) -> Vec<(Reg, End)> {
+    let mc = inst.form.mc_operands();
+    let mut out: Vec<(Reg, End)> = (0..mc.len())
+        .filter(|&k| !mc[k].operand.is_def())
+        .flat_map(|k| {
+            op_regs(t, inst, k)
+                .into_iter()
+                .map(move |r| (r, End::Op(k)))
+        })
+        .collect();
+    out.extend(inst.form.implicit_uses().map(|r| (r, End::Implicit(r))));
+    out
+}
+
+/// What `inst` writes.
+fn writes(t: &dyn Target, inst: &Inst) -> Vec<Reg> {
+    let mc = inst.form.mc_operands();
+    let mut out: Vec<Reg> = (0..mc.len())
+        .filter(|&k| mc[k].operand.is_def())
+        .flat_map(|k| op_regs(t, inst, k))
+        .collect();
+    out.extend(inst.form.implicit_defs());
+    out
+}
+
+/// Puts operand `ks` of `inst` on `r` or its [`partner`]; the register it
+/// reads.
+fn read_on(t: &dyn Target, inst: &mut Inst, ks: usize, r: Reg) -> Result<Reg, String> {
+    let Some(x) = class_of(inst.form, ks).and_then(|c| partner(t, c, r)) else {
+        return Err(format!(
+            "{} cannot read {} on its operand {ks}",
+            inst.form.name(),
+            r.asm_name()
+        ));
+    };
+    set_reg(inst, ks, x);
+    Ok(x)
+}
+
+fn set_reg(inst: &mut Inst, k: usize, r: Reg) {
+    let mc = inst.form.mc_operands();
+    for j in tied_group(&mc, k) {
+        inst.ops[j] = OpValue::Reg(r);
+    }
+}
+
+/// The chain of `steps` (each step's target feeds the next step's source,
+/// the last feeds the first), as many laps as registers allow (up to 4),
+/// with `breaker` after every instance of the first step when given (it
+/// writes an implicit register the first step reads and writes, which
+/// would otherwise make a second chain). `Err` with the reason when no
+/// body links as intended.
+pub fn chain(t: &dyn Target, steps: &[Edge], breaker: Option<Instr>) -> Result<Chain, String> {
+    let mut last = String::from("no steps");
+    for laps in [4, 2, 1] {
+        // Every register of every instance kept apart first; then, where
+        // registers run out (widening forms at LMUL 4 and 8), the ones a
+        // link replaces freed. Freeing them always changed which registers
+        // the other instances got: under qemu at e8 m1, vnsrl.wv, vnclip.wv,
+        // vwadd.wv and vrgatherei16.vv chains died of SIGILL (9 pairs; 0
+        // with this order, as before the registers were freed).
+        for reserve_relinked in [true, false] {
+            match chain_with(t, steps, breaker, laps, reserve_relinked) {
+                Ok(c) => return Ok(c),
+                Err(e) => last = e,
+            }
+        }
+    }
+    Err(last)
+}
+
+fn chain_with(
+    t: &dyn Target,
+    steps: &[Edge],
+    breaker: Option<Instr>,
+    laps: usize,
+    reserve_relinked: bool,
+) -> Result<Chain, String> {
+    let forms = steps.iter().map(|e| e.form).chain(breaker);
+    let mut used: Vec<Reg> = forms
+        .flat_map(|f| f.implicit_uses().chain(f.implicit_defs()))
+        .collect();
+    // Registers an edge puts on an implicit register are not fresh.
+    let mut body: Vec<Inst> = Vec::new();
+    // Position of lap i, step j in `body`.
+    let mut at: Vec<Vec<usize>> = Vec::new();
+    // `relinked`: the operands a link will put on its writer's register
+    // (a step's source and what is tied to it): their fresh registers are
+    // not kept from the other instances (widening forms at LMUL 4 needed
+    // one lap's registers twice and got only one lap, where a result
+    // overlaps its own source).
+    let fresh = |form: Instr, relinked: &[usize], used: &mut Vec<Reg>| -> Result<Inst, String> {
+        let inst = t.instance(form, used).map_err(|e| e.to_string())?;
+        let regs: Vec<Reg> = (0..inst.ops.len())
+            .filter(|k| !relinked.contains(k))
+            .flat_map(|k| op_regs(t, &inst, k))
+            .collect();
+        // A register the form fixes and only reads (RISC-V's mask `v0`)
+        // is shared by every instance: the check of the body below finds
+        // any writer of it.
+        let mc = form.mc_operands();
+        let fixed_read = |k: usize| {
+            !mc[k].operand.is_def() && mc[k].ty.class().is_some_and(|c| c.members().count() == 1)
+        };
+        let own: Vec<Reg> = (0..inst.ops.len())
+            .filter(|&k| !fixed_read(k) && !relinked.contains(&k))
+            .flat_map(|k| op_regs(t, &inst, k))
+            .collect();
+        if own.iter().any(|r| used.iter().any(|u| t.aliases(*r, *u))) {
+            return Err(format!("{}: registers run out at {laps} laps", form.name()));
+        }
+        used.extend(regs);
+        Ok(inst)
+    };
+    for _ in 0..laps {
+        let mut row = Vec::new();
+        for (j, e) in steps.iter().enumerate() {
+            row.push(body.len());
+            let relinked = match e.source {
+                End::Op(ks) if !reserve_relinked => tied_group(&e.form.mc_operands(), ks),
+                _ => Vec::new(),
+            };
+            body.push(fresh(e.form, &relinked, &mut used)?);
+            if j == 0 {
+                if let Some(b) = breaker {
+                    body.push(fresh(b, &[], &mut used)?);
+                }
+            }
+        }
+        at.push(row);
+    }
+    // Links, in order: the step after (lap i, step j).
+    let n = steps.len();
+    let next = |i: usize, j: usize| {
+        if j + 1 < n {
+            (i, j + 1)
+        } else {
+            ((i + 1) % laps, 0)
+        }
+    };
+    let mut links: Vec<(usize, usize, Reg)> = Vec::new();
+    for i in 0..laps {
+        for j in 0..n {
+            let (ni, nj) = next(i, j);
+            let (p, q) = (at[i][j], at[ni][nj]);
+            let (from, to) = (steps[j], steps[nj]);
+            let reg = match (from.target, to.source) {
+                (End::Op(kd), End::Op(ks)) => {
+                    let OpValue::Reg(r) = body[p].ops[kd] else {
+                        return Err("target is no register".into());
+                    };
+                    let r = aligned_for(t, &mut body, p, kd, q, ks, r)?;
+                    read_on(t, &mut body[q], ks, r)?
+                }
+                (End::Implicit(r), End::Op(ks)) => read_on(t, &mut body[q], ks, r)?,
+                (End::Op(kd), End::Implicit(r)) => {
+                    let Some(w) = class_of(from.form, kd).and_then(|c| partner(t, c, r)) else {
+                        return Err(format!(
+                            "{} cannot write {} on its operand {kd}",
+                            from.form.name(),
+                            r.asm_name()
+                        ));
+                    };
+                    set_reg(&mut body[p], kd, w);
+                    r
+                }
+                (End::Implicit(a), End::Implicit(b)) => {
+                    if !t.aliases(a, b) {
+                        return Err(format!("{} is not {}", a.asm_name(), b.asm_name()));
+                    }
+                    b
+                }
+            };
+            links.push((p, q, reg));
+        }
+    }
+    if let Some(inst) = body.iter().find(|i| clobbers_own_source(t, i)) {
+        return Err(format!(
+            "{}'s result would overlap its own source (early-clobber) at {laps} laps",
+            inst.form.name()
+        ));
+    }
+    let bound = check(t, &body, &links, laps, n + usize::from(breaker.is_some()))?;
+    Ok(Chain { body, laps, bound })
+}
+
+/// Whether a result of `inst` overlaps a register `inst` reads that it
+/// must not: any input, for a result that must differ from every input
+/// ([`Target::early_clobber`]: RVV widening results, masks over groups);
+/// the sources LLVM's `RVVConstraint` names (`vsm3me`'s vs2, `vsha2ch`'s
+/// vs2 and vs1), for the others. Either is illegal (a SIGILL on RISC-V).
+fn clobbers_own_source(t: &dyn Target, inst: &Inst) -> bool {
+    let mc = inst.form.mc_operands();
+    let read = reads(t, inst);
+    let kept_off: Vec<usize> = inst
+        .form
+        .result_must_not_overlap()
+        .iter()
+        .filter_map(|n| mc.iter().position(|m| m.name == *n))
+        .collect();
+    (0..mc.len()).filter(|&k| mc[k].operand.is_def()).any(|k| {
+        let every = t.early_clobber(inst.form, k);
+        // An accumulator (`vwmacc`'s vd) is tied to the result: the
+        // same group, read and written.
+        let tied = tied_group(&mc, k);
+        let off = |e: &End| match e {
+            End::Op(j) => !tied.contains(j) && (every || kept_off.contains(j)),
+            End::Implicit(_) => every,
+        };
+        op_regs(t, inst, k)
+            .iter()
+            .any(|w| read.iter().any(|(r, e)| off(e) && t.aliases(*w, *r)))
+    })
+}
+
+/// The register the writer `body[p]` puts its operand `kd` on so that
+/// `body[q]` can read it through operand `ks`: `r`, unless `ks` reads a
+/// group of n registers (RVV LMUL 2-8, a widening form's wide source) and
+/// `r` is no multiple of n, or the group from `r` covers another source of
+/// `body[q]` (the writer's group may be smaller: `vmv.v.v` at m2 feeding
+/// `vwadd.wv`'s wide source, a group of 4): then the writer moves to the
+/// first register that is, whose n registers nothing in the body uses. A
+/// group must be aligned (V specification 3.4.2), and no register may give
+/// sources of two element widths to one instruction (5.2); either is a
+/// SIGILL.
+fn aligned_for(
+    t: &dyn Target,
+    body: &mut [Inst],
+    p: usize,
+    kd: usize,
+    q: usize,
+    ks: usize,
+    r: Reg,
+) -> Result<Reg, String> {
+    let n = op_regs(t, &body[q], ks).len();
+    if n <= 1 {
+        return Ok(r);
+    }
+    let mc = body[p].form.mc_operands();
+    let class = class_of(body[p].form, kd);
+    let tied = tied_group(&body[q].form.mc_operands(), ks);
+    let other_sources: Vec<Reg> = reads(t, &body[q])
+        .into_iter()
+        .filter(|(_, e)| !matches!(e, End::Op(j) if tied.contains(j)))
+        .map(|(x, _)| x)
+        .collect();
+    let first = r.encoding() as usize;
+    let clear = class.is_some_and(|c| {
+        c.members()
+            .filter(|m| (first..first + n).contains(&(m.encoding() as usize)))
+            .all(|m| !other_sources.iter().any(|o| t.aliases(*o, m)))
+    });
+    if first.is_multiple_of(n) && clear {
+        return Ok(r);
+    }
+    let no = || {
+        format!(
+            "{} reads a group of {n} from {}, which cannot move to a free group",
+            body[q].form.name(),
+            body[p].form.name()
+        )
+    };
+    if tied_group(&mc, kd).len() > 1 {
+        return Err(no());
+    }
+    let Some(class) = class else {
+        return Err(no());
+    };
+    let taken: Vec<Reg> = body
+        .iter()
+        .flat_map(|i| (0..i.ops.len()).flat_map(move |k| op_regs(t, i, k)))
+        .collect();
+    let members: Vec<Reg> = class.members().collect();
+    let free = |x: &Reg| t.reserved(*x).is_none() && !taken.iter().any(|u| t.aliases(*u, *x));
+    let slot = members.iter().find(|x| {
+        let first = x.encoding() as usize;
+        first.is_multiple_of(n)
+            && (first..first + n).all(|e| {
+                members
+                    .iter()
+                    .any(|m| m.encoding() as usize == e && free(m))
+            })
+    });
+    let Some(&x) = slot else {
+        return Err(no());
+    };
+    set_reg(&mut body[p], kd, x);
+    Ok(x)
+}
+
+/// The instruction before `q` (cyclically, `q` itself a body earlier)
+/// that last wrote a register overlapping `r`.
+fn last_writer(t: &dyn Target, body: &[Inst], q: usize, r: Reg) -> Option<usize> {
+    let len = body.len();
+    (1..=len)
+        .map(|back| (q + len - back) % len)
+        .find(|&p| writes(t, &body[p]).iter().any(|w| t.aliases(*w, r)))
+}
+
+/// Checks the links and every other read of `body` (see the module
+/// comment): `Err` when a link is broken, `Ok(Some(why))` when a second
+/// path makes the time an upper bound.
+fn check(
+    t: &dyn Target,
+    body: &[Inst],
+    links: &[(usize, usize, Reg)],
+    laps: usize,
+    per_lap: usize,
+) -> Result<Option<String>, String> {
+    for &(p, q, r) in links {
+        if last_writer(t, body, q, r) != Some(p) {
+            return Err(format!(
+                "{} is overwritten between {} and {}",
+                r.asm_name(),
+                body[p].form.name(),
+                body[q].form.name()
+            ));
+        }
+    }
+    let len = body.len();
+    let free = |p: usize| {
+        reads(t, &body[p])
+            .iter()
+            .all(|(r, _)| last_writer(t, body, p, *r).is_none())
+    };
+    for q in 0..len {
+        let read = reads(t, &body[q]);
+        let linked = |r: Reg| links.iter().any(|&(_, lq, lr)| lq == q && t.aliases(lr, r));
+        // The operands a link reads through: the other registers of such
+        // an operand's group (RVV LMUL 2-8, wide operands) carry the same
+        // value when the link's writer wrote them.
+        let link_ends: Vec<End> = read
+            .iter()
+            .filter(|(r, _)| linked(*r))
+            .map(|(_, e)| *e)
+            .collect();
+        for (r, end) in read {
+            if linked(r) {
+                continue;
+            }
+            let Some(p) = last_writer(t, body, q, r) else {
+                continue;
+            };
+            if link_ends.contains(&end) && links.iter().any(|&(lp, lq, _)| lq == q && lp == p) {
+                continue;
+            }
+            let distance = (q + len - p) % len;
+            let distance = if distance == 0 { len } else { distance };
+            let same_step = distance % per_lap == 0;
+            if (same_step && distance / per_lap >= 2 && laps >= 2) || free(p) {
+                continue;
+            }
+            return Ok(Some(format!(
+                "{} also reads {} from {}",
+                body[q].form.name(),
+                r.asm_name(),
+                body[p].form.name()
+            )));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::target;
+    use crate::isa::{Arch, Isa};
+
+    fn form(arch: Arch, name: &str) -> Instr {
+        Isa::get(arch).instr(name).unwrap()
+    }
+
+    fn edge(arch: Arch, name: &str, s: &str, d: &str) -> Edge {
+        let t = target(arch);
+        edges(t, form(arch, name))
+            .0
+            .into_iter()
+            .find(|e| e.keys() == (s.to_string(), d.to_string()))
+            .unwrap_or_else(|| panic!("{name} has no edge {s} -> {d}"))
+    }
+
+    #[test]
+    fn edges_are_winic_s_operand_pairs() {
+        let t = target(Arch::X86_64);
+        let keys = |n: &str| -> Vec<(String, String)> {
+            edges(t, form(Arch::X86_64, n))
+                .0
+                .iter()
+                .map(|e| e.keys())
+                .collect()
+        };
+        let k = |s: &str, d: &str| (s.to_string(), d.to_string());
+        assert_eq!(
+            keys("BTS16rr"),
+            [k("0", "0"), k("1", "0"), k("0", "EFLAGS"), k("1", "EFLAGS")]
+        );
+        // adc reads the flags too.
+        assert!(keys("ADC64rr").contains(&k("EFLAGS", "EFLAGS")));
+        assert!(keys("ADC64rr").contains(&k("EFLAGS", "0")));
+        // MXCSR is a control register: left out, and said so.
+        let (e, left) = edges(t, form(Arch::X86_64, "ADDPDrr"));
+        assert_eq!(e.len(), 2);
+        assert_eq!(left[0].name(), "MXCSR");
+        // mul: RAX in, RAX and RDX out, through implicit registers.
+        assert!(keys("MUL64r").contains(&k("RAX", "RDX")));
+    }
+
+    #[test]
+    fn self_chains_need_one_register_for_both_ends() {
+        let t = target(Arch::X86_64);
+        assert!(self_chain_possible(
+            t,
+            &edge(Arch::X86_64, "ADD64rr", "1", "0")
+        ));
+        assert!(self_chain_possible(
+            t,
+            &edge(Arch::X86_64, "ADC64rr", "EFLAGS", "EFLAGS")
+        ));
+        assert!(!self_chain_possible(
+            t,
+            &edge(Arch::X86_64, "BTS16rr", "1", "EFLAGS")
+        ));
+        assert!(!self_chain_possible(
+            t,
+            &edge(Arch::X86_64, "MOVPQIto64rr", "1", "0")
+        ));
+        assert!(!self_chain_possible(
+            t,
+            &edge(Arch::X86_64, "MUL64r", "RAX", "RDX")
+        ));
+        let a = target(Arch::Aarch64);
+        assert!(self_chain_possible(
+            a,
+            &edge(Arch::Aarch64, "FMLAv2f64", "1", "0")
+        ));
+        assert!(!self_chain_possible(
+            a,
+            &edge(Arch::Aarch64, "FMOVXDr", "1", "0")
+        ));
+    }
+
+    #[test]
+    fn a_two_address_source_rotates_the_destination() {
+        // add r1, r2 from r2: copy i reads what copy i-1 wrote, and writes
+        // a register of its own, so the tied read of r1 spans the body.
+        let t = target(Arch::X86_64);
+        let c = chain(t, &[edge(Arch::X86_64, "ADD64rr", "1", "0")], None).unwrap();
+        assert_eq!(c.laps, 4);
+        assert!(c.bound.is_none(), "{:?}", c.bound);
+        let dst: Vec<OpValue> = c.body.iter().map(|i| i.ops[0]).collect();
+        for i in 0..4 {
+            assert_eq!(c.body[(i + 1) % 4].ops[2], dst[i]);
+            assert_ne!(dst[i], dst[(i + 1) % 4]);
+        }
+        // From the tied source itself: one register throughout.
+        let c = chain(t, &[edge(Arch::X86_64, "ADD64rr", "0", "0")], None).unwrap();
+        assert!(c.body.iter().all(|i| i.ops[0] == c.body[0].ops[0]));
+        assert!(c.bound.is_none());
+    }
+
+    #[test]
+    fn a_second_path_through_the_flags_is_an_upper_bound_unless_broken() {
+        let t = target(Arch::X86_64);
+        let e = edge(Arch::X86_64, "ADC64rr", "1", "0");
+        let c = chain(t, &[e], None).unwrap();
+        assert!(
+            c.bound.as_deref().unwrap().contains("flags"),
+            "{:?}",
+            c.bound
+        );
+        let cmp = form(Arch::X86_64, "CMP64rr");
+        let c = chain(t, &[e], Some(cmp)).unwrap();
+        assert!(c.bound.is_none(), "{:?}", c.bound);
+        assert_eq!(c.body.len(), 2 * c.laps);
+    }
+
+    /// Masked RVV forms all read v0: every lap shares it (it was taken
+    /// for a clash, and every chain of two masked forms failed with
+    /// "registers run out"), and a widening result is early-clobber at
+    /// every vector type, so it never chains into its own narrow source.
+    #[test]
+    fn rvv_chains_share_the_mask_and_keep_wide_results_apart() {
+        use crate::arch::riscv64::vtype::{Lmul, VType};
+        let a = Arch::Riscv64;
+        let steps = [edge(a, "VWADD_VV", "1", "0"), edge(a, "VNSRL_WV", "1", "0")];
+        for v in [
+            VType::DEFAULT,
+            VType {
+                sew: 16,
+                lmul: Lmul::M2,
+            },
+        ] {
+            let t = crate::arch::riscv64::at(v);
+            let c = chain(t, &steps, None).unwrap();
+            // Before, not even one lap: both read v0.
+            assert!(c.laps >= if v == VType::DEFAULT { 2 } else { 1 }, "{v}");
+            assert!(c.bound.is_none(), "{v}: {:?}", c.bound);
+            let e = edge(a, "VWADD_VV", "1", "0");
+            assert!(!self_chain_possible(t, &e), "{v}");
+        }
+        // A helper's result feeding a wide source moves to an even
+        // register (v17 and v31 made a SIGILL).
+        let t = target(a);
+        let steps = [edge(a, "VNSRL_WV", "1", "0"), edge(a, "VADD_VV", "1", "0")];
+        let c = chain(t, &steps, None).unwrap();
+        for lap in c.body.chunks(2) {
+            let OpValue::Reg(wide) = lap[0].ops[1] else {
+                panic!()
+            };
+            assert_eq!(wide.encoding() % 2, 0, "{:?}", c.body);
+        }
+        // Same-width forms still chain on themselves.
+        let t = target(a);
+        assert!(self_chain_possible(t, &edge(a, "VADD_VV", "1", "0")));
+        assert_eq!(
+            chain(t, &[edge(a, "VADD_VV", "1", "0")], None)
+                .unwrap()
+                .laps,
+            4
+        );
+    }
+
+    /// At LMUL 4 a widening result is a group of 8: a chain through a
+    /// helper got one lap only, whose result then overlapped its own
+    /// source (every widening form's LAT at LMUL 4 and 8 died of SIGILL
+    /// under qemu). The registers a link replaces are no longer reserved,
+    /// and a body where an early-clobber result meets its own source is
+    /// refused, not run.
+    #[test]
+    fn widening_chains_at_lmul_4_keep_results_off_their_sources() {
+        use crate::arch::riscv64::vtype::{Lmul, VType};
+        let a = Arch::Riscv64;
+        for (wide, helper) in [
+            (edge(a, "VWADD_VV", "1", "0"), edge(a, "VFMV_S_F", "0", "0")),
+            (
+                edge(a, "VWMACC_VX", "2", "0"),
+                edge(a, "VNSRL_WI", "1", "0"),
+            ),
+        ] {
+            for v in [
+                VType {
+                    sew: 16,
+                    lmul: Lmul::M4,
+                },
+                VType {
+                    sew: 16,
+                    lmul: Lmul::M2,
+                },
+            ] {
+                let t = crate::arch::riscv64::at(v);
+                let c = chain(t, &[wide, helper], None).unwrap();
+                // With the helper's result on the wide result's first
+                // register, two results of 8 and two sources of 4 fit.
+                if helper.form.name() == "VFMV_S_F" {
+                    assert!(c.laps >= 2, "{} at {v}: {} laps", wide.label(), c.laps);
+                }
+                for i in &c.body {
+                    assert!(!clobbers_own_source(t, i), "{v}: {:?}", c.body);
+                }
+            }
+        }
+        // The safety net itself: vwadd.vv v8, v8, v12 at e16 m4.
+        let t = crate::arch::riscv64::at(VType {
+            sew: 16,
+            lmul: Lmul::M4,
+        });
+        let f = form(a, "VWADD_VV");
+        let mut i = t.instance(f, &[]).unwrap();
+        let OpValue::Reg(d) = i.ops[0] else { panic!() };
+        set_reg(&mut i, 1, d);
+        assert!(clobbers_own_source(t, &i), "{i:?}");
+    }
+
+    #[test]
+    fn asymmetric_chains_link_through_the_helper() {
+        let t = target(Arch::X86_64);
+        // bts's flags feed adc (reads CF), adc's register feeds bts.
+        let steps = [
+            edge(Arch::X86_64, "BTS64rr", "1", "EFLAGS"),
+            edge(Arch::X86_64, "ADC64rr", "EFLAGS", "0"),
+        ];
+        let c = chain(t, &steps, None).unwrap();
+        for lap in c.body.chunks(2) {
+            assert_eq!(lap[0].form.name(), "BTS64rr");
+        }
+        // adc's register is bts's bit index in the next lap.
+        for i in 0..c.laps {
+            let adc = &c.body[2 * i + 1];
+            let bts = &c.body[(2 * i + 2) % c.body.len()];
+            assert_eq!(adc.ops[0], bts.ops[2]);
+        }
+        // xmm -> r64 -> xmm.
+        let steps = [
+            edge(Arch::X86_64, "MOVPQIto64rr", "1", "0"),
+            edge(Arch::X86_64, "MOV64toPQIrr", "1", "0"),
+        ];
+        let c = chain(t, &steps, None).unwrap();
+        assert!(c.bound.is_none(), "{:?}", c.bound);
+        assert_eq!(c.laps, 4);
+    }
+}

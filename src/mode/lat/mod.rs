@@ -1,0 +1,987 @@
+//! LAT mode: every sub-latency of every form, in cycles.
+//!
+//! Three steps (WINIC thesis §3.3, and beyond it):
+//!
+//! 1. **Symmetric** sub-latencies, whose two ends can sit on one register:
+//!    a chain of copies of the form ([`chain::chain`] with one step), with
+//!    a helper that breaks an implicit dependency off the chain (adc's
+//!    flags) interleaved.
+//! 2. **Asymmetric** ones (r64 → flags, xmm → r64): grouped by the types
+//!    of their ends (register file and width, or the flags). For each
+//!    pair of opposite types, up to [`CANDIDATES`] forms of each
+//!    direction are chained with each other, and the pair with the
+//!    smallest sum becomes the helper of its direction; every other
+//!    sub-latency of a type a → b is chained with the helper b → a, or,
+//!    when no form goes from b straight back to a, with two helpers
+//!    b → c → a. Ends of one type that cannot share a register (fixed
+//!    implicit registers, early-clobber outputs) take the fastest exact
+//!    symmetric sub-latency of that type as helper.
+//! 3. **Equations**: every chain is an equation over the sub-latencies on
+//!    it; [`solve::solve`] narrows all of them at once. A helper pair
+//!    summing to 2 makes both 1 and everything measured with them exact,
+//!    as in the thesis; chains through three types pin more.
+
+pub mod chain;
+pub mod solve;
+
+use crate::arch::Target;
+use crate::exec::run::{batch_costs, Cost, Options};
+use crate::isa::{Instr, Reg};
+use crate::kernel;
+use super::common as tp;
+use super::reason::Failure;
+use chain::{Chain, Edge, End};
+use solve::{Bounds, Equation};
+use std::collections::BTreeMap;
+
+/// Forms of each direction tried against each other when the helpers of a
+/// pair of types are chosen.
+pub const CANDIDATES: usize = 4;
+
+/// One measured chain.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// The sub-latencies on the cycle, in body order (the first is the one
+    /// measured, the others its helpers).
+    pub steps: Vec<Edge>,
+    /// The form interleaved to break an implicit dependency, if any.
+    pub breaker: Option<Instr>,
+    /// Laps of the cycle in the body.
+    pub laps: usize,
+    /// Cycles of one lap: the sum of the sub-latencies on the cycle.
+    pub cycles: f64,
+    /// Why `cycles` is only an upper bound of that sum.
+    pub bound: Option<String>,
+    /// The body, one instruction per line.
+    pub body: Vec<String>,
+    /// The raw timing.
+    pub cost: Cost,
+}
+
+/// What LAT found for one sub-latency.
+#[derive(Clone, Debug)]
+pub struct SubLatency {
+    /// The sub-latency.
+    pub edge: Edge,
+    /// Its bounds in cycles (whole cycles, or to 0.01 where a chain
+    /// through it alone measured a fraction: see [`solve::read_alone`]),
+    /// or why it has none.
+    pub value: Result<(f64, f64), Failure>,
+    /// Without a value: one lap of the chain that ran and failed (a
+    /// SIGILL, noise), else empty.
+    pub died: Vec<String>,
+    /// The measurements whose chains run through it (indices into
+    /// [`Run::measurements`]).
+    pub chains: Vec<usize>,
+    /// For a range between two register files (see [`between_files`])
+    /// that no exact value between them anchors: the two files. Its
+    /// split is not observable; only its sums around cycles are.
+    pub unobservable: Option<(String, String)>,
+}
+
+/// What LAT found for one form.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Its sub-latencies (some may have failed, each with its reason), and
+    /// implicit registers left out (control and status registers).
+    Measured(Vec<SubLatency>, Vec<Reg>),
+    /// Not measured, on purpose, with the reason.
+    Skipped(String),
+    /// No instruction of the form could be encoded or decode-checked,
+    /// with the reason.
+    NoKernel(String),
+}
+
+/// One form's result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The form.
+    pub form: Instr,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Forms to give `winic LAT -i` to measure its values again.
+    pub reproduce: Vec<Instr>,
+}
+
+impl Row {
+    /// Whether a chain of one of its sub-latencies died of SIGILL.
+    pub fn is_sigill(&self) -> bool {
+        match &self.outcome {
+            Outcome::Measured(subs, _) => subs
+                .iter()
+                .any(|s| matches!(&s.value, Err(why) if why.is_sigill())),
+            _ => false,
+        }
+    }
+}
+
+/// A whole run: rows in the order of the forms, and every chain measured.
+pub struct Run {
+    /// One row per form.
+    pub rows: Vec<Row>,
+    /// Every chain measured.
+    pub measurements: Vec<Measurement>,
+    /// Equations dropped as contradicting the others (their measurements).
+    pub contradictions: Vec<usize>,
+}
+
+/// The type of one end of a sub-latency: the flags by name; a register
+/// operand by register file (the outermost register containing its
+/// class's first member) and width, `ZMM0:128` for an xmm operand; an
+/// implicit data register as the largest class holding it (`CL` as
+/// `RAX:8`, so that helpers with an 8-bit register operand fit it).
+pub fn type_of(form: Instr, end: End) -> String {
+    let class = match end {
+        End::Implicit(r) if chain::is_flags(r) => return r.name().to_string(),
+        End::Implicit(r) => form
+            .isa()
+            .classes()
+            .filter(|c| c.contains(r))
+            .max_by_key(|c| c.members().count()),
+        End::Op(k) => form.mc_operands()[k].ty.class(),
+    };
+    let Some(class) = class else {
+        return match end {
+            End::Implicit(r) => r.name().to_string(),
+            End::Op(_) => "?".into(),
+        };
+    };
+    let Some(first) = class.members().next() else {
+        return class.name().into();
+    };
+    format!("{}:{}", file_name(form.isa(), first), class.bits())
+}
+
+/// The register file holding `r`, named by its first register: the
+/// outermost non-tuple register containing the first member of the
+/// largest class holding `r`. Mask operands (`VK2WM`, k1–k7) and plain
+/// k operands (`VK16`, k0–k7) are both `K0`; `GR32_NOAX` is `RAX`.
+fn file_name(isa: &'static crate::isa::Isa, r: Reg) -> &'static str {
+    let first = isa
+        .classes()
+        .filter(|c| c.contains(r))
+        .max_by_key(|c| (c.members().count(), std::cmp::Reverse(c.name())))
+        .and_then(|c| c.members().next())
+        .unwrap_or(r);
+    isa.registers()
+        .filter(|x| !x.is_tuple() && (x.contains(first) || *x == first))
+        .max_by_key(|x| x.all_sub_regs().count())
+        .unwrap_or(first)
+        .name()
+}
+
+/// The two register files (`K0`, `ZMM0`; the flags count as one) of a
+/// sub-latency whose ends lie in different files, else `None`.
+///
+/// Such a value can only be bounded, not always pinned: every timing loop
+/// measures sums around cycles, and a cycle crosses from file a to file b
+/// as often as back, so adding c to every a -> b sub-latency and taking c
+/// from every b -> a one changes no measurement. Only the floor of 1
+/// cycle per sub-latency fixes the split, when some cycle through both
+/// files takes 1 cycle per step (the thesis' pair summing to 2).
+pub fn between_files(e: &Edge) -> Option<(String, String)> {
+    crossing(&type_of(e.form, e.source), &type_of(e.form, e.target))
+}
+
+/// The files of types `a` and `b` when they differ.
+fn crossing(a: &str, b: &str) -> Option<(String, String)> {
+    let (fa, fb) = (file_of(a), file_of(b));
+    (fa != fb).then(|| (fa.to_string(), fb.to_string()))
+}
+
+/// The register file of a type: `ZMM0` of `ZMM0:128`.
+fn file_of(ty: &str) -> &str {
+    ty.split(':').next().unwrap_or(ty)
+}
+
+/// A job: the steps of a chain and its body.
+struct Job {
+    steps: Vec<Edge>,
+    breaker: Option<Instr>,
+    chain: Chain,
+}
+
+/// Why a chain has no measurement, with one lap of its body when it ran
+/// and failed (a SIGILL, noise), for the report: no command rebuilds a
+/// LAT chain, and a user reporting a fault needs what ran.
+#[derive(Clone, Debug)]
+struct Failed {
+    why: Failure,
+    lap: Vec<String>,
+}
+
+impl From<Failure> for Failed {
+    fn from(why: Failure) -> Failed {
+        Failed {
+            why,
+            lap: Vec::new(),
+        }
+    }
+}
+
+/// Measures `jobs`, calling `progress` after each; returns a measurement
+/// or the reason per job.
+fn measure(
+    t: &dyn Target,
+    jobs: &[Job],
+    opts: &Options,
+    label: &str,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Vec<Result<Measurement, Failed>> {
+    let mut out: Vec<Result<Measurement, Failed>> =
+        vec![Err(Failure::Unbounded.into()); jobs.len()];
+    let make = |i: usize| tp::pair_of_kernels(t, &jobs[i].chain.body);
+    // A body may be reported twice (a second chance after a failed or
+    // noisy first measurement): progress counts it once.
+    let mut reported = vec![false; jobs.len()];
+    let mut done = 0;
+    let width = |i: usize| kernel::widest_bits(&jobs[i].chain.body);
+    batch_costs(t, jobs.len(), &make, &width, opts, &mut |i, got| {
+        let j = &jobs[i];
+        let body: Vec<String> = j
+            .chain
+            .body
+            .iter()
+            .filter_map(|i| t.print(i).ok())
+            .collect();
+        let failed = |why: Failure| Failed {
+            why,
+            lap: body[..body.len() / j.chain.laps.max(1)].to_vec(),
+        };
+        out[i] = match got {
+            Ok(cost) if !cost.positive() => Err(failed(Failure::NotPositive {
+                    cycles: cost.cycles,
+                    cost: Box::new(cost),
+                })),
+            Ok(cost) => Ok(Measurement {
+                steps: j.steps.clone(),
+                breaker: j.breaker,
+                laps: j.chain.laps,
+                cycles: cost.cycles / (tp::unroll_for(j.chain.body.len()) * j.chain.laps) as f64,
+                bound: j.chain.bound.clone(),
+                body: body.clone(),
+                cost,
+            }),
+            Err(e) => Err(failed(Failure::of_run(e))),
+        };
+        if !std::mem::replace(&mut reported[i], true) {
+            done += 1;
+            progress(done, jobs.len(), &format!("{label} {}", j.steps[0].label()));
+        }
+    });
+    out
+}
+
+/// The job measuring `steps` (with `breaker`), or why there is none.
+fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Instr>) -> Result<Job, Failure> {
+    let chain = chain::chain(t, &steps, breaker).map_err(|why| Failure::NoChain {
+        kind: "the chain cannot be built".into(),
+        detail: Some(why),
+    })?;
+    kernel::build(t, &chain.body, 1).map_err(|e| Failure::NoKernel(e.to_string()))?;
+    Ok(Job {
+        steps,
+        breaker,
+        chain,
+    })
+}
+
+/// Builds the chain of each plan (a sub-latency's index, the steps, the
+/// breaker) and measures those that build: for each index its measurement
+/// or why it has none, in the order of `plans`.
+fn measure_each(
+    t: &dyn Target,
+    plans: Vec<(usize, Vec<Edge>, Option<Instr>)>,
+    opts: &Options,
+    label: &str,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Vec<(usize, Result<Measurement, Failed>)> {
+    let mut jobs = Vec::new();
+    let mut out: Vec<(usize, Option<Result<Measurement, Failed>>)> = Vec::new();
+    for (u, steps, breaker) in plans {
+        match job(t, steps, breaker) {
+            Ok(j) => {
+                jobs.push(j);
+                out.push((u, None));
+            }
+            Err(why) => out.push((u, Some(Err(why.into())))),
+        }
+    }
+    let mut measured = measure(t, &jobs, opts, label, progress).into_iter();
+    out.into_iter()
+        .map(|(u, r)| {
+            (
+                u,
+                r.unwrap_or_else(|| measured.next().expect("one per job")),
+            )
+        })
+        .collect()
+}
+
+/// The breaker of a self chain through `e`: a form writing, without
+/// reading, an implicit register the form reads and writes but the chain
+/// does not run through.
+fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Instr> {
+    let on_chain = |r: Reg| {
+        [e.source, e.target]
+            .iter()
+            .any(|end| matches!(end, End::Implicit(x) if t.aliases(*x, r)))
+    };
+    let reg = tp::implicit_dependency(t, e.form)
+        .into_iter()
+        .find(|r| !on_chain(*r))?;
+    let widest = |f: &Instr| {
+        f.operands()
+            .filter_map(|o| o.ty().class())
+            .map(|c| c.bits())
+            .max()
+            .unwrap_or(0)
+    };
+    // Compares first (as TP's helpers), then those reading no implicit
+    // register (`cmp ax, imm16` reads AX) and with the widest registers
+    // (no partial-register merge).
+    let mut c = tp::helper_candidates(t, reg);
+    c.sort_by_key(|f| {
+        (
+            !f.has(crate::isa::Flag::IsCompare),
+            f.implicit_uses().count(),
+            std::cmp::Reverse(widest(f)),
+            f.name(),
+        )
+    });
+    c.into_iter()
+        .find(|h| chain::chain(t, &[*e], Some(*h)).is_ok_and(|c| c.bound.is_none()))
+}
+
+/// Measures every sub-latency of `forms`. `progress(done, total, what)`
+/// is called as chains finish (per phase); `row` with each form's result
+/// as soon as it is final (forms with only symmetric sub-latencies after
+/// the first phase, the others at the end).
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    x87: bool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    row: &mut dyn FnMut(&Row, &[Measurement]),
+) -> Run {
+    let mut rows: Vec<Option<Row>> = vec![None; forms.len()];
+    // Every sub-latency of the run: (form index, edge).
+    let mut all: Vec<(usize, Edge)> = Vec::new();
+    let mut left_out: Vec<Vec<Reg>> = vec![Vec::new(); forms.len()];
+    for (k, &form) in forms.iter().enumerate() {
+        let (edges, left) = chain::edges(t, form);
+        let skip = tp::early_skip(t, form, x87).or_else(|| {
+            edges.is_empty().then(|| {
+                "no sub-latency: reads or writes no register a chain can run through".to_string()
+            })
+        });
+        let no_kernel = || {
+            let inst = t.example(form).map_err(|e| e.to_string())?;
+            kernel::emit(t, &inst)
+                .map_err(|e| e.to_string())
+                .map(|_| ())
+        };
+        let outcome = match skip {
+            Some(why) => Some(Outcome::Skipped(why)),
+            None => no_kernel().err().map(Outcome::NoKernel),
+        };
+        if let Some(outcome) = outcome {
+            let r = Row {
+                form,
+                outcome,
+                reproduce: vec![form],
+            };
+            row(&r, &[]);
+            rows[k] = Some(r);
+            continue;
+        }
+        left_out[k] = left;
+        all.extend(edges.into_iter().map(|e| (k, e)));
+    }
+    let index: std::collections::HashMap<(u32, i64, i64), usize> = all
+        .iter()
+        .enumerate()
+        .map(|(u, (_, e))| (edge_key(e), u))
+        .collect();
+    let mut by_form: Vec<Vec<usize>> = vec![Vec::new(); forms.len()];
+    for (u, (k, _)) in all.iter().enumerate() {
+        by_form[*k].push(u);
+    }
+    let mut why_not: Vec<Option<Failed>> = vec![None; all.len()];
+    let mut measurements: Vec<Measurement> = Vec::new();
+    let mut equations: Vec<Equation> = Vec::new();
+    let mut on: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+    let record = |m: Measurement,
+                  measurements: &mut Vec<Measurement>,
+                  equations: &mut Vec<Equation>,
+                  on: &mut Vec<Vec<usize>>| {
+        let ids: Vec<usize> = m
+            .steps
+            .iter()
+            .filter_map(|e| index.get(&edge_key(e)).copied())
+            .collect();
+        for &u in &ids {
+            on[u].push(measurements.len());
+        }
+        // How the lap reads (whole cycles, a fraction, an upper bound)
+        // is solve.rs's: it has the other chains.
+        let eliminable = ids.len() == 1 && is_copy(m.steps[0].form);
+        equations.push(Equation {
+            unknowns: ids,
+            cycles: m.cycles,
+            exact: m.bound.is_none(),
+            eliminable,
+        });
+        measurements.push(m);
+    };
+
+    // 1. Symmetric.
+    let is_symmetric: Vec<bool> = all
+        .iter()
+        .map(|(_, e)| chain::self_chain_possible(t, e))
+        .collect();
+    let symmetric: Vec<usize> = (0..all.len()).filter(|&u| is_symmetric[u]).collect();
+    let plans = symmetric
+        .iter()
+        .map(|&u| (u, vec![all[u].1], breaker_for(t, &all[u].1)))
+        .collect();
+    // A lap that reads as a fraction is timed once more: the fraction
+    // stands only when both agree (solve.rs), so a lap that a loaded host
+    // made 2.77 instead of 3 is not written as 2.77.
+    let mut again = Vec::new();
+    for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
+        match got {
+            Ok(m) => {
+                let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
+                if matches!(
+                    solve::read_alone(m.cycles, move_reg),
+                    solve::Reading::Fraction(_)
+                ) {
+                    again.push((u, m.steps.clone(), m.breaker));
+                }
+                record(m, &mut measurements, &mut equations, &mut on)
+            }
+            Err(f) => why_not[u] = Some(f),
+        }
+    }
+    for (_, got) in measure_each(t, again, opts, "fractions again", progress) {
+        // A second timing that fails leaves the first alone.
+        if let Ok(m) = got {
+            record(m, &mut measurements, &mut equations, &mut on);
+        }
+    }
+    // Stopped by the user: chains not measured are no results; what is
+    // final (the skipped forms) was reported.
+    let stopped = |rows: Vec<Option<Row>>, measurements: Vec<Measurement>| Run {
+        rows: rows.into_iter().flatten().collect(),
+        measurements,
+        contradictions: Vec::new(),
+    };
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
+    // Forms whose sub-latencies are all symmetric are final now.
+    let (bounds, _) = solve::solve(all.len(), &equations);
+    for k in 0..forms.len() {
+        if rows[k].is_some() {
+            continue;
+        }
+        let ids = &by_form[k];
+        if ids.iter().all(|&u| is_symmetric[u]) {
+            let r = form_row(
+                forms[k],
+                ids,
+                &all,
+                &bounds,
+                &why_not,
+                &on,
+                &measurements,
+                &left_out[k],
+                None,
+            );
+            row(&r, &measurements);
+            rows[k] = Some(r);
+        }
+    }
+
+    // 2. Asymmetric: helpers per pair of types.
+    let types: Vec<(String, String)> = all
+        .iter()
+        .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
+        .collect();
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for u in (0..all.len()).filter(|u| !is_symmetric[*u]) {
+        groups.entry(types[u].clone()).or_default().push(u);
+    }
+    // Helpers: forms with no implicit data register (`add ax, imm16`
+    // writes AX besides its operand: chained with a form reading AX it
+    // adds a second path; flags and control registers such as FPCR are
+    // fine), with no implicit dependency off their
+    // chain (adc's flags -> register is a helper, its register ->
+    // register is not).
+    let simple = |e: &Edge| {
+        let on_chain = |r: Reg| {
+            [e.source, e.target]
+                .iter()
+                .any(|x| matches!(x, End::Implicit(i) if t.aliases(*i, r)))
+        };
+        let f = e.form;
+        tp::implicit_dependency(t, f).into_iter().all(on_chain)
+            && f.implicit_uses()
+                .chain(f.implicit_defs())
+                .all(|r| chain::is_flags(r) || !chain::chainable(t, r))
+    };
+    // How fast a form is where it is known: its slowest exact symmetric
+    // sub-latency (adc's 1 before rcr's).
+    let speed: Vec<i64> = by_form
+        .iter()
+        .map(|ids| {
+            ids.iter()
+                .filter(|&&u| is_symmetric[u] && bounds[u].exact())
+                .map(|&u| bounds[u].lo)
+                .max()
+                .unwrap_or(i64::MAX)
+        })
+        .collect();
+    let candidates = |u: &[usize]| -> Vec<usize> {
+        let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
+        // Among equally fast forms, those reading no operand they write
+        // (`cmp cl, dl`, `vaddpd`) first: a two-address helper (`add cl,
+        // dl`) may give the chain a second path through its destination.
+        c.sort_by_key(|&u| {
+            let f = all[u].1.form;
+            (
+                speed[all[u].0],
+                f.operands().any(|o| o.tied_to().is_some()),
+                f.mc_operands().len(),
+                f.name(),
+            )
+        });
+        // Different mnemonics first: they differ more than widths of one.
+        let mut out: Vec<usize> = Vec::new();
+        for &u in &c {
+            let m = all[u].1.form.mnemonic();
+            if !out.iter().any(|&o| all[o].1.form.mnemonic() == m) && out.len() < CANDIDATES {
+                out.push(u);
+            }
+        }
+        out
+    };
+    let mut helper: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Back within one register file (two fixed registers, or two widths:
+    // ymm -> xmm): the fastest exact symmetric sub-latency of that file,
+    // its own width first, linked through the overlapping registers.
+    let within = |from: &str, to: &str| -> Option<usize> {
+        symmetric
+            .iter()
+            .filter(|&&u| file_of(&types[u].0) == file_of(to) && types[u].0 == types[u].1)
+            .filter(|&&u| simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
+            .min_by_key(|&&u| (bounds[u].lo, types[u].0 != from, all[u].1.form.name()))
+            .copied()
+    };
+    for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
+        if let Some(u) = within(b, a) {
+            helper.insert((b.clone(), a.clone()), u);
+        }
+    }
+    // Opposite types: candidates against each other.
+    let mut pair_jobs = Vec::new();
+    let mut pair_of: Vec<(usize, usize)> = Vec::new();
+    for ((a, b), ab) in &groups {
+        if a >= b {
+            continue;
+        }
+        let Some(ba) = groups.get(&(b.clone(), a.clone())) else {
+            continue;
+        };
+        for &x in &candidates(ab) {
+            for &y in &candidates(ba) {
+                if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
+                    pair_jobs.push(j);
+                    pair_of.push((x, y));
+                }
+            }
+        }
+    }
+    let mut best: BTreeMap<(String, String), (f64, usize, usize)> = BTreeMap::new();
+    for (&(x, y), got) in pair_of
+        .iter()
+        .zip(measure(t, &pair_jobs, opts, "helpers", progress))
+    {
+        let Ok(m) = got else { continue };
+        let key = types[x].clone();
+        if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
+            best.insert(key, (m.cycles, x, y));
+        }
+        record(m, &mut measurements, &mut equations, &mut on);
+    }
+    for (key, (_, x, y)) in &best {
+        // An exact helper within one register file stays.
+        helper.entry(key.clone()).or_insert(*x);
+        helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
+    }
+    // Every other asymmetric sub-latency, with the helpers back.
+    let mut plans = Vec::new();
+    for (key, ids) in &groups {
+        for &u in ids {
+            if !on[u].is_empty() {
+                continue; // measured as a candidate
+            }
+            let back = (key.1.clone(), key.0.clone());
+            let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
+                // Two helpers: b -> c -> a.
+                helper.iter().find_map(|((from, c), &h1)| {
+                    if *from != key.1 || *c == key.0 {
+                        return None;
+                    }
+                    helper
+                        .get(&(c.clone(), key.0.clone()))
+                        .map(|&h2| vec![h1, h2])
+                })
+            });
+            // Or back to another width of a's file, then within it (flags
+            // -> r32 by `rcr`, then r32 -> r8 by `add r8`: no form writes
+            // an r8 from the flags alone, as setcc is codegen-only in LLVM).
+            let path = path.or_else(|| {
+                helper.iter().find_map(|((from, c), &h1)| {
+                    if *from != key.1 || *c == key.0 || file_of(c) != file_of(&key.0) {
+                        return None;
+                    }
+                    within(c, &key.0).map(|h2| vec![h1, h2])
+                })
+            });
+            let Some(path) = path else {
+                why_not[u] = Some(
+                    Failure::NoChain {
+                        kind: format!("no helper chain leads back from {} to {}", key.1, key.0),
+                        detail: None,
+                    }
+                    .into(),
+                );
+                continue;
+            };
+            let mut steps = vec![all[u].1];
+            steps.extend(path.iter().map(|&h| all[h].1));
+            plans.push((u, steps, None));
+        }
+    }
+    for (u, got) in measure_each(t, plans, opts, "asymmetric", progress) {
+        match got {
+            Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
+            Err(f) => why_not[u] = Some(f),
+        }
+    }
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
+
+    // The fastest of each direction, as measured against the same helper
+    // back, chained with each other: when they take 2 cycles together,
+    // both are 1 and every chain through a helper of the pair is exact.
+    let fastest = |a: &str, b: &str, measurements: &[Measurement]| -> Option<usize> {
+        let h = *helper.get(&(b.to_string(), a.to_string()))?;
+        measurements
+            .iter()
+            .filter(|m| m.bound.is_none() && m.steps.len() == 2)
+            .filter(|m| m.steps[1] == all[h].1)
+            .filter_map(|m| Some((index.get(&edge_key(&m.steps[0])).copied()?, m.cycles)))
+            .filter(|(u, _)| types[*u].0 == a && types[*u].1 == b && simple(&all[*u].1))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(u, _)| u)
+    };
+    let mut jobs = Vec::new();
+    for (a, b) in best.keys() {
+        let (Some(x), Some(y)) = (fastest(a, b, &measurements), fastest(b, a, &measurements))
+        else {
+            continue;
+        };
+        let done = measurements
+            .iter()
+            .any(|m| m.steps.len() == 2 && m.steps[0] == all[x].1 && m.steps[1] == all[y].1);
+        if !done {
+            if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
+                jobs.push(j);
+            }
+        }
+    }
+    for m in measure(t, &jobs, opts, "fastest pairs", progress)
+        .into_iter()
+        .flatten()
+    {
+        record(m, &mut measurements, &mut equations, &mut on);
+    }
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
+
+    // 3. All equations at once.
+    let (bounds, contradictions) = solve::solve(all.len(), &equations);
+    // The files each sub-latency crosses between, kept where no exact
+    // value crosses between the same two files (which fixes their split).
+    let mut crossings: Vec<Option<(String, String)>> =
+        types.iter().map(|(a, b)| crossing(a, b)).collect();
+    let anchored: std::collections::HashSet<(String, String)> = (0..all.len())
+        .filter(|&u| bounds[u].exact())
+        .filter_map(|u| crossings[u].clone())
+        .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
+        .collect();
+    for c in &mut crossings {
+        if c.as_ref().is_some_and(|files| anchored.contains(files)) {
+            *c = None;
+        }
+    }
+    for k in 0..forms.len() {
+        if rows[k].is_some() {
+            continue;
+        }
+        let r = form_row(
+            forms[k],
+            &by_form[k],
+            &all,
+            &bounds,
+            &why_not,
+            &on,
+            &measurements,
+            &left_out[k],
+            Some(&crossings),
+        );
+        row(&r, &measurements);
+        rows[k] = Some(r);
+    }
+    Run {
+        rows: rows.into_iter().flatten().collect(),
+        measurements,
+        contradictions,
+    }
+}
+
+/// Whether `form` copies one register to another and does nothing else,
+/// so that a chain of it under one cycle is its elimination at rename
+/// (latency 0, see [`solve::read_alone`]): LLVM's `isMoveReg`, or, where
+/// LLVM leaves that flag off a plain copy (`movdqa`, `vmovdqu ymm`), one
+/// register read and one written of the same class, neither tied, with no
+/// immediate and no implicit register. `inc`, `not` (tied) and `add r,
+/// imm` (an immediate) are no copies: a fast chain of them stays a
+/// fraction.
+pub fn is_copy(form: Instr) -> bool {
+    if form.has(crate::isa::Flag::IsMoveReg) {
+        return true;
+    }
+    let ops: Vec<crate::isa::Operand> = form.operands().collect();
+    let [a, b] = ops[..] else {
+        return false;
+    };
+    let (Some(ca), Some(cb)) = (a.ty().class(), b.ty().class()) else {
+        return false;
+    };
+    a.is_def() != b.is_def()
+        && ca.name() == cb.name()
+        && a.tied_to().is_none()
+        && b.tied_to().is_none()
+        && form.implicit_uses().next().is_none()
+        && form.implicit_defs().next().is_none()
+}
+
+/// A key of an edge: its form's opcode and its two ends.
+fn edge_key(e: &Edge) -> (u32, i64, i64) {
+    let end = |x: End| match x {
+        End::Op(k) => k as i64,
+        End::Implicit(r) => -(r.id() as i64) - 1,
+    };
+    (e.form.opcode(), end(e.source), end(e.target))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn form_row(
+    form: Instr,
+    ids: &[usize],
+    all: &[(usize, Edge)],
+    bounds: &[Bounds],
+    why_not: &[Option<Failed>],
+    on: &[Vec<usize>],
+    measurements: &[Measurement],
+    left_out: &[Reg],
+    unanchored: Option<&[Option<(String, String)>]>,
+) -> Row {
+    let mut reproduce = vec![form];
+    let subs = ids
+        .iter()
+        .map(|&u| {
+            let value = match (bounds[u].cycles(), &why_not[u]) {
+                (Some(b), _) => Ok(b),
+                (None, Some(f)) => Err(f.why.clone()),
+                (None, None) => Err(Failure::Unbounded),
+            };
+            for &m in &on[u] {
+                for s in &measurements[m].steps {
+                    if !reproduce.iter().any(|f| f.opcode() == s.form.opcode()) {
+                        reproduce.push(s.form);
+                    }
+                }
+            }
+            let range = matches!(value, Ok((lo, hi)) if lo < hi);
+            let unobservable = unanchored.filter(|_| range).and_then(|c| c[u].clone());
+            SubLatency {
+                edge: all[u].1,
+                died: match (&value, &why_not[u]) {
+                    (Err(_), Some(f)) => f.lap.clone(),
+                    _ => Vec::new(),
+                },
+                value,
+                chains: on[u].clone(),
+                unobservable,
+            }
+        })
+        .collect();
+    Row {
+        form,
+        outcome: Outcome::Measured(subs, left_out.to_vec()),
+        reproduce,
+    }
+}
+
+/// The database entry of a measured row (`None` for a skipped one): every
+/// sub-latency with its bounds, `null` for those that failed.
+pub fn entry(row: &Row) -> Option<crate::db::Entry> {
+    let Outcome::Measured(subs, _) = &row.outcome else {
+        return None;
+    };
+    let mut e = crate::db::Entry::for_form(row.form);
+    for s in subs {
+        let (src, dst) = s.edge.keys();
+        e.set_operand_latency(&src, &dst, s.value.as_ref().ok().copied());
+    }
+    Some(e)
+}
+
+/// The counts of a run: forms measured and skipped per reason;
+/// sub-latencies exact, ranges and failed per reason; wall time.
+pub fn summary(run: &Run, wall: std::time::Duration) -> String {
+    let (mut measured, mut exact, mut ranges, mut failed, mut no_kernel) = (0, 0, 0, 0, 0);
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut cross = 0;
+    let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Values not in whole cycles, and the first of them.
+    let (mut fractions, mut fraction_example) = (0, None);
+    // Forms whose `latency` is an exact sub-latency, and the others with
+    // one (ranges only).
+    let (mut latency_exact, mut latency_bound) = (0, 0);
+    for r in &run.rows {
+        match &r.outcome {
+            Outcome::Measured(subs, _) => {
+                measured += 1;
+                if subs
+                    .iter()
+                    .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi))
+                {
+                    latency_exact += 1;
+                } else if subs.iter().any(|x| x.value.is_ok()) {
+                    latency_bound += 1;
+                }
+                for s in subs {
+                    if let Ok((lo, hi)) = &s.value {
+                        if lo.fract() != 0.0 || hi.fract() != 0.0 {
+                            fractions += 1;
+                            fraction_example.get_or_insert_with(|| {
+                                let (a, b) = s.edge.keys();
+                                let v = if lo == hi {
+                                    format!("{lo}")
+                                } else {
+                                    format!("[{lo};{hi}]")
+                                };
+                                format!("{} {a} -> {b} {v}", r.form.name())
+                            });
+                        }
+                    }
+                    match &s.value {
+                        Ok((lo, hi)) if lo == hi => exact += 1,
+                        Ok(_) => {
+                            ranges += 1;
+                            if let Some((a, b)) = &s.unobservable {
+                                // Both directions of a pair together.
+                                let pair = if a < b { (a, b) } else { (b, a) };
+                                cross += 1;
+                                *cross_files
+                                    .entry((pair.0.clone(), pair.1.clone()))
+                                    .or_default() += 1;
+                            }
+                        }
+                        Err(why) => {
+                            failed += 1;
+                            // By the reason's kind, not its registers or
+                            // figures.
+                            *reasons.entry(why.kind()).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Outcome::NoKernel(_) => no_kernel += 1,
+        }
+    }
+    let secs = wall.as_secs_f64();
+    let values = (exact + ranges).max(1) as f64;
+    let mut s = format!(
+        "LAT: {} forms in {secs:.1} s, {} chains measured\n  measured:   {measured} forms\n  sub-latencies: {} with a value: {exact} exact ({:.1}%), {ranges} ranges ({:.1}%); {failed} without\n",
+        run.rows.len(),
+        run.measurements.len(),
+        exact + ranges,
+        100.0 * exact as f64 / values,
+        100.0 * ranges as f64 / values,
+    );
+    let mut by_count: Vec<(String, usize)> = reasons.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (why, n) in by_count.iter().take(12) {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    if cross == 0 && ranges > 0 {
+        s.push_str(&format!(
+            "  ranges: {ranges}, none between two register files that no exact value anchors\n"
+        ));
+    } else if ranges > 0 {
+        let mut pairs: Vec<_> = cross_files.into_iter().collect();
+        pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        let top: Vec<String> = pairs
+            .iter()
+            .take(4)
+            .map(|((a, b), n)| format!("{a}<->{b} {n}"))
+            .collect();
+        s.push_str(&format!(
+            "  ranges: {cross} between two register files that no exact value anchors ({}{}): their split no timing can observe (README, LAT mode); {} others\n",
+            top.join(", "),
+            if pairs.len() > 4 { ", …" } else { "" },
+            ranges - cross
+        ));
+    }
+    if latency_exact + latency_bound > 0 {
+        s.push_str(&format!(
+            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (README, LAT mode)\n"
+        ));
+    }
+    if let Some(example) = fraction_example {
+        s.push_str(&format!(
+            "  fractions: {fractions} values to 0.01 cycles, not whole (a chain through the sub-latency alone ran more than 0.1 cycle off a whole number; e.g. {example})\n"
+        ));
+    }
+    if !run.contradictions.is_empty() {
+        s.push_str(&format!(
+            "  {} chains contradicted the others and were left out of the equations (see the report)\n",
+            run.contradictions.len()
+        ));
+    }
+    s.push_str(&format!("  no kernel:  {no_kernel} forms\n"));
+    s.push_str(&tp::skipped_lines(&skipped));
+    let sigill: Vec<Instr> = run
+        .rows
+        .iter()
+        .filter(|r| r.is_sigill())
+        .map(|r| r.form)
+        .collect();
+    s.push_str(&tp::sigill_net(&sigill));
+    s
+}
+
+#[cfg(test)]
+mod tests;

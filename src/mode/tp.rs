@@ -1,0 +1,839 @@
+//! TP mode: the throughput of instruction forms, in cycles per instruction.
+//! Each form's throughput body (up to 12 independent copies,
+//! [`shape::throughput`]) is timed once and twice in a batch child
+//! ([`batch_costs`]); the unroll difference over the copies is the value.
+
+use crate::arch::Target;
+use crate::exec::run::{batch_costs, Cost, Options};
+use crate::isa::{Instr, Reg};
+use crate::kernel::{self, shape};
+
+use super::common::{
+    clock_line, helper_candidates, implicit_dependency, pair_of_kernels, per_copy, sigill_net,
+    skipped_lines,
+};
+use super::reason::Failure;
+
+pub use super::common::early_skip;
+
+/// A measured value this much below the [`Floor`] is held back: the
+/// floor's own timing varies by a few percent between runs.
+pub const FLOOR_SLACK: f64 = 0.1;
+
+/// The fastest rate the core sustains, measured once per run: the cheaper
+/// of a block of independent no-ops and a block of independent one-cycle
+/// adds (the forms nothing issues faster), in cycles per instruction. No
+/// throughput below it is a measurement: a helper subtracted from a pair
+/// (`and al, 2` with `rdtsc`, 29 cycles from 29) leaves noise there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Floor {
+    /// Cycles per instruction.
+    pub cycles: f64,
+    /// The block that ran that fast.
+    pub probe: &'static str,
+}
+
+impl Floor {
+    /// Whether `cycles` per instruction is faster than the core can be.
+    pub fn undercut_by(&self, cycles: f64) -> bool {
+        cycles < self.cycles * (1.0 - FLOOR_SLACK)
+    }
+}
+
+/// Measures the [`Floor`] of this core; `None` where neither block gives
+/// a positive difference (an emulator) or cannot be built.
+pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
+    let nop = t.nop().ok().map(|n| vec![n; shape::COPIES]);
+    let add = t
+        .chain_add()
+        .ok()
+        .and_then(|a| shape::throughput(t, a.form, shape::COPIES).ok());
+    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> = [("no-ops", nop), ("adds", add)]
+        .into_iter()
+        .filter_map(|(name, body)| Some((name, body?)))
+        .collect();
+    let make = |i: usize| pair_of_kernels(t, &probes[i].1);
+    let mut best: Option<Floor> = None;
+    let width = |i: usize| kernel::widest_bits(&probes[i].1);
+    batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
+        let Ok(cost) = got else { return };
+        let len = probes[i].1.len();
+        let cycles = per_copy(&cost, len, len);
+        // Fifty instructions a cycle is no core's: an emulator's noise.
+        if cost.positive() && cycles >= 0.02 && best.is_none_or(|b| cycles < b.cycles) {
+            best = Some(Floor {
+                cycles,
+                probe: probes[i].0,
+            });
+        }
+    });
+    best
+}
+
+/// What TP found for one form.
+// One per form, a few thousand a run: boxing the measured variant would
+// save little memory and cost every match a dereference.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Measured.
+    Measured(Measured),
+    /// Not measured, on purpose, with the reason.
+    Skipped(String),
+    /// No kernel could be built (encoder or decode check), with the reason.
+    BuildError(String),
+    /// The kernel faulted, hung or the child failed, with the reason.
+    Failed(Failure),
+}
+
+impl Outcome {
+    /// `None` when measured, else the kind of reason, without figures
+    /// (for counting).
+    pub fn unmeasured_kind(&self) -> Option<String> {
+        match self {
+            Outcome::Measured(_) => None,
+            Outcome::Skipped(w) => Some(format!("skipped: {w}")),
+            Outcome::BuildError(_) => Some("no kernel".into()),
+            Outcome::Failed(f) => Some(format!("failed: {}", f.kind())),
+        }
+    }
+
+    /// Whether the form died of SIGILL.
+    pub fn is_sigill(&self) -> bool {
+        matches!(self, Outcome::Failed(f) if f.is_sigill())
+    }
+}
+
+/// A measured throughput.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Cycles per instruction (the reciprocal throughput, as WINIC writes
+    /// it).
+    pub cycles: f64,
+    /// Independent copies in the body.
+    pub copies: usize,
+    /// The raw measurement of the whole body.
+    pub cost: Cost,
+    /// Registers the form both reads and writes implicitly (EFLAGS of
+    /// `adc`): its copies depend on each other through them, so the value
+    /// is an upper bound until a helper breaks the dependency.
+    pub implicit_dependency: Vec<Reg>,
+    /// The body, as assembly text, one instruction per line.
+    pub body: Vec<String>,
+    /// The helper interleaved with the copies to break the implicit
+    /// dependency, when one was found: then `cycles` is the combined cost
+    /// of one copy and one helper, and the throughput lies in
+    /// [`cycles` − helper, `cycles`].
+    pub helper: Option<Helper>,
+    /// Why the lower end of the range is not written (a helper dearer
+    /// than the form, or a difference below the core's [`Floor`]): the
+    /// value is an upper bound only.
+    pub held_back: Option<String>,
+}
+
+/// A helper form: writes the register a measured form reads and writes
+/// implicitly, without reading it.
+#[derive(Clone, Debug)]
+pub struct Helper {
+    /// The helper form.
+    pub form: Instr,
+    /// Its own throughput, cycles per instruction.
+    pub cycles: f64,
+    /// The form's value without the helper (an upper bound too: when the
+    /// helper slows the pair down, e.g. by partial-flag merges, it is the
+    /// tighter one).
+    pub without: f64,
+}
+
+impl Measured {
+    /// The throughput range [lower, upper] in cycles per instruction:
+    /// exact without an implicit dependency, [combined − helper, combined]
+    /// with a helper, `None` as lower bound when no helper was found.
+    pub fn range(&self) -> (Option<f64>, f64) {
+        if self.held_back.is_some() {
+            let high = self
+                .helper
+                .as_ref()
+                .map_or(self.cycles, |h| self.cycles.min(h.without));
+            return (None, high);
+        }
+        match (&self.helper, self.implicit_dependency.is_empty()) {
+            (_, true) => (Some(self.cycles), self.cycles),
+            (Some(h), false) => {
+                let high = self.cycles.min(h.without);
+                (Some((self.cycles - h.cycles).clamp(0.0, high)), high)
+            }
+            (None, false) => (None, self.cycles),
+        }
+    }
+}
+
+/// One form's result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The form.
+    pub form: Instr,
+    /// The outcome.
+    pub outcome: Outcome,
+}
+
+/// Measures `forms`, calling `progress(done, total, name)` after each and
+/// `row(&Row)` with each result as soon as it exists (in the order of
+/// `forms`); returns all rows. `x87` measures x87 forms too. A value
+/// below `floor` ([`floor`], measured once per run) is held back, with
+/// the reason.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    x87: bool,
+    floor: Option<Floor>,
+    known: &dyn Fn(&str) -> Option<f64>,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    row: &mut dyn FnMut(&Row),
+) -> Vec<Row> {
+    let total = forms.len();
+    let mut rows: Vec<Option<Row>> = vec![None; total];
+    let mut bodies = Vec::new();
+    for (k, &form) in forms.iter().enumerate() {
+        let early = if let Some(why) = early_skip(t, form, x87) {
+            Some(Outcome::Skipped(why))
+        } else {
+            match shape::throughput(t, form, shape::COPIES)
+                .map_err(|e| e.to_string())
+                .and_then(|b| {
+                    kernel::build(t, &b, 1)
+                        .map(|_| b)
+                        .map_err(|e| e.to_string())
+                }) {
+                Ok(body) => {
+                    bodies.push((k, body));
+                    None
+                }
+                Err(why) => Some(Outcome::BuildError(why)),
+            }
+        };
+        if let Some(outcome) = early {
+            rows[k] = Some(Row { form, outcome });
+        }
+    }
+    // Report what is known in order, then measure the rest in a batch.
+    let mut emitted = 0;
+    let mut flush = |rows: &[Option<Row>],
+                     row: &mut dyn FnMut(&Row),
+                     progress: &mut dyn FnMut(usize, usize, &str)| {
+        while emitted < total {
+            let Some(r) = &rows[emitted] else { break };
+            row(r);
+            emitted += 1;
+            progress(emitted, total, r.form.name());
+        }
+    };
+    flush(&rows, row, progress);
+    let make = |i: usize| {
+        let body = &bodies[i].1;
+        pair_of_kernels(t, body)
+    };
+    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
+    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, got| {
+        let (k, body) = &bodies[i];
+        let form = forms[*k];
+        // Reported already: this is a better second measurement.
+        let again = rows[*k].is_some();
+        let outcome = match got {
+            Ok(cost) if !cost.positive() => {
+                Outcome::Failed(Failure::NotPositive {
+                    cycles: cost.cycles,
+                    cost: Box::new(cost),
+                })
+            }
+            Ok(cost) => {
+                let cycles = per_copy(&cost, body.len(), body.len());
+                match floor.filter(|f| f.undercut_by(cycles)) {
+                    Some(f) => Outcome::Failed(Failure::BelowFloor {
+                        cycles,
+                        floor: f.cycles,
+                        probe: f.probe,
+                        cost: Box::new(cost),
+                    }),
+                    None => Outcome::Measured(Measured {
+                        cycles,
+                        copies: body.len(),
+                        cost,
+                        implicit_dependency: implicit_dependency(t, form),
+                        body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+                        helper: None,
+                        held_back: None,
+                    }),
+                }
+            }
+            Err(e) => Outcome::Failed(Failure::of_run(e)),
+        };
+        rows[*k] = Some(Row { form, outcome });
+        if again {
+            row(rows[*k].as_ref().expect("set above"));
+        }
+        flush(&rows, row, progress);
+    });
+    let mut rows: Vec<Row> = rows.into_iter().flatten().collect();
+    if !crate::interrupt::requested() {
+        with_helpers(t, &mut rows, opts, floor, known, row);
+    }
+    rows
+}
+
+/// Bodies of `form` copies interleaved with `helper` copies on registers
+/// of their own: as many pairs as registers allow (12, else fewer).
+fn interleaved(t: &dyn Target, form: Instr, helper: Instr) -> Option<Vec<crate::arch::Inst>> {
+    // The most pairs: fewer copies of the form can leave registers for
+    // more helpers.
+    let mut best: Option<Vec<crate::arch::Inst>> = None;
+    for n in [shape::COPIES, 8, 6, 4, 2, 1] {
+        let Ok(body) = shape::throughput(t, form, n) else {
+            continue;
+        };
+        let regs: Vec<Reg> = body
+            .iter()
+            .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k)))
+            .collect();
+        let Ok(helpers) = shape::throughput_avoiding(t, helper, body.len(), &regs) else {
+            continue;
+        };
+        let pairs = body.len().min(helpers.len());
+        if best.as_ref().is_some_and(|b| b.len() >= 2 * pairs) {
+            continue;
+        }
+        best = Some(
+            body.into_iter()
+                .zip(helpers)
+                .take(pairs)
+                .flat_map(|(a, b)| [a, b])
+                .collect(),
+        );
+    }
+    best
+}
+
+/// The second pass: every measured form with one implicit dependency is
+/// measured again with the fastest helper interleaved, taken from this
+/// run's results, from `known` (the database given with `-o`), or measured
+/// now (up to six candidates). Each improved row is reported again
+/// through `row` (the report gets a second block, the database the
+/// range).
+fn with_helpers(
+    t: &dyn Target,
+    rows: &mut [Row],
+    opts: &Options,
+    floor: Option<Floor>,
+    known: &dyn Fn(&str) -> Option<f64>,
+    row: &mut dyn FnMut(&Row),
+) {
+    let needy: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| match &r.outcome {
+            Outcome::Measured(m) if m.implicit_dependency.len() == 1 => Some(k),
+            _ => None,
+        })
+        .collect();
+    if needy.is_empty() {
+        return;
+    }
+    let mut pool: Vec<(Instr, f64)> = rows
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Outcome::Measured(m) if m.implicit_dependency.is_empty() => Some((r.form, m.cycles)),
+            _ => None,
+        })
+        .collect();
+    let mut plans: Vec<(usize, Helper, Vec<crate::arch::Inst>)> = Vec::new();
+    for k in needy {
+        let Outcome::Measured(m) = &rows[k].outcome else {
+            continue;
+        };
+        let reg = m.implicit_dependency[0];
+        let candidates = helper_candidates(t, reg);
+        let mut usable: Vec<(Instr, f64)> = candidates
+            .iter()
+            .filter_map(|c| {
+                pool.iter()
+                    .find(|(f, _)| f.opcode() == c.opcode())
+                    .map(|(_, v)| *v)
+                    .or_else(|| known(c.name()))
+                    .map(|v| (*c, v))
+            })
+            .collect();
+        let compare = |f: &Instr| f.has(crate::isa::Flag::IsCompare);
+        if !usable.iter().any(|(f, _)| compare(f)) {
+            // No measured compare (`-i ADC64rr` alone, or a filtered run):
+            // measure the first few candidates, compares first.
+            let few: Vec<Instr> = candidates
+                .into_iter()
+                .filter(|c| !usable.iter().any(|(u, _)| u.opcode() == c.opcode()))
+                .take(6)
+                .collect();
+            let measured = run_plain(t, &few, opts);
+            pool.extend(measured.iter().copied());
+            usable.extend(measured);
+        }
+        // The fastest compare, else the fastest of the others. Forms within
+        // 5% of the fastest tie (noise decides below that); of them the one
+        // least likely to add a dependency of its own: no implicit reads
+        // (`cmp eax, imm32` reads EAX), the widest registers (8- and 16-bit
+        // forms merge into the rest of theirs: `cmp r16, imm8` left adc at
+        // 1.0), then by name, so every run picks the same.
+        let widest = |f: &Instr| {
+            f.operands()
+                .filter_map(|o| o.ty().class())
+                .map(|c| c.bits())
+                .max()
+                .unwrap_or(0)
+        };
+        let fastest = |v: Vec<(Instr, f64)>| {
+            let best = v.iter().map(|x| x.1).min_by(f64::total_cmp)?;
+            v.into_iter()
+                .filter(|x| x.1 <= best * 1.05)
+                .min_by_key(|(f, _)| {
+                    (
+                        f.implicit_uses().count(),
+                        std::cmp::Reverse(widest(f)),
+                        f.name(),
+                    )
+                })
+        };
+        let (compares, others): (Vec<_>, Vec<_>) =
+            usable.into_iter().partition(|(f, _)| compare(f));
+        let Some((h, v)) = fastest(compares).or_else(|| fastest(others)) else {
+            continue;
+        };
+        // Within 5% counts as equal (noise decides below that, and the
+        // choice must not flip between runs).
+        if v > m.cycles * 1.05 {
+            // `rdtsc` (29 cycles) to break `and al, 2` (1 cycle): the
+            // difference of two 30-cycle timings is noise, not the form.
+            let why = format!(
+                "no helper is cheaper than the form: the fastest, {} at {v:.3} cycles, costs more \
+                 than its {:.3}, and subtracting it would leave noise",
+                h.name(),
+                m.cycles
+            );
+            if let Outcome::Measured(m) = &mut rows[k].outcome {
+                m.held_back = Some(why);
+            }
+            row(&rows[k]);
+            continue;
+        }
+        if let Some(body) = interleaved(t, rows[k].form, h) {
+            plans.push((
+                k,
+                Helper {
+                    form: h,
+                    cycles: v,
+                    without: m.cycles,
+                },
+                body,
+            ));
+        }
+    }
+    let make = |i: usize| {
+        let body = &plans[i].2;
+        pair_of_kernels(t, body)
+    };
+    let mut updates: Vec<(usize, Measured)> = Vec::new();
+    let width = |i: usize| kernel::widest_bits(&plans[i].2);
+    batch_costs(t, plans.len(), &make, &width, opts, &mut |i, got| {
+        let (k, helper, body) = &plans[i];
+        let Ok(cost) = got else { return };
+        if cost.cycles <= 0.0 {
+            return; // noise: the value without the helper stays
+        }
+        let Outcome::Measured(old) = &rows[*k].outcome else {
+            return;
+        };
+        let pairs = body.len() / 2;
+        let cycles = per_copy(&cost, body.len(), pairs);
+        // The range's lower end, combined − helper, faster than the core
+        // can be: the helper's cost dwarfed the form's.
+        let low = cycles - helper.cycles;
+        let held_back = floor.filter(|f| f.undercut_by(low)).map(|f| {
+            format!(
+                "the lower end, {cycles:.3} − {:.3} = {low:.3} cycles, is below the fastest rate this \
+                 core sustains ({:.3}, a block of {}): the helper's cost dwarfs the form's",
+                helper.cycles, f.cycles, f.probe
+            )
+        });
+        // A second, better measurement replaces the first.
+        updates.retain(|(u, _)| u != k);
+        updates.push((
+            *k,
+            Measured {
+                cycles,
+                copies: pairs,
+                cost,
+                implicit_dependency: old.implicit_dependency.clone(),
+                body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+                helper: Some(helper.clone()),
+                held_back,
+            },
+        ));
+    });
+    for (k, m) in updates {
+        rows[k].outcome = Outcome::Measured(m);
+        row(&rows[k]);
+    }
+}
+
+/// The plain throughput of `forms` (no helpers, no rows reported): for
+/// helpers that this run has not measured.
+fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64)> {
+    let bodies: Vec<(Instr, Vec<crate::arch::Inst>)> = forms
+        .iter()
+        .filter_map(|f| Some((*f, shape::throughput(t, *f, shape::COPIES).ok()?)))
+        .collect();
+    let make = |i: usize| {
+        let body = &bodies[i].1;
+        pair_of_kernels(t, body)
+    };
+    let mut out: Vec<(Instr, f64)> = Vec::new();
+    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
+    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, got| {
+        if let Ok(c) = got {
+            let len = bodies[i].1.len();
+            // A second, better measurement replaces the first.
+            out.retain(|(f, _)| f.opcode() != bodies[i].0.opcode());
+            out.push((bodies[i].0, per_copy(&c, len, len)));
+        }
+    });
+    out
+}
+
+/// The database entry of a measured row, `None` for the others (a skip or
+/// a failure never overwrites an earlier measurement). Throughput is the
+/// measured value with `throughputMin` = `throughputMax` = it; with an
+/// implicit dependency no helper breaks yet, it is an upper bound only:
+/// `throughputMax`, with `throughput` and `throughputMin` empty (null).
+pub fn entry(row: &Row) -> Option<crate::db::Entry> {
+    let Outcome::Measured(m) = &row.outcome else {
+        return None;
+    };
+    let mut e = crate::db::Entry::for_form(row.form);
+    let (low, high) = m.range();
+    e.set_throughput(low.unwrap_or(high), high);
+    if low.is_none() {
+        e.throughput = None;
+        e.throughput_min = None;
+    }
+    Some(e)
+}
+
+/// The counts of a run: measured (with an implicit dependency), skipped
+/// per reason, no kernel, failed per reason; the wall time and forms per
+/// second.
+pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
+    use std::collections::BTreeMap;
+    let (mut measured, mut bounded, mut noisy, mut held) = (0, 0, 0, 0);
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut failed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut no_kernel = 0;
+    for r in rows {
+        match &r.outcome {
+            Outcome::Measured(m) => {
+                measured += 1;
+                bounded += usize::from(m.range().0.is_none());
+                held += usize::from(m.held_back.is_some());
+                noisy += usize::from(m.cost.noisy());
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Outcome::BuildError(_) => no_kernel += 1,
+            // By kind: "the unroll difference was not positive (-0.4
+            // cycles …): noise" once, not once per value.
+            Outcome::Failed(f) => *failed.entry(f.kind()).or_default() += 1,
+        }
+    }
+    let secs = wall.as_secs_f64();
+    let mut s = format!(
+        "TP: {} forms in {secs:.1} s ({:.1} forms/s)\n  measured:   {measured} ({bounded} upper bounds only, through an implicit dependency ({held} of them held back: no helper cheap enough, see the report), {noisy} noisy)\n",
+        rows.len(),
+        rows.len() as f64 / secs.max(1e-9)
+    );
+    s.push_str(&format!(
+        "  failed:     {}\n",
+        failed.values().sum::<usize>()
+    ));
+    for (why, n) in &failed {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    s.push_str(&format!("  no kernel:  {no_kernel}\n"));
+    s.push_str(&skipped_lines(&skipped));
+    // Every kernel that ran, held back ones too: a clock far off is
+    // what holds values back.
+    s.push_str(&clock_line(rows.iter().filter_map(|r| match &r.outcome {
+        Outcome::Measured(m) => Some(&m.cost),
+        Outcome::Failed(f) => f.cost(),
+        _ => None,
+    })));
+    let sigill: Vec<Instr> = rows
+        .iter()
+        .filter(|r| r.outcome.is_sigill())
+        .map(|r| r.form)
+        .collect();
+    s.push_str(&sigill_net(&sigill));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::target;
+    use crate::isa::{Arch, Isa};
+    use crate::mode::common::is_x87;
+
+    #[test]
+    fn a_value_below_the_floor_is_held_back_and_a_held_back_range_is_a_bound() {
+        let f = Floor {
+            cycles: 0.167,
+            probe: "no-ops",
+        };
+        assert!(f.undercut_by(0.01) && f.undercut_by(0.14));
+        assert!(!f.undercut_by(0.16) && !f.undercut_by(0.25));
+        let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
+        let timing = crate::measure::Timing {
+            ns_per_iter: 1.0,
+            iterations: 1,
+            spread: 0.0,
+            noisy: false,
+        };
+        let mut m = Measured {
+            cycles: 29.0,
+            copies: 12,
+            cost: Cost {
+                ns: 1.0,
+                cycles: 29.0,
+                ghz: 1.0,
+                clock_drift: 0.0,
+                once: timing,
+                twice: timing,
+                rounds: (0, 0),
+                seen_ghz: None,
+                clock_fallback: false,
+            },
+            implicit_dependency: implicit_dependency(target(Arch::X86_64), adc),
+            body: Vec::new(),
+            helper: Some(Helper {
+                form: adc,
+                cycles: 28.99,
+                without: 1.0,
+            }),
+            held_back: None,
+        };
+        assert_eq!(m.range().1, 1.0);
+        assert!(m.range().0.is_some());
+        m.held_back = Some("the helper dwarfs the form".into());
+        assert_eq!(m.range(), (None, 1.0));
+        let e = entry(&Row {
+            form: adc,
+            outcome: Outcome::Measured(m),
+        })
+        .unwrap();
+        assert_eq!(
+            (e.throughput, e.throughput_min, e.throughput_max),
+            (None, None, Some(1.0))
+        );
+    }
+
+    /// On the host: a floor above what a form measures holds it back (a
+    /// failure naming the floor), and the real floor holds back nothing
+    /// of the cheapest forms.
+    #[test]
+    fn the_floor_holds_back_what_undercuts_it() {
+        let Some(arch) = Arch::host() else { return };
+        if std::env::var_os("WINIC_EMULATED").is_some() {
+            // Under qemu differences are noise: the floor may be anything.
+            return;
+        }
+        let t = target(arch);
+        let mut opts = Options::default();
+        opts.plan.min_run = std::time::Duration::from_micros(500);
+        let real = floor(t, &opts).expect("a floor on real hardware");
+        assert!(
+            real.cycles > 0.02 && real.cycles < 1.0,
+            "{real:?}: no core issues faster than 50 per cycle or slower than 1"
+        );
+        let add = t.chain_add().unwrap().form;
+        let high = Floor {
+            cycles: 100.0,
+            probe: "test",
+        };
+        let rows = run(
+            t,
+            &[add],
+            &opts,
+            false,
+            Some(high),
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |_| {},
+        );
+        match &rows[0].outcome {
+            Outcome::Failed(why) => assert!(
+                matches!(why, Failure::BelowFloor { .. }) && why.to_string().starts_with("held back"),
+                "{why}"
+            ),
+            o => panic!("{o:?}"),
+        }
+        let rows = run(
+            t,
+            &[add],
+            &opts,
+            false,
+            Some(real),
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |_| {},
+        );
+        assert!(
+            matches!(rows[0].outcome, Outcome::Measured(_)),
+            "{:?}",
+            rows[0].outcome
+        );
+    }
+
+    #[test]
+    fn x87_and_implicit_dependencies_are_recognised() {
+        let isa = Isa::get(Arch::X86_64);
+        let t = target(Arch::X86_64);
+        let f = |n: &str| isa.instr(n).unwrap();
+        assert!(is_x87(f("ADD_FPrST0")));
+        assert!(!is_x87(f("ADD64rr")));
+        // AArch64 FP forms read FPCR: not x87.
+        let a64 = Isa::get(Arch::Aarch64);
+        assert!(!is_x87(a64.instr("FADDDrr").unwrap()));
+        assert!(a64
+            .instr("FADDDrr")
+            .unwrap()
+            .implicit_uses()
+            .any(|r| r.name() == "FPCR"));
+        assert!(implicit_dependency(t, f("ADD64rr")).is_empty());
+        let adc: Vec<&str> = implicit_dependency(t, f("ADC64rr"))
+            .iter()
+            .map(|r| r.name())
+            .collect();
+        assert_eq!(adc, ["EFLAGS"]);
+    }
+
+    #[test]
+    fn an_implicit_dependency_is_broken_by_a_compare() {
+        let t = target(Arch::X86_64);
+        let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
+        let cmp = Isa::get(Arch::X86_64).instr("CMP64rr").unwrap();
+        // The interleaved body: adc, helper, adc, helper … on registers of
+        // their own.
+        let body = interleaved(t, adc, cmp).unwrap();
+        assert!(body.len() >= 8, "{} instructions", body.len());
+        for pair in body.chunks(2) {
+            assert_eq!(pair[0].form.name(), "ADC64rr");
+            assert_eq!(pair[1].form.name(), "CMP64rr");
+        }
+        // A compare with an immediate reads one register: its copies all
+        // read the same one, so every adc gets its helper.
+        let cmp_imm = Isa::get(Arch::X86_64).instr("CMP32ri").unwrap();
+        assert_eq!(
+            interleaved(t, adc, cmp_imm).unwrap().len(),
+            2 * shape::COPIES
+        );
+        let flags = implicit_dependency(t, adc)[0];
+        let c = helper_candidates(t, flags);
+        assert!(c[0].has(crate::isa::Flag::IsCompare), "{:?}", c[0]);
+        assert!(!c.iter().any(|f| f.name() == "ADC64rr"));
+        if Arch::host() != Some(Arch::X86_64) {
+            return;
+        }
+        let mut opts = Options::default();
+        opts.plan.min_run = std::time::Duration::from_micros(500);
+        opts.plan.reps = 3;
+        let mut seen = Vec::new();
+        let rows = run(
+            t,
+            &[adc],
+            &opts,
+            false,
+            None,
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |r| seen.push(r.form.name()),
+        );
+        // Reported twice: the upper bound first, then with the helper (and
+        // once more in between when a noisy first measurement was taken
+        // again and came out better).
+        assert!((2..=3).contains(&seen.len()), "{seen:?}");
+        assert!(seen.iter().all(|n| *n == "ADC64rr"), "{seen:?}");
+        let Outcome::Measured(m) = &rows[0].outcome else {
+            panic!("{:?}", rows[0].outcome)
+        };
+        let h = m.helper.as_ref().expect("a helper");
+        assert!(h.form.has(crate::isa::Flag::IsCompare), "{:?}", h.form);
+        let (low, high) = m.range();
+        assert!(low.unwrap() <= high && high > 0.0, "{low:?} {high}");
+        let e = entry(&rows[0]).unwrap();
+        assert!(e.throughput_min.unwrap() <= e.throughput_max.unwrap());
+    }
+
+    #[test]
+    fn every_form_gets_one_row_in_order() {
+        let Some(arch) = Arch::host() else { return };
+        let t = target(arch);
+        let isa = Isa::get(arch);
+        let names: &[&str] = match arch {
+            Arch::X86_64 => &["ADD64rr", "SYSCALL", "IMUL64rr", "ADD64rm"],
+            Arch::Aarch64 => &["ADDXrs", "SVC", "MADDXrrr", "LDRXui"],
+            Arch::Riscv64 => &["ADD", "ECALL", "MUL", "LD"],
+        };
+        let forms: Vec<Instr> = names.iter().map(|n| isa.instr(n).unwrap()).collect();
+        let mut opts = Options::default();
+        opts.plan.min_run = std::time::Duration::from_micros(500);
+        opts.plan.reps = 3;
+        let mut order = Vec::new();
+        let rows = run(
+            t,
+            &forms,
+            &opts,
+            false,
+            None,
+            &|_| None,
+            &mut |_, _, _| {},
+            &mut |r| order.push(r.form.name()),
+        );
+        // In order; then again for measured forms taken a second time
+        // (noisy the first time: another process, or the sibling thread).
+        assert_eq!(order[..names.len()], *names);
+        assert!(
+            order[names.len()..]
+                .iter()
+                .all(|n| *n == names[0] || *n == names[2]),
+            "{order:?}"
+        );
+        assert_eq!(rows.len(), 4);
+        // Under qemu (WINIC_EMULATED) times mean nothing: a difference
+        // that is not positive is then a failure with that reason.
+        let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+        for (r, measured) in rows.iter().zip([true, false, true, false]) {
+            match (&r.outcome, measured) {
+                (Outcome::Measured(m), true) => {
+                    assert_eq!(m.copies, shape::COPIES);
+                    assert!(m.cycles.is_finite() && m.cycles > 0.0, "{m:?}");
+                    assert_eq!(m.body.len(), shape::COPIES);
+                }
+                (
+                    Outcome::Failed(
+                        Failure::NotPositive { .. }
+                        | Failure::Child(crate::exec::ChildError::Garbage(_)),
+                    ),
+                    true,
+                ) if emulated => {}
+                (Outcome::Skipped(_), false) => {}
+                (o, _) => panic!("{}: {o:?}", r.form.name()),
+            }
+        }
+    }
+}
