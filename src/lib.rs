@@ -8,7 +8,9 @@
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
 //! (running them in forked children), [`runcheck`] (every form's kernels
-//! run once), [`probe`] (features a host cannot report, tried), [`tp`] (TP mode: throughput), [`report`] (report files),
+//! run once), [`probe`] (features a host cannot report, tried), [`mode`]
+//! (a TP or LAT run: selection, measuring, results, summary),
+//! [`report`] (report files),
 //! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
 //! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
 //! run per database).
@@ -25,14 +27,13 @@ pub mod inspect;
 pub mod interrupt;
 pub mod isa;
 pub mod kernel;
-pub mod lat;
 pub mod lock;
 pub mod measure;
+pub mod mode;
 pub mod probe;
 pub mod report;
 pub mod runcheck;
 pub mod selfcheck;
-pub mod tp;
 
 /// The stride of the whole-table sweeps in unit tests: every form on the
 /// host, every fifth under emulation (`WINIC_EMULATED`, set by

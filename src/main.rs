@@ -1,13 +1,16 @@
-//! The `winic` command line: parse, dispatch, exit codes. No logic here.
+//! The `winic` command line: parse, dispatch, exit codes and progress
+//! display. A TP or LAT run is [`winic::mode`]; this hands it a plain
+//! request.
 
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use winic::arch::riscv64::vtype::{self, VType};
+use winic::arch::variant::VectorTypes;
 use winic::error::Error;
 use winic::exec::run::{self, Clock};
 use winic::inspect::{self, ListQuery};
 use winic::isa::{Arch, Isa};
+use winic::mode::{Mode, Request};
 use winic::{arch, asm, selfcheck};
 
 /// winic — instruction throughput and per-operand latency, measured on this
@@ -273,31 +276,8 @@ struct ModeArgs {
     /// element width 8-64 and grouping mf8-m8 the form is defined at, as
     /// LLVM's pseudos and the V specification say), `none`, or a list
     /// such as e8m1,e16mf2,e64m8. Other arches ignore it.
-    #[arg(long = "vtypes", value_name = "LIST", default_value = "all", value_parser = parse_vtypes)]
-    vtypes: VTypeList,
-}
-
-/// The vector types of `--vtypes`.
-#[derive(Clone, Debug)]
-struct VTypeList(Vec<VType>);
-
-fn parse_vtypes(s: &str) -> Result<VTypeList, String> {
-    match s.trim() {
-        "all" => Ok(VTypeList(
-            VType::all().filter(|v| *v != VType::DEFAULT).collect(),
-        )),
-        "none" => Ok(VTypeList(Vec::new())),
-        list => {
-            let mut out = Vec::new();
-            for part in list.split(',').filter(|p| !p.trim().is_empty()) {
-                let v = VType::parse(part).map_err(|e| format!("{e}; or all, or none"))?;
-                if !out.contains(&v) {
-                    out.push(v);
-                }
-            }
-            Ok(VTypeList(out))
-        }
-    }
+    #[arg(long = "vtypes", value_name = "LIST", default_value = "all", value_parser = VectorTypes::parse)]
+    vtypes: VectorTypes,
 }
 
 fn parse_arch(s: &str) -> Result<Arch, String> {
@@ -558,7 +538,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                 &forms,
                 run::default_cpu(),
                 std::time::Duration::from_secs(timeout),
-                eta_progress(format!("runcheck {arch}")),
+                {
+                    let mut bar = eta_progress();
+                    let label = format!("runcheck {arch}");
+                    move |done, total, name| bar(&label, done, total, name)
+                },
             );
             if json {
                 let v = serde_json::json!({ "summary": summary, "rows": rows });
@@ -606,430 +590,6 @@ fn run(cli: Cli) -> Result<(), Error> {
     Ok(())
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Mode {
-    Tp,
-    Lat,
-}
-
-impl Mode {
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Tp => "TP",
-            Mode::Lat => "LAT",
-        }
-    }
-}
-
-/// TP or LAT: select the forms, open the database, journal and report,
-/// measure, and write every result as soon as it is final.
-fn run_mode(
-    mode: Mode,
-    args: ModeArgs,
-    frequency: Option<Clock>,
-    out: &mut impl Write,
-) -> Result<(), Error> {
-    let io = |e| Error::Io("writing to standard output".into(), e);
-    let arch = arch_or_host(None)?;
-    let cpu = match args.cpu {
-        None => run::default_cpu(),
-        Some(c) => Some(allowed_cpu(c)?),
-    };
-    let output = &args.output;
-    let mut forms = select_forms(
-        arch,
-        &args.instrs,
-        args.filter.as_deref(),
-        args.min_opcode,
-        args.max_opcode,
-    )?;
-    // One run per database, until this function returns: before the
-    // database and the journal are read.
-    let _lock = winic::lock::RunLock::acquire(output, mode.name())?;
-    let mut db = winic::db::Database::load(output)?;
-    let (mut journal, mut done, earlier) =
-        winic::db::Journal::open(output, mode.name(), args.resume)?;
-    // A TP result journalled as an upper bound only (an implicit
-    // dependency, before the helper pass that would give its range) is
-    // not done: a run killed between the passes measures it again.
-    let provisional: std::collections::HashSet<String> = earlier
-        .iter()
-        .filter(|e| mode == Mode::Tp && e.vector_configs.is_empty())
-        .filter(|e| e.throughput_min.is_none() && e.throughput_max.is_some())
-        .map(|e| e.llvm_name.clone())
-        .collect();
-    done.retain(|n| !provisional.contains(n));
-    for e in earlier {
-        merge_result(&mut db, mode, e);
-    }
-    winic::interrupt::install()
-        .map_err(|e| Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}")))?;
-    let all_forms = forms.clone();
-    if !done.is_empty() {
-        let before = forms.len();
-        forms.retain(|f| !done.iter().any(|d| d == f.name()));
-        eprintln!(
-            "winic: --resume: {} of {before} forms were done before ({}), {} to go",
-            before - forms.len(),
-            winic::db::Journal::path_of(output, mode.name()).display(),
-            forms.len()
-        );
-    }
-    let clock = clock_of(frequency);
-    let mut opts = run::Options {
-        clock,
-        cpu,
-        plan: winic::measure::Plan::fast(),
-        ..run::Options::default()
-    };
-    if clock == Clock::Auto {
-        // A clock that cannot be measured is a property of the machine,
-        // not of each form: said once, before anything is measured.
-        let g = run::check_clock(arch::target(arch), &opts).map_err(|why| {
-            Error::Unsupported(format!(
-                "the clock cannot be measured by timing on this machine ({why}): an emulator such as \
-                 qemu-user, whose timings mean nothing? Give the frequency with -f GHz (under an \
-                 emulator any value, e.g. -f 1) to run anyway"
-            ))
-        })?;
-        opts.fallback_ghz = Some(g);
-    }
-    let t = arch::target(arch);
-    // TP's floor: the fastest rate this core sustains, once per run.
-    let floor = match mode {
-        Mode::Tp => winic::tp::floor(t, &opts),
-        Mode::Lat => None,
-    };
-    let floor_line = floor.map_or_else(
-        || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
-        |f| {
-            format!(
-                "{:.3} cycles per instruction (a block of independent {}); TP holds back values more than {:.0}% below it",
-                f.cycles,
-                f.probe,
-                100.0 * winic::tp::FLOOR_SLACK
-            )
-        },
-    );
-    let mut report = if args.no_report {
-        None
-    } else {
-        let argv: Vec<String> = std::env::args().collect();
-        Some(winic::report::Report::create(
-            std::path::Path::new("."),
-            mode.name(),
-            &[
-                ("Timestamp", winic::report::timestamp()),
-                ("Command", argv.join(" ")),
-                (
-                    "Frequency",
-                    match clock {
-                        Clock::Auto => format!(
-                            "auto (dependent adds, timed right after every kernel in every round, so that \
-                             each is converted at the clock it left the core in; {:.3} GHz at the start)",
-                            opts.fallback_ghz.unwrap_or(0.0)
-                        ),
-                        Clock::Fixed(g) => format!(
-                            "{g} GHz (given; dependent adds are still timed after every kernel, and a \
-                             kernel that ran more than 5% off it is flagged)"
-                        ),
-                    },
-                ),
-                ("Arch", format!("{arch} ({})", winic::report::cpu_name(arch))),
-                (
-                    "Mode",
-                    match mode {
-                        Mode::Tp => "Throughput",
-                        Mode::Lat => "Latency",
-                    }
-                    .into(),
-                ),
-                ("Forms", forms.len().to_string()),
-            ]
-            .into_iter()
-            .chain((mode == Mode::Tp).then(|| ("Floor", floor_line.clone())))
-            .chain(arch::target(arch).host_report())
-            .collect::<Vec<_>>(),
-        )?)
-    };
-    // Throughputs the database already holds: TP's helpers need not be
-    // measured again.
-    let known: std::collections::HashMap<String, f64> = db
-        .entries
-        .iter()
-        .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
-        .collect();
-    let start = std::time::Instant::now();
-    let mut last_save = start;
-    let mut write_error = None;
-    // Writes one form's result everywhere: report, journal, database.
-    // A result at another RVV vector type is journalled under
-    // `NAME@e8m2`, as an entry holding just that vectorConfig.
-    let mut put = |name: &str, block: String, entry: Option<winic::db::Entry>| {
-        let mut step = || -> Result<(), Error> {
-            if let Some(r) = report.as_mut() {
-                r.append(&block)?;
-            }
-            journal.record(name, entry.as_ref())?;
-            if let Some(e) = entry.clone() {
-                merge_result(&mut db, mode, e);
-            }
-            if last_save.elapsed() > std::time::Duration::from_secs(30) {
-                db.save(output)?;
-                last_save = std::time::Instant::now();
-            }
-            Ok(())
-        };
-        if write_error.is_none() {
-            write_error = step().err();
-        }
-    };
-    let summary = match mode {
-        Mode::Tp => {
-            let rows = winic::tp::run(
-                t,
-                &forms,
-                &opts,
-                args.x87,
-                floor,
-                &|name| known.get(name).copied(),
-                &mut eta_progress(format!("TP {arch}")),
-                &mut |row| {
-                    put(
-                        row.form.name(),
-                        winic::report::tp_block(t, row),
-                        winic::tp::entry(row),
-                    )
-                },
-            );
-            let mut s = winic::tp::summary(&rows, start.elapsed());
-            s.push_str(&format!("  floor:      {floor_line}\n"));
-            s
-        }
-        Mode::Lat => {
-            let run = winic::lat::run(
-                t,
-                &forms,
-                &opts,
-                args.x87,
-                &mut eta_progress(format!("LAT {arch}")),
-                &mut |row, measurements| {
-                    put(
-                        row.form.name(),
-                        winic::report::lat_block(t, row, measurements),
-                        winic::lat::entry(row),
-                    )
-                },
-            );
-            winic::lat::summary(&run, start.elapsed())
-        }
-    };
-    let mut summary = summary;
-    if arch == Arch::Riscv64 && !args.vtypes.0.is_empty() && !winic::interrupt::requested() {
-        let elen = arch::riscv64::elen();
-        let mut tally = SweepTally::default();
-        for &v in &args.vtypes.0 {
-            let key = |f: &winic::isa::Instr| format!("{}@e{}{}", f.name(), v.sew, v.lmul.name());
-            let mut chosen = Vec::new();
-            let t = arch::riscv64::at(v);
-            for f in all_forms.iter().filter(|f| vtype::has_variants(**f)) {
-                if vtype::groups(*f, v, elen).is_err() {
-                    tally.undefined += 1;
-                } else if winic::tp::early_skip(t, *f, args.x87).is_some() {
-                    // Cannot run at all (memory, privileged, missing
-                    // features): reported at e32 m1.
-                    tally.skipped += 1;
-                } else if !done.contains(&key(f)) {
-                    chosen.push(*f);
-                }
-            }
-            let label = format!("{mode_name} riscv64 {v}", mode_name = mode.name());
-            let lacking = |f: winic::isa::Instr| -> Option<String> {
-                let (host, _) = arch::riscv64::host::detected()?;
-                let missing: Vec<&str> = vtype::features_at(f, v)
-                    .into_iter()
-                    .filter(|n| host.lookup(n) == Some(false))
-                    .collect();
-                (!missing.is_empty()).then(|| format!("needs {} at {v}", missing.join(" and ")))
-            };
-            let (runnable, lack): (Vec<_>, Vec<_>) =
-                chosen.into_iter().partition(|f| lacking(*f).is_none());
-            tally.lacking += lack.len();
-            if runnable.is_empty() || winic::interrupt::requested() {
-                continue;
-            }
-            put(
-                &format!("@{v}"),
-                format!("=====RVV at {v}, ta ma: {} forms=====\n\n", runnable.len()),
-                None,
-            );
-            let config = |e: Option<winic::db::Entry>| {
-                e.map(|mut e| {
-                    let c = winic::db::VectorConfig::from_entry(&e, v.sew, v.lmul.name());
-                    e.vector_configs = vec![c];
-                    e
-                })
-            };
-            match mode {
-                Mode::Tp => {
-                    let rows = winic::tp::run(
-                        t,
-                        &runnable,
-                        &opts,
-                        args.x87,
-                        floor,
-                        &|name| known.get(name).copied(),
-                        &mut eta_progress(label),
-                        &mut |row| {
-                            put(
-                                &key(&row.form),
-                                winic::report::tp_block(t, row),
-                                config(winic::tp::entry(row)),
-                            )
-                        },
-                    );
-                    for r in &rows {
-                        tally.count(r.outcome.unmeasured_kind());
-                        if matches!(&r.outcome, winic::tp::Outcome::Failed(w) if w.contains("SIGILL"))
-                        {
-                            tally.sigill(r.form, v);
-                        }
-                    }
-                }
-                Mode::Lat => {
-                    winic::lat::run(
-                        t,
-                        &runnable,
-                        &opts,
-                        args.x87,
-                        &mut eta_progress(label),
-                        &mut |row, measurements| {
-                            let entry = winic::lat::entry(row);
-                            let measured = entry.as_ref().is_some_and(|e| {
-                                e.operand_latencies.iter().any(|l| l.latency_max.is_some())
-                            });
-                            if let winic::lat::Outcome::Measured(subs, _) = &row.outcome {
-                                if subs
-                                    .iter()
-                                    .any(|s| matches!(&s.value, Err(e) if e.contains("SIGILL")))
-                                {
-                                    tally.sigill(row.form, v);
-                                }
-                            }
-                            tally.count(
-                                (!measured).then(|| {
-                                    "no sub-latency measured (see the report)".to_string()
-                                }),
-                            );
-                            put(
-                                &key(&row.form),
-                                winic::report::lat_block(t, row, measurements),
-                                config(entry),
-                            )
-                        },
-                    );
-                }
-            }
-        }
-        summary.push_str(&tally.text(args.vtypes.0.len()));
-    }
-    if let Some(e) = write_error {
-        return Err(e);
-    }
-    let stopped = winic::interrupt::requested();
-    if stopped {
-        summary.push_str("  STOPPED by SIGINT or SIGTERM: the counts above are of the forms finished until then\n");
-    }
-    if let Some(r) = &mut report {
-        r.append(&format!("-----Summary-----\n{summary}"))?;
-    }
-    db.save(output)?;
-    if !stopped {
-        journal.finish()?;
-    }
-    write!(out, "{summary}").map_err(io)?;
-    eprintln!(
-        "database: {} ({} entries)",
-        output.display(),
-        db.entries.len()
-    );
-    if let Some(r) = &report {
-        eprintln!("report: {}", r.path().display());
-    }
-    if stopped {
-        return Err(Error::Stopped(format!(
-            "stopped by SIGINT or SIGTERM: what was measured is saved in {} and its journal {}; \
-             continue with `winic {} --resume -o {}` (with the same form selection)",
-            output.display(),
-            winic::db::Journal::path_of(output, mode.name()).display(),
-            mode.name(),
-            output.display()
-        )));
-    }
-    Ok(())
-}
-
-/// The real forms of `arch` a mode runs on: all, or those named with `-i`
-/// (each must exist), narrowed by `--filter` and the opcode range.
-fn select_forms(
-    arch: Arch,
-    names: &[String],
-    filter: Option<&str>,
-    min_opcode: Option<u32>,
-    max_opcode: Option<u32>,
-) -> Result<Vec<winic::isa::Instr>, Error> {
-    let mut forms = inspect::select(&ListQuery {
-        arch,
-        filter,
-        all: false,
-    })?;
-    if !names.is_empty() {
-        let mut named = Vec::new();
-        for n in names {
-            let f = inspect::find(arch, n)?;
-            if !f.is_real() {
-                // VMULSDrr is codegen-only; its twin VMULSDrr_Int is real.
-                let twins: Vec<&str> = f
-                    .isa()
-                    .real_instrs()
-                    .filter(|r| r.asm_template() == f.asm_template())
-                    .map(|r| r.name())
-                    .collect();
-                return Err(Error::BadInput(format!(
-                    "{n} is a {} LLVM record, not a form an assembler accepts; {}",
-                    if f.has(winic::isa::Flag::IsPseudo) {
-                        "pseudo"
-                    } else {
-                        "codegen-only"
-                    },
-                    if twins.is_empty() {
-                        "no real form has its assembly".to_string()
-                    } else {
-                        format!("real forms with its assembly: {}", twins.join(", "))
-                    }
-                )));
-            }
-            named.push(f);
-        }
-        forms.retain(|f| named.iter().any(|n| n.opcode() == f.opcode()));
-        if forms.is_empty() {
-            return Err(Error::BadInput(format!(
-                "none of {} is a real {arch} form that --filter accepts",
-                names.join(", ")
-            )));
-        }
-    }
-    forms.retain(|f| {
-        min_opcode.is_none_or(|m| f.opcode() >= m) && max_opcode.is_none_or(|m| f.opcode() <= m)
-    });
-    if forms.is_empty() {
-        return Err(Error::BadInput(format!(
-            "no real {arch} form is selected (check --filter, --minOpcode and --maxOpcode; `winic list` shows the forms)"
-        )));
-    }
-    Ok(forms)
-}
-
 /// Writes `text` as `DIR/NAME.s` (creating DIR), atomically: a crash never
 /// leaves half a file.
 fn dump_file(dir: &std::path::Path, name: &str, text: &str) -> Result<std::path::PathBuf, Error> {
@@ -1061,105 +621,57 @@ fn progress(arch: Arch) -> impl FnMut(usize, usize) {
     }
 }
 
-/// A progress display for long runs on standard error: on a terminal one
-/// line rewritten in place (done/total, percent, elapsed, ETA, the current
-/// form); otherwise a plain line at every tenth.
-/// Merges one result of `mode` into `db`: a form's own values, or (RVV)
-/// its values at other vector types, carried in `vector_configs`.
-fn merge_result(db: &mut winic::db::Database, mode: Mode, mut e: winic::db::Entry) {
-    if e.vector_configs.is_empty() {
-        match mode {
-            Mode::Tp => db.merge_throughput(e),
-            Mode::Lat => db.merge_latency(e),
-        }
-        return;
-    }
-    let configs = std::mem::take(&mut e.vector_configs);
-    let base = winic::db::Entry {
-        latency: None,
-        operand_latencies: Vec::new(),
-        throughput: None,
-        throughput_min: None,
-        throughput_max: None,
-        ..e
+/// TP or LAT: the run ([`winic::mode`]) with this command line's choices;
+/// its summary goes to `out`, where its files are to standard error.
+fn run_mode(
+    mode: Mode,
+    args: ModeArgs,
+    frequency: Option<Clock>,
+    out: &mut impl Write,
+) -> Result<(), Error> {
+    let req = Request {
+        mode,
+        arch: arch_or_host(None)?,
+        instrs: args.instrs,
+        filter: args.filter,
+        min_opcode: args.min_opcode,
+        max_opcode: args.max_opcode,
+        output: args.output,
+        resume: args.resume,
+        report: !args.no_report,
+        x87: args.x87,
+        cpu: args.cpu.map(allowed_cpu).transpose()?,
+        clock: clock_of(frequency),
+        vector_types: args.vtypes,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
     };
-    for c in configs {
-        db.merge_vector_config(base.clone(), c, mode == Mode::Lat);
+    let mut bar = eta_progress();
+    let done = winic::mode::run(&req, &mut |label, done, total, name| {
+        bar(label, done, total, name)
+    })?;
+    write!(out, "{}", done.summary)
+        .map_err(|e| Error::Io("writing to standard output".into(), e))?;
+    for n in &done.notes {
+        eprintln!("{n}");
     }
+    done.end
 }
 
-/// The counts of the runs at other RVV vector types.
-#[derive(Default)]
-struct SweepTally {
-    /// (form, vector type) pairs measured.
-    measured: usize,
-    /// Pairs not measured, by kind of reason.
-    unmeasured: std::collections::BTreeMap<String, usize>,
-    /// Pairs at which a form is not defined (not tried).
-    undefined: usize,
-    /// Pairs that need a feature the host lacks at that type (Zvfh …).
-    lacking: usize,
-    /// Pairs of forms skipped at e32 m1 (memory, missing features: V on a
-    /// CPU without it), whose reason the summary gives above.
-    skipped: usize,
-    /// Forms that died of SIGILL at a type (LAT: in one of their chains),
-    /// with the types: only the net caught them.
-    sigill: std::collections::BTreeMap<&'static str, Vec<VType>>,
-}
-
-impl SweepTally {
-    fn count(&mut self, unmeasured: Option<String>) {
-        match unmeasured {
-            None => self.measured += 1,
-            Some(k) => *self.unmeasured.entry(k).or_default() += 1,
-        }
-    }
-
-    fn sigill(&mut self, form: winic::isa::Instr, v: VType) {
-        self.sigill.entry(form.name()).or_default().push(v);
-    }
-
-    fn text(&self, types: usize) -> String {
-        let tried: usize = self.measured + self.unmeasured.values().sum::<usize>();
-        let mut s = format!(
-            "RVV at {types} more vector types (vectorConfigs): {} (form, SEW, LMUL) measured of {tried} tried; \
-             {} not defined there (LLVM's pseudos, V specification), {} need a feature the host lacks at that type, \
-             {} belong to forms skipped at e32 m1 (reasons above)\n",
-            self.measured, self.undefined, self.lacking, self.skipped
-        );
-        let mut kinds: Vec<(&String, &usize)> = self.unmeasured.iter().collect();
-        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (k, n) in kinds {
-            s.push_str(&format!("  {n:>6}  {k}\n"));
-        }
-        if !self.sigill.is_empty() {
-            let pairs: usize = self.sigill.values().map(Vec::len).sum();
-            s.push_str(&format!(
-                "  SIGILL net at these types: {pairs} (form, type) pairs of {} forms died of SIGILL although the \
-                 type is defined for them (an emulator gap or a wrong kernel):\n",
-                self.sigill.len()
-            ));
-            for (form, types) in &self.sigill {
-                let list: Vec<String> = types
-                    .iter()
-                    .map(|v| format!("e{}{}", v.sew, v.lmul.name()))
-                    .collect();
-                s.push_str(&format!("    {form}  {}\n", list.join(" ")));
-            }
-        }
-        s
-    }
-}
-
-fn eta_progress(label: String) -> impl FnMut(usize, usize, &str) {
+/// A progress display for long runs on standard error: on a terminal one
+/// line rewritten in place (label, done/total, percent, elapsed, ETA, the
+/// current form); otherwise a plain line at every tenth.
+fn eta_progress() -> impl FnMut(&str, usize, usize, &str) {
     let tty = std::io::stderr().is_terminal();
     let mut start = std::time::Instant::now();
     let mut last_tenth = 0;
     let (mut last_done, mut last_total) = (0, 0);
-    move |done, total, name| {
-        // LAT counts each step from 0 again: a new step restarts the clock
-        // of the ETA and the tenths printed without a terminal.
-        if total != last_total || done < last_done {
+    let mut last_label = String::new();
+    move |label, done, total, name| {
+        // LAT counts each step from 0 again, and a sweep goes on at the
+        // next configuration: a new step restarts the clock of the ETA and
+        // the tenths printed without a terminal.
+        if total != last_total || done < last_done || label != last_label {
+            last_label = label.to_string();
             if last_total != 0 {
                 start = std::time::Instant::now();
             }

@@ -139,7 +139,7 @@ pub fn estimate(samples: &[f64], iterations: u64, max_spread: f64) -> Timing {
 }
 
 /// The time of one iteration, as measured.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
     /// Nanoseconds per iteration: the minimum over the repetitions.
     pub ns_per_iter: f64,

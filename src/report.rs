@@ -6,7 +6,7 @@
 
 use crate::arch::Target;
 use crate::error::Error;
-use crate::tp::{Outcome, Row};
+use crate::mode::tp::{Outcome, Row};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -226,10 +226,10 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
 /// of the body), and the command that measures it again.
 pub fn lat_block(
     t: &dyn Target,
-    row: &crate::lat::Row,
-    measurements: &[crate::lat::Measurement],
+    row: &crate::mode::lat::Row,
+    measurements: &[crate::mode::lat::Measurement],
 ) -> String {
-    use crate::lat::Outcome;
+    use crate::mode::lat::Outcome;
     let name = row.form.name();
     let mut s = format!("-----{name}-----\n");
     match &row.outcome {
@@ -293,7 +293,7 @@ pub fn lat_block(
                     regs.join(", ")
                 ));
             }
-            if let Some(l) = crate::lat::entry(row).and_then(|e| e.latency) {
+            if let Some(l) = crate::mode::lat::entry(row).and_then(|e| e.latency) {
                 let exact = subs
                     .iter()
                     .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi));

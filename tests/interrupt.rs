@@ -159,3 +159,51 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
     stop_and_resume("sigkill", nix::sys::signal::Signal::SIGKILL, &reference);
     stop_and_resume("sigint", nix::sys::signal::Signal::SIGINT, &reference);
 }
+
+/// A result that cannot be written stops the run at once (measuring on
+/// would give values nobody keeps), with exit status 1, the reason, and
+/// how to go on. The files may grow to 6 KB only (RLIMIT_FSIZE, with
+/// SIGXFSZ ignored so that the write fails): the report outgrows that
+/// after a few forms.
+#[test]
+fn a_result_that_cannot_be_written_stops_the_run() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("fsize");
+    let mut args = selection();
+    args.retain(|a| *a != "--noReport");
+    args.splice(0..0, ["TP", "-o", "db.yaml"]);
+    let mut cmd = winic(&args, &dir);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            use nix::sys::resource::{setrlimit, Resource};
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            signal(Signal::SIGXFSZ, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+            setrlimit(Resource::RLIMIT_FSIZE, 6144, 6144).map_err(std::io::Error::from)?;
+            Ok(())
+        });
+    }
+    let t0 = Instant::now();
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("a result could not be written"), "{err}");
+    assert!(err.contains("--resume"), "{err}");
+    // It stopped: fewer forms journalled than selected.
+    let journal = dir.join("db.yaml.TP.journal");
+    let lines = std::fs::read_to_string(&journal)
+        .unwrap_or_else(|e| panic!("{}: {e}", journal.display()))
+        .lines()
+        .count();
+    let filter = args[args.iter().position(|a| *a == "--filter").unwrap() + 1];
+    let selected = winic(&["list", "--filter", filter], &dir).output().unwrap();
+    let selected = String::from_utf8_lossy(&selected.stdout).lines().count();
+    // The progress display never reached the last form.
+    assert!(!err.contains(&format!(" {selected}/{selected} ")), "{err}");
+    assert!(
+        lines < selected / 2,
+        "{lines} journal lines of {selected} forms: the run went on after the failure"
+    );
+    eprintln!("stopped after {lines} journal lines in {:?}", t0.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,7 @@ pub mod bits;
 pub mod host;
 pub mod riscv64;
 pub mod template;
+pub mod variant;
 pub mod x86_64;
 
 use crate::isa::desc::OperandKind;
@@ -301,6 +302,13 @@ pub trait Target: Sync {
     /// the call (PC-relative, which the encoders leave out) is placed by
     /// LLVM's bit layout or iced and decoded again to prove its target.
     fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError>;
+
+    /// The configurations besides the default, of those `types` asks
+    /// for, at which forms are measured again (RISC-V: vector types);
+    /// none on arches without such state.
+    fn variants(&self, _types: &variant::VectorTypes) -> Vec<Box<dyn variant::Variant>> {
+        Vec::new()
+    }
 }
 
 /// A state the core must be in for a kernel's body and is left before it

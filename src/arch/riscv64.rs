@@ -106,6 +106,20 @@ impl Target for Riscv64 {
         Arch::Riscv64
     }
 
+    fn variants(
+        &self,
+        types: &super::variant::VectorTypes,
+    ) -> Vec<Box<dyn super::variant::Variant>> {
+        let elen = elen();
+        types
+            .types()
+            .iter()
+            .map(|&v| {
+                Box::new(super::variant::AtVType { v, elen }) as Box<dyn super::variant::Variant>
+            })
+            .collect()
+    }
+
     fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError> {
         let form = &inst.form;
         let Encoding::Bits(layout) = form.encoding() else {

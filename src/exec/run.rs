@@ -62,7 +62,7 @@ pub fn default_cpu() -> Option<usize> {
 }
 
 /// What one body costs per copy.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Cost {
     /// Nanoseconds of one copy of the body (unroll difference).
     pub ns: f64,
@@ -447,19 +447,18 @@ pub fn batch_costs(
     opts: &Options,
     done: &mut dyn FnMut(usize, Result<Cost, RunError>),
 ) {
-    let fail_all = |e: RunError, done: &mut dyn FnMut(usize, Result<Cost, RunError>)| {
-        (0..n).for_each(|i| done(i, Err(e.clone())))
-    };
+    // Without its own kernels no body can be measured: winic's failure,
+    // not the forms', so the run stops with the reason.
     let cal = match calibration(t) {
         Ok(c) => c,
-        Err(e) => return fail_all(e, done),
+        Err(e) => return crate::interrupt::abort(format!("the clock's calibration kernels: {e}")),
     };
     let probe = match crate::kernel::add_block(t, 4)
         .map_err(RunError::from)
         .and_then(|k| map(&k))
     {
         Ok(p) => p,
-        Err(e) => return fail_all(e, done),
+        Err(e) => return crate::interrupt::abort(format!("the probe kernel: {e}")),
     };
     // SAFETY: built by `kernel`; they run only in the children.
     let mut batch = Batch {
@@ -623,6 +622,12 @@ impl Batch<'_> {
             if e == ChildError::Interrupted || crate::interrupt::requested() {
                 // The user stopped the run: no body is to blame, and none
                 // is measured further.
+                return;
+            }
+            if let ChildError::System(why) = &e {
+                // winic could not fork, poll or reap: no body is to blame,
+                // and none could be measured.
+                crate::interrupt::abort(format!("running a measuring child: {why}"));
                 return;
             }
             let unfinished: Vec<usize> = group

@@ -242,12 +242,10 @@ pub fn run(
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
         let outcome = match got {
-            Ok(cost) if !cost.positive() => {
-                Outcome::Failed(Failure::NotPositive {
-                    cycles: cost.cycles,
-                    cost: Box::new(cost),
-                })
-            }
+            Ok(cost) if !cost.positive() => Outcome::Failed(Failure::NotPositive {
+                cycles: cost.cycles,
+                cost: Box::new(cost),
+            }),
             Ok(cost) => {
                 let cycles = per_copy(&cost, body.len(), body.len());
                 match floor.filter(|f| f.undercut_by(cycles)) {
@@ -677,7 +675,8 @@ mod tests {
         );
         match &rows[0].outcome {
             Outcome::Failed(why) => assert!(
-                matches!(why, Failure::BelowFloor { .. }) && why.to_string().starts_with("held back"),
+                matches!(why, Failure::BelowFloor { .. })
+                    && why.to_string().starts_with("held back"),
                 "{why}"
             ),
             o => panic!("{o:?}"),

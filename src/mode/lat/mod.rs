@@ -24,12 +24,12 @@
 pub mod chain;
 pub mod solve;
 
+use super::common as tp;
+use super::reason::Failure;
 use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options};
 use crate::isa::{Instr, Reg};
 use crate::kernel;
-use super::common as tp;
-use super::reason::Failure;
 use chain::{Chain, Edge, End};
 use solve::{Bounds, Equation};
 use std::collections::BTreeMap;
@@ -250,9 +250,9 @@ fn measure(
         };
         out[i] = match got {
             Ok(cost) if !cost.positive() => Err(failed(Failure::NotPositive {
-                    cycles: cost.cycles,
-                    cost: Box::new(cost),
-                })),
+                cycles: cost.cycles,
+                cost: Box::new(cost),
+            })),
             Ok(cost) => Ok(Measurement {
                 steps: j.steps.clone(),
                 breaker: j.breaker,

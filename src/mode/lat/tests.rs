@@ -1,7 +1,7 @@
 use super::*;
-use crate::mode::reason::Failure;
 use crate::arch::target;
 use crate::isa::{Arch, Isa};
+use crate::mode::reason::Failure;
 
 fn quick() -> Options {
     let mut opts = Options::default();

@@ -1,0 +1,176 @@
+//! What TP and LAT share: the unrolled pair of kernels whose difference is
+//! the value, which forms run at all, implicit dependencies and the forms
+//! that can break them (helpers), and the summary lines both print.
+
+use crate::arch::Target;
+use crate::exec::run::Cost;
+use crate::isa::{Instr, Reg};
+use crate::kernel::{self, shape};
+
+/// Instructions the shorter of the two kernels of a measurement has per
+/// loop iteration at least: the body is unrolled to reach it, so the
+/// unroll difference is the time of this many instructions, not of a
+/// 12-copy body alone (whose nanosecond drowned in the noise of the two
+/// timings: two full runs agreed within 5% for 59% of the forms).
+pub const MIN_INSTRUCTIONS: usize = 48;
+
+/// How often a body of `len` instructions is unrolled in the shorter
+/// kernel (the longer has it twice as often).
+pub fn unroll_for(len: usize) -> usize {
+    MIN_INSTRUCTIONS.div_ceil(len.max(1))
+}
+
+/// Cycles per copy from the cost of a pair of kernels ([`pair_of_kernels`])
+/// of a body of `len` instructions holding `copies` copies: the unroll
+/// difference stands for [`unroll_for`]`(len)` bodies.
+pub(crate) fn per_copy(cost: &Cost, len: usize, copies: usize) -> f64 {
+    cost.cycles / (copies * unroll_for(len)) as f64
+}
+
+/// The kernels with `body` unrolled [`unroll_for`] times and twice that:
+/// their difference is the body that many times.
+pub(crate) fn pair_of_kernels(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    let u = unroll_for(body.len());
+    Ok((kernel::build(t, body, u)?, kernel::build(t, body, 2 * u)?))
+}
+
+/// Whether `form` uses the x87 register stack (measured only with
+/// `--x87FP`, as in WINIC).
+pub fn is_x87(form: Instr) -> bool {
+    // Only x86 has x87 (AArch64's FPCR and FPSR also start with "FP").
+    if form.isa().arch() != crate::isa::Arch::X86_64 {
+        return false;
+    }
+    let x87_reg = |r: Reg| {
+        let n = r.name();
+        n.starts_with("FP") || n.starts_with("ST")
+    };
+    form.implicit_uses()
+        .chain(form.implicit_defs())
+        .any(x87_reg)
+        || form.operands().any(|o| {
+            o.ty()
+                .class()
+                .is_some_and(|c| c.name() == "RST" || c.name().starts_with("RFP"))
+        })
+}
+
+/// Registers `form` reads and writes implicitly.
+pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
+    let uses: Vec<Reg> = form.implicit_uses().collect();
+    let mut out: Vec<Reg> = Vec::new();
+    for d in form.implicit_defs() {
+        if uses.iter().any(|u| t.aliases(*u, d)) && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// Why `form` is not measured at all (TP and LAT alike): an x87 form
+/// without `x87`, a form no kernel may run ([`shape::skip_reason`]), or
+/// one needing features the host lacks.
+pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
+    if !x87 && is_x87(form) {
+        return Some("x87 form (give --x87FP to measure it)".into());
+    }
+    // Lacking features first: on a CPU without SVE or SME every such form
+    // says so, whatever else keeps it from running.
+    t.host_lacks(form).or_else(|| shape::skip_reason(t, form))
+}
+
+/// Forms of `t`'s arch that can serve as helpers for `reg`: they run,
+/// write `reg` implicitly and read it neither implicitly nor through an
+/// implicit dependency of their own. Compares first (LLVM `isCompare`:
+/// they set the flags as a whole; `inc` leaves CF alone although LLVM says
+/// it defines EFLAGS), then in table order.
+pub(crate) fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
+    let mut out: Vec<Instr> = crate::isa::Isa::get(t.arch())
+        .real_instrs()
+        .filter(|f| f.implicit_defs().any(|d| t.aliases(d, reg)))
+        .filter(|f| !f.implicit_uses().any(|u| t.aliases(u, reg)))
+        .filter(|f| implicit_dependency(t, *f).is_empty() && !is_x87(*f))
+        .filter(|f| shape::skip_reason(t, *f).is_none() && t.host_lacks(*f).is_none())
+        .collect();
+    out.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
+    out
+}
+
+/// The summary's line on the clock the calibrations beside the kernels
+/// showed (lowest, median, highest: a core with frequency licences shows
+/// two clocks), and how many kernels ran more than 5% off the clock their
+/// cycles were converted with (`-f GHz`), or had none of their own.
+pub(crate) fn clock_line<'a>(costs: impl Iterator<Item = &'a Cost>) -> String {
+    let costs: Vec<&Cost> = costs.collect();
+    if costs.is_empty() {
+        return "  clock:      no kernel ran to the end, so none showed a clock\n".into();
+    }
+    let mut seen: Vec<f64> = costs.iter().filter_map(|c| c.seen_ghz).collect();
+    seen.sort_by(f64::total_cmp);
+    let mut s = match seen.len() {
+        0 => "  clock:      no calibration beside a kernel gave a clock (an emulator?)".to_string(),
+        n => format!(
+            "  clock:      {:.2} to {:.2} GHz beside the kernels (median {:.2})",
+            seen[0],
+            seen[n - 1],
+            seen[n / 2]
+        ),
+    };
+    let off = costs
+        .iter()
+        .filter(|c| c.clock_mismatch().is_some())
+        .count();
+    if off > 0 {
+        s.push_str(&format!(
+            "; {off} kernels ran more than 5% off the clock used (-f GHz: see the report's warnings)"
+        ));
+    }
+    let fallback = costs.iter().filter(|c| c.clock_fallback).count();
+    if fallback > 0 {
+        s.push_str(&format!(
+            "; {fallback} converted with the run's clock, their own calibration gave none"
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// The lines of a summary that name every form caught only by the SIGILL
+/// net (TP's and LAT's): no feature check stopped it, and it died of
+/// SIGILL. Each with the features the host's source cannot report, when
+/// those decided; otherwise the host claimed its features, and the SIGILL
+/// says the claim or winic's kernel is wrong. Empty when there is none.
+pub(crate) fn sigill_net(forms: &[Instr]) -> String {
+    if forms.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "  SIGILL net: {} forms died of SIGILL although no feature check stopped them:\n",
+        forms.len()
+    );
+    for f in forms {
+        let why = match crate::arch::target(f.isa().arch()).host_cannot_tell(*f) {
+            Some(u) => format!("needs {u}, which this host's feature source cannot report"),
+            None => "the host has every feature LLVM's predicates name: a feature they do not \
+                     name, an emulator gap, or a wrong kernel"
+                .into(),
+        };
+        s.push_str(&format!("    {}  ({why})\n", f.name()));
+    }
+    s
+}
+
+/// The `skipped:` lines of a summary (TP's and LAT's): the total, then
+/// each reason with its count, most frequent first.
+pub(crate) fn skipped_lines(skipped: &std::collections::BTreeMap<&str, usize>) -> String {
+    let mut s = format!("  skipped:    {}\n", skipped.values().sum::<usize>());
+    let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (why, n) in by_count {
+        s.push_str(&format!("    {n:6}  {why}\n"));
+    }
+    s
+}

@@ -1,0 +1,320 @@
+//! A measuring run (TP or LAT): select the forms, open the database,
+//! journal and report, measure, write every result as soon as it is
+//! final, and sum up. The command line hands it a plain [`Request`].
+
+pub mod common;
+pub mod lat;
+pub mod reason;
+mod select;
+mod sink;
+mod sweep;
+pub mod tp;
+
+use crate::arch::{self, variant::VectorTypes};
+use crate::db::{Database, Entry, Journal};
+use crate::error::Error;
+use crate::exec::run::{self, Clock};
+use crate::isa::Arch;
+use sink::Sink;
+use std::path::PathBuf;
+
+pub use select::select_forms;
+
+/// The two measuring modes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    /// Throughput.
+    Tp,
+    /// Latency, per pair of operands.
+    Lat,
+}
+
+impl Mode {
+    /// As WINIC names it on the command line and in file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Tp => "TP",
+            Mode::Lat => "LAT",
+        }
+    }
+}
+
+/// What a run is asked to do: the command line's choices, as plain data.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// TP or LAT.
+    pub mode: Mode,
+    /// The arch (the host's: kernels run here).
+    pub arch: Arch,
+    /// Only these forms (LLVM names); all when empty.
+    pub instrs: Vec<String>,
+    /// Only forms whose name or mnemonic matches this regular expression.
+    pub filter: Option<String>,
+    /// Only forms with an opcode number at least this.
+    pub min_opcode: Option<u32>,
+    /// Only forms with an opcode number at most this.
+    pub max_opcode: Option<u32>,
+    /// The database the results are merged into.
+    pub output: PathBuf,
+    /// Skip the forms the mode's journal lists.
+    pub resume: bool,
+    /// Write a report file (in the working directory).
+    pub report: bool,
+    /// Measure x87 forms too.
+    pub x87: bool,
+    /// The core to measure on (`None`: the first allowed).
+    pub cpu: Option<usize>,
+    /// How time becomes cycles.
+    pub clock: Clock,
+    /// Configurations besides the default (RVV vector types).
+    pub vector_types: VectorTypes,
+    /// The command line, for the report.
+    pub command: String,
+}
+
+/// What a finished run hands back to print.
+#[derive(Debug)]
+pub struct Finished {
+    /// The summary (also the report's last section).
+    pub summary: String,
+    /// Lines for standard error: where the database and report are.
+    pub notes: Vec<String>,
+    /// How the run ended: `Ok`, or stopped (by a signal or by winic's own
+    /// failure) with what was saved and how to go on.
+    pub end: Result<(), Error>,
+}
+
+/// Shows a run's progress: `(label, done, total, form)`.
+pub type Progress<'a> = &'a mut dyn FnMut(&str, usize, usize, &str);
+
+/// Runs `req`: selects the forms, opens the database, journal and report,
+/// measures, writes every result as soon as it is final, and sums up.
+/// Stopped by SIGINT or SIGTERM, or by winic's own failure (a result that
+/// cannot be written, a child that cannot be forked): what was measured
+/// is saved and the journal kept, and the error says how to go on.
+pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
+    let (arch, mode, output) = (req.arch, req.mode, &req.output);
+    let mut forms = select_forms(
+        arch,
+        &req.instrs,
+        req.filter.as_deref(),
+        req.min_opcode,
+        req.max_opcode,
+    )?;
+    // One run per database, until this function returns: before the
+    // database and the journal are read.
+    let _lock = crate::lock::RunLock::acquire(output, mode.name())?;
+    let mut db = Database::load(output)?;
+    let (journal, mut done, earlier) = Journal::open(output, mode.name(), req.resume)?;
+    // A TP result journalled as an upper bound only (an implicit
+    // dependency, before the helper pass that would give its range) is
+    // not done: a run killed between the passes measures it again.
+    let provisional: std::collections::HashSet<String> = earlier
+        .iter()
+        .filter(|e| mode == Mode::Tp && e.vector_configs.is_empty())
+        .filter(|e| e.throughput_min.is_none() && e.throughput_max.is_some())
+        .map(|e| e.llvm_name.clone())
+        .collect();
+    done.retain(|n| !provisional.contains(n));
+    for e in earlier {
+        merge_result(&mut db, mode, e);
+    }
+    crate::interrupt::install()
+        .map_err(|e| Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}")))?;
+    let all_forms = forms.clone();
+    if !done.is_empty() {
+        let before = forms.len();
+        forms.retain(|f| !done.iter().any(|d| d == f.name()));
+        eprintln!(
+            "winic: --resume: {} of {before} forms were done before ({}), {} to go",
+            before - forms.len(),
+            Journal::path_of(output, mode.name()).display(),
+            forms.len()
+        );
+    }
+    let t = arch::target(arch);
+    let mut opts = run::Options {
+        clock: req.clock,
+        cpu: match req.cpu {
+            None => run::default_cpu(),
+            c => c,
+        },
+        plan: crate::measure::Plan::fast(),
+        ..run::Options::default()
+    };
+    if req.clock == Clock::Auto {
+        // A clock that cannot be measured is a property of the machine,
+        // not of each form: said once, before anything is measured.
+        let g = run::check_clock(t, &opts).map_err(|why| {
+            Error::Unsupported(format!(
+                "the clock cannot be measured by timing on this machine ({why}): an emulator such as \
+                 qemu-user, whose timings mean nothing? Give the frequency with -f GHz (under an \
+                 emulator any value, e.g. -f 1) to run anyway"
+            ))
+        })?;
+        opts.fallback_ghz = Some(g);
+    }
+    // TP's floor: the fastest rate this core sustains, once per run.
+    let floor = match mode {
+        Mode::Tp => tp::floor(t, &opts),
+        Mode::Lat => None,
+    };
+    let floor_line = floor.map_or_else(
+        || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
+        |f| {
+            format!(
+                "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
+                 than {:.0}% below it",
+                f.cycles,
+                f.probe,
+                100.0 * tp::FLOOR_SLACK
+            )
+        },
+    );
+    let report = if req.report {
+        Some(crate::report::Report::create(
+            std::path::Path::new("."),
+            mode.name(),
+            &report_header(
+                req,
+                &opts,
+                forms.len(),
+                (mode == Mode::Tp).then_some(&floor_line),
+            ),
+        )?)
+    } else {
+        None
+    };
+    // Throughputs the database already holds: TP's helpers need not be
+    // measured again.
+    let known: std::collections::HashMap<String, f64> = db
+        .entries
+        .iter()
+        .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
+        .collect();
+    let start = std::time::Instant::now();
+    let mut sink = Sink::new(mode, output, db, journal, report);
+    let mut summary = match mode {
+        Mode::Tp => {
+            let rows = tp::run(
+                t,
+                &forms,
+                &opts,
+                req.x87,
+                floor,
+                &|name| known.get(name).copied(),
+                &mut labelled(&mut *progress, format!("TP {arch}")),
+                &mut |row| {
+                    sink.put(
+                        row.form.name(),
+                        crate::report::tp_block(t, row),
+                        tp::entry(row),
+                    )
+                },
+            );
+            let mut s = tp::summary(&rows, start.elapsed());
+            s.push_str(&format!("  floor:      {floor_line}\n"));
+            s
+        }
+        Mode::Lat => {
+            let run = lat::run(
+                t,
+                &forms,
+                &opts,
+                req.x87,
+                &mut labelled(&mut *progress, format!("LAT {arch}")),
+                &mut |row, measurements| {
+                    sink.put(
+                        row.form.name(),
+                        crate::report::lat_block(t, row, measurements),
+                        lat::entry(row),
+                    )
+                },
+            );
+            lat::summary(&run, start.elapsed())
+        }
+    };
+    let variants = t.variants(&req.vector_types);
+    if !variants.is_empty() && !crate::interrupt::requested() {
+        let sweep = sweep::Sweep {
+            mode,
+            opts: &opts,
+            x87: req.x87,
+            floor,
+            known: &|name| known.get(name).copied(),
+            done: &done,
+        };
+        let tally = sweep.run(&variants, &all_forms, &mut sink, progress);
+        summary.push_str(&tally.text(variants.len()));
+    }
+    sink.finish(summary)
+}
+
+/// The report's header lines.
+fn report_header(
+    req: &Request,
+    opts: &run::Options,
+    forms: usize,
+    floor: Option<&String>,
+) -> Vec<(&'static str, String)> {
+    let t = arch::target(req.arch);
+    let frequency = match req.clock {
+        Clock::Auto => format!(
+            "auto (dependent adds, timed right after every kernel in every round, so that each is \
+             converted at the clock it left the core in; {:.3} GHz at the start)",
+            opts.fallback_ghz.unwrap_or(0.0)
+        ),
+        Clock::Fixed(g) => format!(
+            "{g} GHz (given; dependent adds are still timed after every kernel, and a kernel that \
+             ran more than 5% off it is flagged)"
+        ),
+    };
+    let mode = match req.mode {
+        Mode::Tp => "Throughput",
+        Mode::Lat => "Latency",
+    };
+    [
+        ("Timestamp", crate::report::timestamp()),
+        ("Command", req.command.clone()),
+        ("Frequency", frequency),
+        (
+            "Arch",
+            format!("{} ({})", req.arch, crate::report::cpu_name(req.arch)),
+        ),
+        ("Mode", mode.into()),
+        ("Forms", forms.to_string()),
+    ]
+    .into_iter()
+    .chain(floor.map(|f| ("Floor", f.clone())))
+    .chain(t.host_report())
+    .collect()
+}
+
+/// Merges one result of `mode` into `db`: a form's own values, or (RVV)
+/// its values at other vector types, carried in `vector_configs`.
+fn merge_result(db: &mut Database, mode: Mode, mut e: Entry) {
+    if e.vector_configs.is_empty() {
+        match mode {
+            Mode::Tp => db.merge_throughput(e),
+            Mode::Lat => db.merge_latency(e),
+        }
+        return;
+    }
+    let configs = std::mem::take(&mut e.vector_configs);
+    let base = Entry {
+        latency: None,
+        operand_latencies: Vec::new(),
+        throughput: None,
+        throughput_min: None,
+        throughput_max: None,
+        ..e
+    };
+    for c in configs {
+        db.merge_vector_config(base.clone(), c, mode == Mode::Lat);
+    }
+}
+
+/// `progress` with its label fixed, as the modes call it.
+fn labelled<'a>(progress: Progress<'a>, label: String) -> impl FnMut(usize, usize, &str) + 'a {
+    move |done, total, name| progress(&label, done, total, name)
+}
