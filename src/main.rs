@@ -80,7 +80,7 @@ enum Command {
     /// --nInst as the number of instructions one iteration executes, loop
     /// instructions included or not, as you want them counted). The file
     /// uses the syntax winic prints (`.intel_syntax noprefix` on x86), as
-    /// the .s files WINIC and `--dump-asm` write; see README "Manual mode".
+    /// the .s files WINIC and `--dump-asm` write; see docs/commands.md, "Manual mode".
     /// Runs on this machine's arch only; the child is pinned to one CPU.
     #[command(name = "MAN")]
     Man {

@@ -949,7 +949,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
             .map(|((a, b), n)| format!("{a}<->{b} {n}"))
             .collect();
         s.push_str(&format!(
-            "  ranges: {cross} between two register files that no exact value anchors ({}{}): their split no timing can observe (README, LAT mode); {} others\n",
+            "  ranges: {cross} between two register files that no exact value anchors ({}{}): their split no timing can observe (docs/method.md, LAT mode); {} others\n",
             top.join(", "),
             if pairs.len() > 4 { ", …" } else { "" },
             ranges - cross
@@ -957,7 +957,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     }
     if latency_exact + latency_bound > 0 {
         s.push_str(&format!(
-            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (README, LAT mode)\n"
+            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (docs/method.md, LAT mode)\n"
         ));
     }
     if let Some(example) = fraction_example {
