@@ -149,8 +149,13 @@ fn kernels_run_on_the_host() {
         Arch::Aarch64 => "ADDXrs",
         Arch::Riscv64 => "ADD",
     };
+    // `chain_cycles` fails unless both kernels ran; natively a chain of
+    // dependent one-cycle adds takes about a cycle per add (under qemu
+    // times mean nothing).
     let c = chain_cycles(form, 8);
-    assert!(c.is_finite(), "{c}");
+    if std::env::var_os("WINIC_EMULATED").is_none() {
+        assert!((0.5..2.0).contains(&c), "{c} cycles per add");
+    }
 }
 
 /// The two timing tests the issue asks for, on x86 hardware only (under
