@@ -1,0 +1,147 @@
+//! The result database, in the YAML format of WINIC (RRZE-HPC/WINIC,
+//! `include/IOSystem.h`), so that files written by either tool can be read,
+//! extended and compared by the other.
+//!
+//! A database is a list of [`Entry`]s, one per instruction form, keyed by
+//! the LLVM record name. WINIC's field names, field order and conventions
+//! are kept exactly:
+//!
+//! * every field is always written; a value that was not measured is
+//!   `null` (WINIC maps them with `mapRequired`, so its loader rejects a
+//!   file that leaves one out). winic reads files that omit them too;
+//! * numbers are printed as C's `%g` (LLVM's `ScalarTraits<double>`):
+//!   `1`, `0.5`, `0.33`;
+//! * operands are the explicit register and immediate operands in LLVM's
+//!   operand order, tied duplicates removed (see [`Entry::for_form`]);
+//!   implicit registers never appear among the operands, only by name in
+//!   `operandLatencies` (`FPCR`, `NZCV`, `VL`);
+//! * [`Database::write_yaml`] lays the file out as LLVM's `yaml::Output`
+//!   does (keys padded to column 17, nested lists indented by four,
+//!   `---` … `...`), so a file WINIC wrote comes back byte for byte.
+//!
+//! Saving is atomic: a temporary file next to the target, fsynced, then
+//! renamed over it.
+//!
+//! The parts: [`Entry`] and the other serialized types with the rules by
+//! which a measurement becomes a value (`schema.rs`); WINIC's naming of
+//! forms and operands (`naming.rs`); reading a file and saving one
+//! atomically (`file.rs`); the YAML writer (`writer.rs`); the journal of
+//! a run in progress (`journal.rs`). Merging results into a database is
+//! here.
+
+mod file;
+mod journal;
+mod naming;
+mod schema;
+mod writer;
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod tests;
+
+pub use journal::Journal;
+pub use naming::operand_key;
+pub use schema::{form_latency, Entry, OperandEntry, OperandLatency, VectorConfig};
+
+/// A database: entries in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Database {
+    /// The entries, in the order they were loaded or added.
+    pub entries: Vec<Entry>,
+}
+
+impl Database {
+    /// The entry for the LLVM record `llvm_name` (the first, should a file
+    /// hold several).
+    pub fn get(&self, llvm_name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.llvm_name == llvm_name)
+    }
+
+    fn get_mut(&mut self, llvm_name: &str) -> Option<&mut Entry> {
+        self.entries.iter_mut().find(|e| e.llvm_name == llvm_name)
+    }
+
+    /// Puts `entry` in place of the entry of the same form, or appends it.
+    /// Everything of the old entry is replaced; to add one kind of result
+    /// to an entry use [`Database::merge_throughput`] or
+    /// [`Database::merge_latency`].
+    pub fn merge(&mut self, entry: Entry) {
+        match self.get_mut(&entry.llvm_name) {
+            Some(old) => *old = entry,
+            None => self.entries.push(entry),
+        }
+    }
+
+    /// Takes the three throughput fields of `entry` into the entry of the
+    /// same form and keeps everything else it has (name, operands and the
+    /// latencies of an earlier latency run), as WINIC's TP mode does; a
+    /// form not yet in the database is appended whole.
+    pub fn merge_throughput(&mut self, entry: Entry) {
+        match self.get_mut(&entry.llvm_name) {
+            Some(old) => {
+                old.throughput = entry.throughput;
+                old.throughput_min = entry.throughput_min;
+                old.throughput_max = entry.throughput_max;
+                old.vector_state = entry.vector_state.or(old.vector_state.take());
+            }
+            None => self.entries.push(entry),
+        }
+    }
+
+    /// Takes the values of `config` into the entry of form `name` (which
+    /// `base` describes when the database has none yet): a TP result
+    /// (`latencies` false) sets the three throughput fields of the vector
+    /// type's config, a LAT result its latencies, pair by pair; the rest
+    /// of the entry and its other configs stay.
+    pub fn merge_vector_config(&mut self, base: Entry, config: VectorConfig, latencies: bool) {
+        if self.get_mut(&base.llvm_name).is_none() {
+            self.entries.push(base.clone());
+        }
+        let entry = self.get_mut(&base.llvm_name).expect("added above");
+        let Some(old) = entry
+            .vector_configs
+            .iter_mut()
+            .find(|c| c.same_type(&config))
+        else {
+            entry.vector_configs.push(config);
+            return;
+        };
+        if latencies {
+            for lat in config.operand_latencies {
+                match old.operand_latencies.iter_mut().find(|l| {
+                    l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
+                }) {
+                    Some(l) => *l = lat,
+                    None => old.operand_latencies.push(lat),
+                }
+            }
+            old.latency = form_latency(&old.operand_latencies).or(config.latency);
+        } else {
+            old.throughput = config.throughput;
+            old.throughput_min = config.throughput_min;
+            old.throughput_max = config.throughput_max;
+        }
+    }
+
+    /// Takes the latencies of `entry` into the entry of the same form:
+    /// each operand pair replaces the pair with the same source and target
+    /// or is appended, pairs `entry` lacks are kept, and `latency` becomes
+    /// [`form_latency`] of them all (or `entry`'s own `latency` if no pair
+    /// has a value). Name, operands and throughput are kept, as in WINIC's LAT
+    /// mode. A form not yet in the database is appended whole.
+    pub fn merge_latency(&mut self, entry: Entry) {
+        match self.get_mut(&entry.llvm_name) {
+            Some(old) => {
+                for lat in entry.operand_latencies {
+                    old.put_operand_latency(lat);
+                }
+                old.latency = form_latency(&old.operand_latencies)
+                    .or(entry.latency)
+                    .or(old.latency);
+                old.vector_state = entry.vector_state.or(old.vector_state.take());
+            }
+            None => self.entries.push(entry),
+        }
+    }
+}

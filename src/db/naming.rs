@@ -1,0 +1,220 @@
+//! WINIC's naming rules: how WINIC describes a form in its file (the
+//! mnemonic, the operands it lists) and how it numbers operands in
+//! `operandLatencies`, reproduced from LLVM's tables so that winic's
+//! entries match WINIC's for the same form.
+
+use super::{Entry, OperandEntry};
+use crate::isa::desc::OperandKind;
+use crate::isa::{select_asm_variant, Arch, Instr, Operand};
+
+impl Entry {
+    /// A new entry for `form` with nothing measured, described as WINIC's
+    /// `createOpInstruction` (`src/IOSystem.cpp`) describes it:
+    ///
+    /// * `name` is the literal text of the assembly string before its
+    ///   first operand, trailing blanks removed, in the syntax variant
+    ///   WINIC's printer uses (`createMCInstPrinter(…, 1, …)`: Intel on
+    ///   x86, the Apple syntax on AArch64, so `ZIP2v8i8` is `zip2.8b`);
+    /// * the operands are LLVM's flattened machine operands in order, each
+    ///   kept only if its operand's LLVM `OperandType` is
+    ///   `OPERAND_REGISTER` (class `register`, `name` = register class) or
+    ///   `OPERAND_IMMEDIATE` (class `immediate`, `imd: int`). Memory,
+    ///   PC-relative and target-specific immediates (RISC-V `simm12`)
+    ///   and every sub-operand of a complex operand (AArch64's shifted
+    ///   `Rm` of `ADDXrs`, whose type is `OPERAND_UNKNOWN`) are left out;
+    /// * of a tied pair (`$src1 = $dst`) only the earlier operand is kept,
+    ///   marked read and written; defs are written, uses read;
+    /// * implicit registers are not operands.
+    pub fn for_form(form: Instr) -> Entry {
+        Entry {
+            llvm_name: form.name().to_string(),
+            name: winic_mnemonic(form),
+            operands: winic_operands(form),
+            latency: None,
+            operand_latencies: Vec::new(),
+            throughput: None,
+            throughput_min: None,
+            throughput_max: None,
+            vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
+            vector_configs: Vec::new(),
+        }
+    }
+}
+
+/// The string WINIC writes in `sourceOperand`/`targetOperand` for machine
+/// operand `mc_index` of `form` (`llvmOpNumToNormalOpNum`): the index,
+/// less one for every use operand up to it that is tied to an earlier
+/// operand. Operands WINIC leaves out of `operands` (memory, complex) are
+/// still counted, so the number is not always a position in that list.
+pub fn operand_key(form: Instr, mc_index: usize) -> String {
+    let tied = form
+        .mc_operands()
+        .iter()
+        .take(mc_index + 1)
+        .filter(|mc| is_tied_duplicate(mc.operand))
+        .count();
+    (mc_index - tied).to_string()
+}
+
+/// The later operand of a tied pair: LLVM puts the `TIED_TO` constraint on
+/// it, and WINIC drops it as a duplicate.
+fn is_tied_duplicate(op: Operand) -> bool {
+    op.tied_to().is_some_and(|t| t < op.index())
+}
+
+/// The syntax variant WINIC's `MCInstPrinter` prints (`LLVMEnvironment.cpp`
+/// creates it with variant 1; RISC-V has only variant 0).
+fn printer_variant(arch: Arch) -> usize {
+    match arch {
+        Arch::X86_64 | Arch::Aarch64 => 1,
+        Arch::Riscv64 => 0,
+    }
+}
+
+/// `MCInstPrinter::getMnemonic` as WINIC trims it: the literal text before
+/// the first `$operand` (`$$` is a literal `$`), trailing blanks removed.
+fn winic_mnemonic(form: Instr) -> String {
+    let asm = select_asm_variant(form.asm_string(), printer_variant(form.isa().arch()));
+    let mut out = String::new();
+    let mut chars = asm.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' {
+            if chars.peek() == Some(&'$') {
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        out.push(c);
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn winic_operands(form: Instr) -> Vec<OperandEntry> {
+    let ops: Vec<_> = form.operands().collect();
+    let read_defs: Vec<usize> = ops
+        .iter()
+        .filter(|o| is_tied_duplicate(**o))
+        .filter_map(|o| o.tied_to())
+        .collect();
+    let mut out = Vec::new();
+    for mc in form.mc_operands() {
+        let op = mc.operand;
+        if is_tied_duplicate(op) {
+            continue;
+        }
+        // LLVM gives every sub-operand its parent's OperandType; a plain
+        // register class has no OperandType record and is a register.
+        let parent = op.ty();
+        let optype = match parent.operand_type() {
+            "" if parent.kind() == OperandKind::Reg => "OPERAND_REGISTER",
+            t => t,
+        };
+        let (write, read) = (op.is_def(), !op.is_def() || read_defs.contains(&op.index()));
+        match optype {
+            "OPERAND_REGISTER" => {
+                let Some(class) = mc.ty.class() else { continue };
+                out.push(OperandEntry {
+                    class: "register".into(),
+                    name: Some(class.name().to_string()),
+                    imd: None,
+                    read,
+                    write,
+                });
+            }
+            "OPERAND_IMMEDIATE" => out.push(OperandEntry {
+                class: "immediate".into(),
+                name: None,
+                imd: Some("int".into()),
+                read: true,
+                write: false,
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::fixtures::{form, V2, X60};
+    use crate::db::Database;
+
+    /// `for_form` describes the forms of both WINIC files exactly as WINIC
+    /// did: same mnemonic, same operands.
+    #[test]
+    fn for_form_matches_winic_entries() {
+        for (arch, text) in [(Arch::Riscv64, X60), (Arch::Aarch64, V2)] {
+            for winic in Database::parse(text).unwrap().entries {
+                let ours = Entry::for_form(form(arch, &winic.llvm_name));
+                assert_eq!(ours.name, winic.name, "{}", winic.llvm_name);
+                assert_eq!(ours.operands, winic.operands, "{}", winic.llvm_name);
+                assert_eq!(ours.latency, None);
+                assert_eq!(ours.throughput, None);
+            }
+        }
+    }
+
+    fn reg(class: &str, read: bool, write: bool) -> OperandEntry {
+        OperandEntry {
+            class: "register".into(),
+            name: Some(class.into()),
+            imd: None,
+            read,
+            write,
+        }
+    }
+
+    fn imm() -> OperandEntry {
+        OperandEntry {
+            class: "immediate".into(),
+            name: None,
+            imd: Some("int".into()),
+            read: true,
+            write: false,
+        }
+    }
+
+    #[test]
+    fn x86_forms_use_intel_mnemonics_and_drop_tied_and_memory_operands() {
+        let add = Entry::for_form(form(Arch::X86_64, "ADD64rr"));
+        assert_eq!(add.llvm_name, "ADD64rr");
+        assert_eq!(add.name, "add");
+        assert_eq!(
+            add.operands,
+            [reg("GR64", true, true), reg("GR64", true, false)]
+        );
+        let addi = Entry::for_form(form(Arch::X86_64, "ADD64ri32"));
+        assert_eq!(addi.operands, [reg("GR64", true, true), imm()]);
+        let addm = Entry::for_form(form(Arch::X86_64, "ADD64rm"));
+        assert_eq!(addm.operands, [reg("GR64", true, true)]);
+        assert!(add.operand_latencies.is_empty());
+    }
+
+    #[test]
+    fn aarch64_and_riscv_add_operands() {
+        let add = Entry::for_form(form(Arch::Aarch64, "ADDXrs"));
+        assert_eq!(add.name, "add");
+        // The shifted Rm is a sub-operand of an OPERAND_UNKNOWN operand.
+        assert_eq!(
+            add.operands,
+            [reg("GPR64", false, true), reg("GPR64", true, false)]
+        );
+        let add = Entry::for_form(form(Arch::Riscv64, "ADD"));
+        assert_eq!(add.name, "add");
+        let gpr = reg("GPR", true, false);
+        assert_eq!(add.operands, [reg("GPR", false, true), gpr.clone(), gpr]);
+    }
+
+    #[test]
+    fn operand_keys_skip_tied_duplicates() {
+        let add = form(Arch::X86_64, "ADD64rr");
+        let keys: Vec<_> = (0..3).map(|i| operand_key(add, i)).collect();
+        assert_eq!(keys, ["0", "0", "1"]);
+        let fmla = form(Arch::Aarch64, "FMLAv4f32");
+        let keys: Vec<_> = (0..4).map(|i| operand_key(fmla, i)).collect();
+        assert_eq!(keys, ["0", "0", "1", "2"]);
+    }
+}

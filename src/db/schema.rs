@@ -1,0 +1,281 @@
+//! The serialized types of the database: what one entry of WINIC's file
+//! holds (its field names and order are WINIC's), and the rules by which
+//! a measurement becomes a value in it (rounding, the form's `latency`).
+
+use serde::{Deserialize, Serialize};
+
+/// One instruction form's results (WINIC's `IOInstruction`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// The LLVM record name (`ADD64rr`), the key of the database.
+    pub llvm_name: String,
+    /// The mnemonic as WINIC's instruction printer gives it (`add`,
+    /// `zip2.8b`).
+    pub name: String,
+    /// The explicit operands WINIC describes (registers and immediates).
+    #[serde(default)]
+    pub operands: Vec<OperandEntry>,
+    /// The instruction's latency in cycles, from
+    /// [`Entry::operand_latencies`] by [`form_latency`]: the largest exact
+    /// one, else the largest `latencyMax`.
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// Latency from one operand (or implicit register) to another.
+    #[serde(default)]
+    pub operand_latencies: Vec<OperandLatency>,
+    /// Reciprocal throughput in cycles per instruction (the lower bound).
+    #[serde(default)]
+    pub throughput: Option<f64>,
+    /// Lower bound of the reciprocal throughput.
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// Upper bound of the reciprocal throughput.
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// winic's addition: the vector state the values were measured in
+    /// (`SVE, VL 256 bits`; `streaming SVE with ZA, SVL 512 bits`; `RVV
+    /// e32 m1 ta ma, VLEN 128 bits`), for forms with scalable vectors;
+    /// written only when known, so WINIC's readers see their format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_state: Option<String>,
+    /// winic's addition, RISC-V only: the form's values at every other
+    /// vector type it is defined at (SEW 8–64, LMUL mf8–m8), the way
+    /// LLVM's scheduling models are written; the fields above hold WINIC's
+    /// `e32, m1`. Written only when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_configs: Vec<VectorConfig>,
+}
+
+/// A form's values at one RVV vector type ([`Entry::vector_configs`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorConfig {
+    /// Element width in bits (8, 16, 32, 64).
+    pub sew: u32,
+    /// Register grouping: `mf8`, `mf4`, `mf2`, `m1`, `m2`, `m4`, `m8`.
+    pub lmul: String,
+    /// As [`Entry::throughput`].
+    #[serde(default)]
+    pub throughput: Option<f64>,
+    /// As [`Entry::throughput_min`].
+    #[serde(default)]
+    pub throughput_min: Option<f64>,
+    /// As [`Entry::throughput_max`].
+    #[serde(default)]
+    pub throughput_max: Option<f64>,
+    /// As [`Entry::latency`].
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// As [`Entry::operand_latencies`].
+    #[serde(default)]
+    pub operand_latencies: Vec<OperandLatency>,
+}
+
+impl VectorConfig {
+    /// The values of `entry` (a TP or LAT result of one form) as measured
+    /// at `sew`, `lmul`.
+    pub fn from_entry(entry: &Entry, sew: u32, lmul: &str) -> VectorConfig {
+        VectorConfig {
+            sew,
+            lmul: lmul.to_string(),
+            throughput: entry.throughput,
+            throughput_min: entry.throughput_min,
+            throughput_max: entry.throughput_max,
+            latency: entry.latency,
+            operand_latencies: entry.operand_latencies.clone(),
+        }
+    }
+
+    pub(super) fn same_type(&self, other: &VectorConfig) -> bool {
+        self.sew == other.sew && self.lmul == other.lmul
+    }
+}
+
+/// One operand (WINIC's `IOOperand`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperandEntry {
+    /// `register` or `immediate`.
+    pub class: String,
+    /// The register class name (`GR64`, `FPR128`); absent for immediates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The immediate's type, `int`; absent for registers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imd: Option<String>,
+    /// The instruction reads the operand.
+    pub read: bool,
+    /// The instruction writes the operand.
+    pub write: bool,
+}
+
+/// A latency from one operand to another (WINIC's `IOLatency`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperandLatency {
+    /// The operand read: its number (see
+    /// [`operand_key`](super::operand_key)) or an implicit register's name
+    /// (`EFLAGS`, `FPCR`).
+    pub source_operand: String,
+    /// The operand written, in the same notation.
+    pub target_operand: String,
+    /// Lower bound in cycles; `None` when the measurement failed.
+    #[serde(default)]
+    pub latency_min: Option<f64>,
+    /// Upper bound in cycles; `None` when the measurement failed.
+    #[serde(default)]
+    pub latency_max: Option<f64>,
+}
+
+impl Entry {
+    /// Records a throughput measurement as WINIC's `updateDatabaseEntryTP`
+    /// does: both bounds rounded to 0.01 cycles, `throughput` is the lower
+    /// bound.
+    pub fn set_throughput(&mut self, lower: f64, upper: f64) {
+        let (lower, upper) = (round_to(lower, 100.0), round_to(upper, 100.0));
+        self.throughput = Some(lower);
+        self.throughput_min = Some(lower);
+        self.throughput_max = Some(upper);
+    }
+
+    /// Records the latency from `source` to `target` as WINIC's
+    /// `updateDatabaseEntryLAT` does: bounds rounded (`None` for a failed
+    /// measurement), the pair updated in place or appended. WINIC rounds
+    /// to whole cycles in its first version and to 0.1 in its current one;
+    /// winic to 0.01, as throughputs: LAT gives whole cycles except where
+    /// a chain through the sub-latency alone measured a fraction (0.19,
+    /// 4.43), which whole cycles would misstate (README, LAT mode).
+    /// `latency` becomes [`form_latency`] of all pairs (WINIC's is the
+    /// largest `latencyMax` it ever saw, even after a pair is measured
+    /// again lower; winic recomputes it).
+    pub fn set_operand_latency(&mut self, source: &str, target: &str, bounds: Option<(f64, f64)>) {
+        let (min, max) = match bounds {
+            Some((min, max)) => (Some(round_to(min, 100.0)), Some(round_to(max, 100.0))),
+            None => (None, None),
+        };
+        self.put_operand_latency(OperandLatency {
+            source_operand: source.to_string(),
+            target_operand: target.to_string(),
+            latency_min: min,
+            latency_max: max,
+        });
+        self.latency = form_latency(&self.operand_latencies).or(self.latency);
+    }
+
+    pub(super) fn put_operand_latency(&mut self, lat: OperandLatency) {
+        let slot = self.operand_latencies.iter_mut().find(|l| {
+            l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
+        });
+        match slot {
+            Some(slot) => *slot = lat,
+            None => self.operand_latencies.push(lat),
+        }
+    }
+}
+
+/// The `latency` of a form with the sub-latencies `pairs`: the largest
+/// exact one (`latencyMin == latencyMax`, a fraction such as 0.19
+/// included); a form with none takes the largest `latencyMax` of its
+/// ranges; `None` when no pair has a value.
+///
+/// Why not simply the largest `latencyMax`, as WINIC writes it: a range
+/// between two register files that no exact value anchors (k -> zmm of a
+/// masked form, `[1;8]` on Zen 4) has a split no timing can observe (README,
+/// LAT mode), so its upper bound is no measured latency; taking it made
+/// `vaddpd zmm {k}` 8 cycles where its zmm -> zmm is exactly 4. Whatever
+/// is exact is what a model should see. A form with only ranges (`vpcmpd
+/// k, zmm, zmm`, `movq r64, xmm`, `cvttsd2si`: almost all of them such
+/// splits) has no measured value at all; it keeps the upper bound, the
+/// whole cycle less one cycle for the way back, which is what a chain
+/// timing tool such as OSACA's ibench writes for it. The rule needs
+/// nothing but the pairs, so a merge into any file (WINIC's too) applies
+/// it the same way, and the file keeps WINIC's fields.
+pub fn form_latency(pairs: &[OperandLatency]) -> Option<f64> {
+    let largest = |exact: bool| {
+        pairs
+            .iter()
+            .filter(|l| !exact || l.latency_min == l.latency_max)
+            .filter_map(|l| l.latency_max)
+            .reduce(f64::max)
+    };
+    largest(true).or_else(|| largest(false))
+}
+
+fn round_to(v: f64, scale: f64) -> f64 {
+    (v * scale).round() / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::fixtures::{entry, pair, V2};
+    use crate::db::Database;
+
+    #[test]
+    fn serde_serialization_parses_back_equal() {
+        let db = Database::parse(V2).unwrap();
+        let text = serde_yaml::to_string(&db.entries).unwrap();
+        assert_eq!(Database::parse(&text).unwrap(), db);
+    }
+
+    #[test]
+    fn latency_is_the_largest_exact_value_and_a_range_only_without_one() {
+        // vaddpd zmm {k} on Zen 4: zmm -> zmm exactly 3 (Golden Cove 4),
+        // k -> zmm [1;8], a split between two files no timing observes.
+        let masked = [
+            pair("0", Some((3.0, 3.0))),
+            pair("1", Some((1.0, 8.0))),
+            pair("2", Some((3.0, 3.0))),
+            pair("3", None),
+        ];
+        assert_eq!(form_latency(&masked), Some(3.0));
+        // A fraction is exact; an eliminated move's 0 is a value.
+        assert_eq!(
+            form_latency(&[pair("0", Some((0.19, 0.19))), pair("1", None)]),
+            Some(0.19)
+        );
+        assert_eq!(form_latency(&[pair("1", Some((0.0, 0.0)))]), Some(0.0));
+        // Only ranges (vpcmpd k, zmm, zmm): the largest upper bound.
+        assert_eq!(
+            form_latency(&[pair("1", Some((1.0, 5.0))), pair("2", Some((1.0, 4.0)))]),
+            Some(5.0)
+        );
+        assert_eq!(form_latency(&[pair("1", None)]), None);
+        assert_eq!(form_latency(&[]), None);
+    }
+
+    #[test]
+    fn latencies_keep_two_decimals_and_whole_cycles_stay_whole() {
+        // A folded `add rax, 1` (0.19 a lap) is 0.19, not 0; haddpd's
+        // 4.434 is 4.43; a whole value is written whole.
+        let mut e = entry("ADD64ri8");
+        e.set_operand_latency("0", "0", Some((0.1949, 0.1949)));
+        e.set_operand_latency("1", "0", Some((4.434, 4.434)));
+        e.set_operand_latency("2", "0", Some((1.0, 3.0)));
+        let bounds: Vec<_> = e
+            .operand_latencies
+            .iter()
+            .map(|l| (l.latency_min, l.latency_max))
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                (Some(0.19), Some(0.19)),
+                (Some(4.43), Some(4.43)),
+                (Some(1.0), Some(3.0))
+            ]
+        );
+        let db = Database { entries: vec![e] };
+        let text = db.to_yaml();
+        assert!(
+            text.contains("      latencyMin:      0.19\n      latencyMax:      0.19\n"),
+            "{text}"
+        );
+        assert!(text.contains("      latencyMin:      4.43\n"), "{text}");
+        assert!(
+            text.contains("      latencyMin:      1\n      latencyMax:      3\n"),
+            "{text}"
+        );
+        assert_eq!(Database::parse(&text).unwrap(), db);
+    }
+}

@@ -1,0 +1,146 @@
+//! Tests of merging results into a database.
+
+use super::fixtures::{entry, form, pair, X60};
+use super::*;
+use crate::isa::Arch;
+
+#[test]
+fn vector_configs_merge_by_type_and_read_back() {
+    let mut db = Database::default();
+    let mut base = entry("VADD_VV");
+    base.set_throughput(0.5, 0.5);
+    db.merge(base.clone());
+    let mut tp = entry("VADD_VV");
+    tp.set_throughput(2.0, 2.0);
+    db.merge_vector_config(base.clone(), VectorConfig::from_entry(&tp, 8, "m4"), false);
+    let mut lat = entry("VADD_VV");
+    lat.operand_latencies.push(OperandLatency {
+        source_operand: "1".into(),
+        target_operand: "0".into(),
+        latency_min: Some(4.0),
+        latency_max: Some(4.0),
+    });
+    db.merge_vector_config(base.clone(), VectorConfig::from_entry(&lat, 8, "m4"), true);
+    db.merge_vector_config(base.clone(), VectorConfig::from_entry(&tp, 64, "m8"), false);
+    let e = db.get("VADD_VV").unwrap();
+    // WINIC's fields keep the e32 m1 values.
+    assert_eq!(e.throughput, Some(0.5));
+    assert_eq!(e.vector_configs.len(), 2);
+    let c = &e.vector_configs[0];
+    assert_eq!((c.sew, c.lmul.as_str()), (8, "m4"));
+    assert_eq!((c.throughput, c.latency), (Some(2.0), Some(4.0)));
+    let text = db.to_yaml();
+    assert!(
+        text.contains("  vectorConfigs:\n    - sew:             8\n      lmul:            m4\n"),
+        "{text}"
+    );
+    assert!(text.contains("        - sourceOperand:   '1'\n"), "{text}");
+    assert_eq!(Database::parse(&text).unwrap(), db);
+}
+
+#[test]
+fn merge_replaces_in_place_and_appends() {
+    let mut db = Database::parse(X60).unwrap();
+    let n = db.entries.len();
+    let mut xori = entry("XORI");
+    xori.throughput = Some(1.0);
+    db.merge(xori.clone());
+    assert_eq!(db.entries.len(), n);
+    assert_eq!(db.entries[1], xori);
+    db.merge(entry("NEW"));
+    assert_eq!(db.entries.len(), n + 1);
+    assert_eq!(db.entries[n].llvm_name, "NEW");
+}
+
+#[test]
+fn throughput_merge_keeps_latency_fields() {
+    let mut db = Database::parse(X60).unwrap();
+    let before = db.get("ADD").unwrap().clone();
+    let mut tp = Entry::for_form(form(Arch::Riscv64, "ADD"));
+    tp.set_throughput(0.333, 0.3449);
+    db.merge_throughput(tp);
+    let after = db.get("ADD").unwrap();
+    assert_eq!(after.throughput, Some(0.33));
+    assert_eq!(after.throughput_min, Some(0.33));
+    assert_eq!(after.throughput_max, Some(0.34));
+    assert_eq!(after.latency, before.latency);
+    assert_eq!(after.operand_latencies, before.operand_latencies);
+    assert_eq!(
+        db.entries.iter().position(|e| e.llvm_name == "ADD"),
+        Some(2)
+    );
+}
+
+#[test]
+fn latency_merge_keeps_throughput_and_other_pairs() {
+    let mut db = Database::parse(X60).unwrap();
+    let mut lat = entry("ADD");
+    lat.set_operand_latency("2", "0", Some((2.0, 3.0)));
+    lat.set_operand_latency("X5", "0", None);
+    db.merge_latency(lat);
+    let add = db.get("ADD").unwrap();
+    assert_eq!(add.name, "add");
+    assert_eq!(add.throughput, Some(0.5));
+    let pairs: Vec<_> = add
+        .operand_latencies
+        .iter()
+        .map(|l| (l.source_operand.as_str(), l.latency_max))
+        .collect();
+    assert_eq!(pairs, [("1", Some(1.0)), ("2", Some(3.0)), ("X5", None)]);
+    // The range [2;3] does not set it: the kept pair 1 -> 0 is exact.
+    assert_eq!(add.latency, Some(1.0));
+    // A pair measured exact and higher raises it, and measured again
+    // lower lowers it.
+    for (v, want) in [(5.0, 5.0), (1.0, 1.0)] {
+        let mut again = entry("ADD");
+        again.set_operand_latency("2", "0", Some((v, v)));
+        db.merge_latency(again);
+        assert_eq!(db.get("ADD").unwrap().latency, Some(want));
+    }
+}
+
+/// The rule holds however the entry is built: pair by pair, merged
+/// into a database that has the form (from WINIC or an earlier run),
+/// and as an RVV vector type's values; and the file written reads back
+/// with the same `latency`.
+#[test]
+fn latency_survives_set_merge_and_a_round_trip() {
+    let mut e = entry("VADDPDZrrk");
+    e.set_operand_latency("1", "0", Some((1.0, 8.0)));
+    assert_eq!(e.latency, Some(8.0));
+    e.set_operand_latency("0", "0", Some((4.0, 4.0)));
+    e.set_operand_latency("2", "0", Some((4.0, 4.0)));
+    assert_eq!(e.latency, Some(4.0));
+    // An old entry written by the largest-latencyMax rule.
+    let mut old = entry("VADDPDZrrk");
+    old.operand_latencies = vec![pair("1", Some((1.0, 8.0))), pair("3", Some((4.0, 4.0)))];
+    old.latency = Some(8.0);
+    old.throughput = Some(0.5);
+    let mut db = Database { entries: vec![old] };
+    db.merge_latency(e.clone());
+    let got = db.get("VADDPDZrrk").unwrap();
+    assert_eq!(got.latency, Some(4.0));
+    assert_eq!(got.throughput, Some(0.5));
+    let back = Database::parse(&db.to_yaml()).unwrap();
+    assert_eq!(back.get("VADDPDZrrk").unwrap().latency, Some(4.0));
+    assert!(db.to_yaml().contains("  latency:         4\n"));
+    // RVV: a vector type's values merged pair by pair.
+    let mut rv = Database::default();
+    let base = entry("VADD_VV");
+    let config = |pairs: Vec<OperandLatency>| VectorConfig {
+        sew: 8,
+        lmul: "m1".into(),
+        throughput: None,
+        throughput_min: None,
+        throughput_max: None,
+        latency: form_latency(&pairs),
+        operand_latencies: pairs,
+    };
+    rv.merge_vector_config(
+        base.clone(),
+        config(vec![pair("1", Some((1.0, 6.0)))]),
+        true,
+    );
+    rv.merge_vector_config(base, config(vec![pair("2", Some((2.0, 2.0)))]), true);
+    assert_eq!(rv.entries[0].vector_configs[0].latency, Some(2.0));
+}
