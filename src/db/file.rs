@@ -377,4 +377,23 @@ mod tests {
         assert!(msg.contains("bad.yaml:"), "{msg}");
         fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// The measured values are flattened into an entry (serde buffers
+    /// them before it reads them), so a bad one is reported at its entry,
+    /// not at its own line: the file, the entry's line and the problem.
+    #[test]
+    fn a_bad_measured_value_names_its_entry() {
+        let dir = scratch_dir("bad-value");
+        let path = dir.join("bad.yaml");
+        let text = "---\n- llvmName: ADD\n  name: add\n- llvmName: SUB\n  name: sub\n  \
+                    latency: abc\n...\n";
+        fs::write(&path, text).unwrap();
+        let msg = Database::load(&path).unwrap_err().to_string();
+        assert!(msg.starts_with(&format!("{}:4:", path.display())), "{msg}");
+        assert!(
+            msg.contains("invalid type: string \"abc\", expected f64"),
+            "{msg}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

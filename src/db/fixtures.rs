@@ -1,7 +1,7 @@
 //! Test data shared by the tests of the database's parts: excerpts of
 //! two files WINIC wrote, and small builders.
 
-use super::{Entry, OperandLatency};
+use super::{Entry, Measured, OperandLatency};
 use crate::isa::{Arch, Instr, Isa};
 use std::fs;
 use std::path::PathBuf;
@@ -256,11 +256,7 @@ pub(super) fn entry(name: &str) -> Entry {
         llvm_name: name.into(),
         name: name.to_lowercase(),
         operands: vec![],
-        latency: None,
-        operand_latencies: vec![],
-        throughput: None,
-        throughput_min: None,
-        throughput_max: None,
+        measured: Measured::default(),
         vector_state: None,
         vector_configs: vec![],
     }

@@ -42,7 +42,7 @@ mod tests;
 
 pub use journal::Journal;
 pub use naming::operand_key;
-pub use schema::{form_latency, Entry, OperandEntry, OperandLatency, VectorConfig};
+pub use schema::{form_latency, Entry, Measured, OperandEntry, OperandLatency, VectorConfig};
 
 /// A database: entries in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,7 +108,7 @@ impl Database {
             return;
         };
         if latencies {
-            for lat in config.operand_latencies {
+            for lat in config.measured.operand_latencies {
                 match old.operand_latencies.iter_mut().find(|l| {
                     l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
                 }) {
@@ -116,7 +116,7 @@ impl Database {
                     None => old.operand_latencies.push(lat),
                 }
             }
-            old.latency = form_latency(&old.operand_latencies).or(config.latency);
+            old.latency = form_latency(&old.operand_latencies).or(config.measured.latency);
         } else {
             old.throughput = config.throughput;
             old.throughput_min = config.throughput_min;
@@ -133,11 +133,11 @@ impl Database {
     pub fn merge_latency(&mut self, entry: Entry) {
         match self.get_mut(&entry.llvm_name) {
             Some(old) => {
-                for lat in entry.operand_latencies {
+                for lat in entry.measured.operand_latencies {
                     old.put_operand_latency(lat);
                 }
                 old.latency = form_latency(&old.operand_latencies)
-                    .or(entry.latency)
+                    .or(entry.measured.latency)
                     .or(old.latency);
                 old.vector_state = entry.vector_state.or(old.vector_state.take());
             }

@@ -3,7 +3,7 @@
 //! `operandLatencies`, reproduced from LLVM's tables so that winic's
 //! entries match WINIC's for the same form.
 
-use super::{Entry, OperandEntry};
+use super::{Entry, Measured, OperandEntry};
 use crate::isa::desc::OperandKind;
 use crate::isa::{select_asm_variant, Arch, Instr, Operand};
 
@@ -30,11 +30,7 @@ impl Entry {
             llvm_name: form.name().to_string(),
             name: winic_mnemonic(form),
             operands: winic_operands(form),
-            latency: None,
-            operand_latencies: Vec::new(),
-            throughput: None,
-            throughput_min: None,
-            throughput_max: None,
+            measured: Measured::default(),
             vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
             vector_configs: Vec::new(),
         }

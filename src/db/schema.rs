@@ -3,6 +3,7 @@
 //! a measurement becomes a value in it (rounding, the form's `latency`).
 
 use serde::{Deserialize, Serialize};
+use std::ops::{Deref, DerefMut};
 
 /// One instruction form's results (WINIC's `IOInstruction`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -16,8 +17,47 @@ pub struct Entry {
     /// The explicit operands WINIC describes (registers and immediates).
     #[serde(default)]
     pub operands: Vec<OperandEntry>,
+    /// The values measured (at WINIC's `e32, m1` for RVV forms).
+    #[serde(flatten)]
+    pub measured: Measured,
+    /// winic's addition: the vector state the values were measured in
+    /// (`SVE, VL 256 bits`; `streaming SVE with ZA, SVL 512 bits`; `RVV
+    /// e32 m1 ta ma, VLEN 128 bits`), for forms with scalable vectors;
+    /// written only when known, so WINIC's readers see their format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_state: Option<String>,
+    /// winic's addition, RISC-V only: the form's values at every other
+    /// vector type it is defined at (SEW 8–64, LMUL mf8–m8), the way
+    /// LLVM's scheduling models are written; [`Entry::measured`] holds
+    /// WINIC's `e32, m1`. Written only when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_configs: Vec<VectorConfig>,
+}
+
+/// A form's values at one RVV vector type ([`Entry::vector_configs`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorConfig {
+    /// Element width in bits (8, 16, 32, 64).
+    pub sew: u32,
+    /// Register grouping: `mf8`, `mf4`, `mf2`, `m1`, `m2`, `m4`, `m8`.
+    pub lmul: String,
+    /// The values measured at this type.
+    #[serde(flatten)]
+    pub measured: Measured,
+}
+
+/// What was measured of a form: the values an [`Entry`] holds for WINIC's
+/// `e32, m1` and a [`VectorConfig`] for another RVV type, defined once so
+/// that both are merged by the same code. Flattened into both: the file
+/// has the fields directly in the entry and in each config, as WINIC
+/// (which has no configs) writes them in an entry. The writer, not the
+/// order here, decides the order in the file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measured {
     /// The instruction's latency in cycles, from
-    /// [`Entry::operand_latencies`] by [`form_latency`]: the largest exact
+    /// [`Measured::operand_latencies`] by [`form_latency`]: the largest exact
     /// one, else the largest `latencyMax`.
     #[serde(default)]
     pub latency: Option<f64>,
@@ -33,43 +73,6 @@ pub struct Entry {
     /// Upper bound of the reciprocal throughput.
     #[serde(default)]
     pub throughput_max: Option<f64>,
-    /// winic's addition: the vector state the values were measured in
-    /// (`SVE, VL 256 bits`; `streaming SVE with ZA, SVL 512 bits`; `RVV
-    /// e32 m1 ta ma, VLEN 128 bits`), for forms with scalable vectors;
-    /// written only when known, so WINIC's readers see their format.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vector_state: Option<String>,
-    /// winic's addition, RISC-V only: the form's values at every other
-    /// vector type it is defined at (SEW 8–64, LMUL mf8–m8), the way
-    /// LLVM's scheduling models are written; the fields above hold WINIC's
-    /// `e32, m1`. Written only when there are any.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vector_configs: Vec<VectorConfig>,
-}
-
-/// A form's values at one RVV vector type ([`Entry::vector_configs`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct VectorConfig {
-    /// Element width in bits (8, 16, 32, 64).
-    pub sew: u32,
-    /// Register grouping: `mf8`, `mf4`, `mf2`, `m1`, `m2`, `m4`, `m8`.
-    pub lmul: String,
-    /// As [`Entry::throughput`].
-    #[serde(default)]
-    pub throughput: Option<f64>,
-    /// As [`Entry::throughput_min`].
-    #[serde(default)]
-    pub throughput_min: Option<f64>,
-    /// As [`Entry::throughput_max`].
-    #[serde(default)]
-    pub throughput_max: Option<f64>,
-    /// As [`Entry::latency`].
-    #[serde(default)]
-    pub latency: Option<f64>,
-    /// As [`Entry::operand_latencies`].
-    #[serde(default)]
-    pub operand_latencies: Vec<OperandLatency>,
 }
 
 impl VectorConfig {
@@ -79,11 +82,7 @@ impl VectorConfig {
         VectorConfig {
             sew,
             lmul: lmul.to_string(),
-            throughput: entry.throughput,
-            throughput_min: entry.throughput_min,
-            throughput_max: entry.throughput_max,
-            latency: entry.latency,
-            operand_latencies: entry.operand_latencies.clone(),
+            measured: entry.measured.clone(),
         }
     }
 
@@ -127,7 +126,7 @@ pub struct OperandLatency {
     pub latency_max: Option<f64>,
 }
 
-impl Entry {
+impl Measured {
     /// Records a throughput measurement as WINIC's `updateDatabaseEntryTP`
     /// does: both bounds rounded to 0.01 cycles, `throughput` is the lower
     /// bound.
@@ -170,6 +169,37 @@ impl Entry {
             Some(slot) => *slot = lat,
             None => self.operand_latencies.push(lat),
         }
+    }
+}
+
+/// An entry reads as its values (`entry.throughput`), as it did when they
+/// were its own fields.
+impl Deref for Entry {
+    type Target = Measured;
+
+    fn deref(&self) -> &Measured {
+        &self.measured
+    }
+}
+
+impl DerefMut for Entry {
+    fn deref_mut(&mut self) -> &mut Measured {
+        &mut self.measured
+    }
+}
+
+/// A config reads as its values (`config.latency`), as an entry does.
+impl Deref for VectorConfig {
+    type Target = Measured;
+
+    fn deref(&self) -> &Measured {
+        &self.measured
+    }
+}
+
+impl DerefMut for VectorConfig {
+    fn deref_mut(&mut self) -> &mut Measured {
+        &mut self.measured
     }
 }
 

@@ -130,11 +130,11 @@ fn latency_survives_set_merge_and_a_round_trip() {
     let config = |pairs: Vec<OperandLatency>| VectorConfig {
         sew: 8,
         lmul: "m1".into(),
-        throughput: None,
-        throughput_min: None,
-        throughput_max: None,
-        latency: form_latency(&pairs),
-        operand_latencies: pairs,
+        measured: Measured {
+            latency: form_latency(&pairs),
+            operand_latencies: pairs,
+            ..Measured::default()
+        },
     };
     rv.merge_vector_config(
         base.clone(),

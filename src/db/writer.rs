@@ -3,7 +3,7 @@
 //! strings quoted as LLVM's `needsQuotes` decides), so that a file WINIC
 //! wrote comes back byte for byte.
 
-use super::{Database, OperandLatency};
+use super::{Database, Measured};
 use std::io::{self, Write};
 
 impl Database {
@@ -32,11 +32,9 @@ impl Database {
                 field(out, "      ", "read", &o.read.to_string())?;
                 field(out, "      ", "write", &o.write.to_string())?;
             }
-            field(out, "  ", "latency", &number(e.latency))?;
-            write_latencies(out, "  ", &e.operand_latencies)?;
-            field(out, "  ", "throughput", &number(e.throughput))?;
-            field(out, "  ", "throughputMin", &number(e.throughput_min))?;
-            field(out, "  ", "throughputMax", &number(e.throughput_max))?;
+            // WINIC's order: latencies first.
+            write_latencies(out, "  ", &e.measured)?;
+            write_throughputs(out, "  ", &e.measured)?;
             if let Some(v) = &e.vector_state {
                 field(out, "  ", "vectorState", &quote(v))?;
             }
@@ -46,11 +44,9 @@ impl Database {
             for c in &e.vector_configs {
                 field(out, "    - ", "sew", &c.sew.to_string())?;
                 field(out, "      ", "lmul", &quote(&c.lmul))?;
-                field(out, "      ", "throughput", &number(c.throughput))?;
-                field(out, "      ", "throughputMin", &number(c.throughput_min))?;
-                field(out, "      ", "throughputMax", &number(c.throughput_max))?;
-                field(out, "      ", "latency", &number(c.latency))?;
-                write_latencies(out, "      ", &c.operand_latencies)?;
+                // winic's addition: throughputs first, as it always wrote them.
+                write_throughputs(out, "      ", &c.measured)?;
+                write_latencies(out, "      ", &c.measured)?;
             }
         }
         writeln!(out, "...")
@@ -72,8 +68,19 @@ fn field(out: &mut impl Write, lead: &str, key: &str, value: &str) -> io::Result
     writeln!(out, "{lead}{key}:{:pad$}{value}", "")
 }
 
-/// `operandLatencies` at `indent` (an entry's, or a vector config's).
-fn write_latencies(out: &mut impl Write, indent: &str, list: &[OperandLatency]) -> io::Result<()> {
+/// `throughput`, `throughputMin` and `throughputMax` at `indent` (an
+/// entry's, or a vector config's).
+fn write_throughputs(out: &mut impl Write, indent: &str, m: &Measured) -> io::Result<()> {
+    field(out, indent, "throughput", &number(m.throughput))?;
+    field(out, indent, "throughputMin", &number(m.throughput_min))?;
+    field(out, indent, "throughputMax", &number(m.throughput_max))
+}
+
+/// `latency` and `operandLatencies` at `indent` (an entry's, or a vector
+/// config's).
+fn write_latencies(out: &mut impl Write, indent: &str, m: &Measured) -> io::Result<()> {
+    field(out, indent, "latency", &number(m.latency))?;
+    let list = &m.operand_latencies;
     if list.is_empty() {
         return field(out, indent, "operandLatencies", "[]");
     }

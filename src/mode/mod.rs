@@ -302,11 +302,7 @@ fn merge_result(db: &mut Database, mode: Mode, mut e: Entry) {
     }
     let configs = std::mem::take(&mut e.vector_configs);
     let base = Entry {
-        latency: None,
-        operand_latencies: Vec::new(),
-        throughput: None,
-        throughput_min: None,
-        throughput_max: None,
+        measured: Default::default(),
         ..e
     };
     for c in configs {
