@@ -78,67 +78,46 @@ impl Database {
     /// latencies of an earlier latency run), as WINIC's TP mode does; a
     /// form not yet in the database is appended whole.
     pub fn merge_throughput(&mut self, entry: Entry) {
-        match self.get_mut(&entry.llvm_name) {
-            Some(old) => {
-                old.throughput = entry.throughput;
-                old.throughput_min = entry.throughput_min;
-                old.throughput_max = entry.throughput_max;
-                old.vector_state = entry.vector_state.or(old.vector_state.take());
-            }
-            None => self.entries.push(entry),
-        }
+        self.merge_measured(entry, false);
+    }
+
+    /// Takes the latencies of `entry` into the entry of the same form, as
+    /// [`Measured::merge`] does: pair by pair, and `latency` becomes
+    /// [`form_latency`] of them all. Name, operands and throughput are
+    /// kept, as in WINIC's LAT mode. A form not yet in the database is
+    /// appended whole.
+    pub fn merge_latency(&mut self, entry: Entry) {
+        self.merge_measured(entry, true);
     }
 
     /// Takes the values of `config` into the entry of form `name` (which
     /// `base` describes when the database has none yet): a TP result
     /// (`latencies` false) sets the three throughput fields of the vector
-    /// type's config, a LAT result its latencies, pair by pair; the rest
-    /// of the entry and its other configs stay.
+    /// type's config, a LAT result its latencies, pair by pair, as
+    /// [`Measured::merge`] does for an entry; the rest of the entry and its
+    /// other configs stay.
     pub fn merge_vector_config(&mut self, base: Entry, config: VectorConfig, latencies: bool) {
         if self.get_mut(&base.llvm_name).is_none() {
             self.entries.push(base.clone());
         }
         let entry = self.get_mut(&base.llvm_name).expect("added above");
-        let Some(old) = entry
+        match entry
             .vector_configs
             .iter_mut()
             .find(|c| c.same_type(&config))
-        else {
-            entry.vector_configs.push(config);
-            return;
-        };
-        if latencies {
-            for lat in config.measured.operand_latencies {
-                match old.operand_latencies.iter_mut().find(|l| {
-                    l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
-                }) {
-                    Some(l) => *l = lat,
-                    None => old.operand_latencies.push(lat),
-                }
-            }
-            old.latency = form_latency(&old.operand_latencies).or(config.measured.latency);
-        } else {
-            old.throughput = config.throughput;
-            old.throughput_min = config.throughput_min;
-            old.throughput_max = config.throughput_max;
+        {
+            Some(old) => old.measured.merge(config.measured, latencies),
+            None => entry.vector_configs.push(config),
         }
     }
 
-    /// Takes the latencies of `entry` into the entry of the same form:
-    /// each operand pair replaces the pair with the same source and target
-    /// or is appended, pairs `entry` lacks are kept, and `latency` becomes
-    /// [`form_latency`] of them all (or `entry`'s own `latency` if no pair
-    /// has a value). Name, operands and throughput are kept, as in WINIC's LAT
-    /// mode. A form not yet in the database is appended whole.
-    pub fn merge_latency(&mut self, entry: Entry) {
+    /// [`Database::merge_throughput`] (`latencies` false) or
+    /// [`Database::merge_latency`]; a vector state `entry` names replaces
+    /// the old one.
+    fn merge_measured(&mut self, entry: Entry, latencies: bool) {
         match self.get_mut(&entry.llvm_name) {
             Some(old) => {
-                for lat in entry.measured.operand_latencies {
-                    old.put_operand_latency(lat);
-                }
-                old.latency = form_latency(&old.operand_latencies)
-                    .or(entry.measured.latency)
-                    .or(old.latency);
+                old.measured.merge(entry.measured, latencies);
                 old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
             None => self.entries.push(entry),

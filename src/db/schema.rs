@@ -161,7 +161,29 @@ impl Measured {
         self.latency = form_latency(&self.operand_latencies).or(self.latency);
     }
 
-    pub(super) fn put_operand_latency(&mut self, lat: OperandLatency) {
+    /// Takes what a TP run (`latencies` false) or a LAT run measured of
+    /// the same form (or vector type) from `new` and keeps the rest, as
+    /// WINIC's modes do: TP sets the three throughput fields; LAT replaces
+    /// each operand pair with the same source and target or appends it,
+    /// keeps the pairs `new` lacks, and sets `latency` to [`form_latency`]
+    /// of them all, else to `new`'s own `latency`, else keeps the old one
+    /// (a file of WINIC's may have a `latency` and no pairs).
+    pub fn merge(&mut self, new: Measured, latencies: bool) {
+        if latencies {
+            for lat in new.operand_latencies {
+                self.put_operand_latency(lat);
+            }
+            self.latency = form_latency(&self.operand_latencies)
+                .or(new.latency)
+                .or(self.latency);
+        } else {
+            self.throughput = new.throughput;
+            self.throughput_min = new.throughput_min;
+            self.throughput_max = new.throughput_max;
+        }
+    }
+
+    fn put_operand_latency(&mut self, lat: OperandLatency) {
         let slot = self.operand_latencies.iter_mut().find(|l| {
             l.source_operand == lat.source_operand && l.target_operand == lat.target_operand
         });

@@ -144,3 +144,25 @@ fn latency_survives_set_merge_and_a_round_trip() {
     rv.merge_vector_config(base, config(vec![pair("2", Some((2.0, 2.0)))]), true);
     assert_eq!(rv.entries[0].vector_configs[0].latency, Some(2.0));
 }
+
+/// An entry and a vector config merge by the same rule: a LAT result
+/// whose pairs all failed replaces the pairs and keeps the `latency`
+/// measured before, in both.
+#[test]
+fn entries_and_configs_keep_their_latency_when_a_new_run_fails() {
+    let mut measured = entry("VADD_VV");
+    measured.set_operand_latency("1", "0", Some((4.0, 4.0)));
+    let mut failed = entry("VADD_VV");
+    failed.set_operand_latency("1", "0", None);
+    assert_eq!(failed.latency, None);
+    let mut db = Database::default();
+    for e in [&measured, &failed] {
+        db.merge_latency(e.clone());
+        let config = VectorConfig::from_entry(e, 8, "m2");
+        db.merge_vector_config(entry("VADD_VV"), config, true);
+    }
+    let e = db.get("VADD_VV").unwrap();
+    assert_eq!(e.operand_latencies, [pair("1", None)]);
+    assert_eq!(e.latency, Some(4.0));
+    assert_eq!(e.vector_configs[0].measured, e.measured);
+}
