@@ -143,7 +143,7 @@ impl Measured {
     /// to whole cycles in its first version and to 0.1 in its current one;
     /// winic to 0.01, as throughputs: LAT gives whole cycles except where
     /// a chain through the sub-latency alone measured a fraction (0.19,
-    /// 4.43), which whole cycles would misstate (README, LAT mode).
+    /// 4.43), which whole cycles would misstate (docs/method.md, LAT mode).
     /// `latency` becomes [`form_latency`] of all pairs (WINIC's is the
     /// largest `latencyMax` it ever saw, even after a pair is measured
     /// again lower; winic recomputes it).
@@ -232,7 +232,7 @@ impl DerefMut for VectorConfig {
 ///
 /// Why not simply the largest `latencyMax`, as WINIC writes it: a range
 /// between two register files that no exact value anchors (k -> zmm of a
-/// masked form, `[1;8]` on Zen 4) has a split no timing can observe (README,
+/// masked form, `[1;8]` on Zen 4) has a split no timing can observe (docs/method.md,
 /// LAT mode), so its upper bound is no measured latency; taking it made
 /// `vaddpd zmm {k}` 8 cycles where its zmm -> zmm is exactly 4. Whatever
 /// is exact is what a model should see. A form with only ranges (`vpcmpd
