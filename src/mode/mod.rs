@@ -2,6 +2,7 @@
 //! journal and report, measure, write every result as soon as it is
 //! final, and sum up. The command line hands it a plain [`Request`].
 
+pub mod blocks;
 pub mod common;
 pub mod lat;
 pub mod reason;
@@ -207,7 +208,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
                 &mut |row| {
                     sink.put(
                         row.form.name(),
-                        crate::report::tp_block(t, row),
+                        crate::mode::blocks::tp_block(t, row),
                         tp::entry(row),
                     )
                 },
@@ -226,7 +227,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
                 &mut |row, measurements| {
                     sink.put(
                         row.form.name(),
-                        crate::report::lat_block(t, row, measurements),
+                        crate::mode::blocks::lat_block(t, row, measurements),
                         lat::entry(row),
                     )
                 },

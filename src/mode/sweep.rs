@@ -83,7 +83,7 @@ impl Sweep<'_> {
                         &mut |row| {
                             sink.put(
                                 &key(&row.form),
-                                crate::report::tp_block(t, row),
+                                super::blocks::tp_block(t, row),
                                 config(tp::entry(row)),
                             )
                         },
@@ -117,7 +117,7 @@ impl Sweep<'_> {
                             );
                             sink.put(
                                 &key(&row.form),
-                                crate::report::lat_block(t, row, measurements),
+                                super::blocks::lat_block(t, row, measurements),
                                 config(entry),
                             )
                         },

@@ -214,7 +214,7 @@ fn summary_groups_reasons_by_kind_and_report_shows_failed_chains() {
         s.contains("     1  no helper chain leads back from EFLAGS to RAX\n"),
         "{s}"
     );
-    let report = crate::report::lat_block(t, &run.rows[0], &run.measurements);
+    let report = crate::mode::blocks::lat_block(t, &run.rows[0], &run.measurements);
     let lap = "noise]\n\t\tthe chain that ran and failed, one lap:\n\t\t\tbts rax, rcx\n\t\t\tadc rcx, 1\n";
     assert!(report.contains(lap), "{report}");
     assert_eq!(
@@ -355,7 +355,7 @@ fn a_fraction_reaches_the_database_and_the_report() {
     let text = crate::db::Database { entries: vec![e] }.to_yaml();
     assert!(text.contains("  latency:         0.19\n"), "{text}");
     assert!(text.contains("      latencyMin:      0.19\n"), "{text}");
-    let report = crate::report::lat_block(t, &row, &[]);
+    let report = crate::mode::blocks::lat_block(t, &row, &[]);
     assert!(report.contains("ADD64ri8(0 -> 0) [0.19;0.19]"), "{report}");
 }
 

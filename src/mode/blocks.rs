@@ -1,0 +1,208 @@
+//! The report blocks of the run modes' rows ([`tp_block`],
+//! [`lat_block`]): a form's value or the reason it has none, the kernel
+//! body, the raw timings and any warning, as `crate::report` writes them
+//! into a report file. Here, beside the rows they format, so that the
+//! report file (below the modes) never imports a mode.
+
+use crate::arch::Target;
+use crate::mode::tp::{Outcome, Row};
+
+/// `\tvector state: …` for a form measured in a vector state
+/// ([`crate::arch::Target::vector_state`]), else nothing.
+fn vector_state_line(t: &dyn Target, form: crate::isa::Instr) -> String {
+    t.vector_state(form)
+        .map_or(String::new(), |v| format!("\tvector state: {v}\n"))
+}
+
+/// The report block of one TP row, measured on `t`.
+pub fn tp_block(t: &dyn Target, row: &Row) -> String {
+    let name = row.form.name();
+    let mut s = format!("-----{name}-----\n");
+    match &row.outcome {
+        Outcome::Measured(m) => {
+            s.push_str(&vector_state_line(t, row.form));
+            let c = &m.cost;
+            let (low, high) = m.range();
+            let low = low.map_or("?".to_string(), |l| format!("{l:.3}"));
+            if let Some(h) = &m.helper {
+                s.push_str(&format!(
+                    "\tHelper: {} [{:.3}] interleaved, breaking the dependency through {}\n\tCombined result: {:.3} (without the helper: {:.3})\n",
+                    h.form.name(),
+                    h.cycles,
+                    m.implicit_dependency.iter().map(|r| r.asm_name()).collect::<Vec<_>>().join(", "),
+                    m.cycles,
+                    h.without
+                ));
+            }
+            s.push_str(&format!("\t{name} [{low};{high:.3}]\n"));
+            s.push_str(&format!(
+                "\tkernel: {} independent copies{}\n",
+                m.copies,
+                if m.helper.is_some() {
+                    ", each followed by the helper"
+                } else {
+                    ""
+                }
+            ));
+            for l in &m.body {
+                s.push_str(&format!("\t\t{l}\n"));
+            }
+            s.push_str(&format!(
+                "\ttimings: body once {:.3} ns/iteration ({} iterations, spread {:.1}%), twice {:.3} ns/iteration ({} iterations, spread {:.1}%); difference {:.3} ns = {:.3} cycles at {:.3} GHz (clock drift {:.1}%)\n",
+                c.once.ns_per_iter,
+                c.once.iterations,
+                100.0 * c.once.spread,
+                c.twice.ns_per_iter,
+                c.twice.iterations,
+                100.0 * c.twice.spread,
+                c.ns,
+                c.cycles,
+                c.ghz,
+                100.0 * c.clock_drift
+            ));
+            if let Some(off) = c.clock_mismatch() {
+                s.push_str(&format!(
+                    "\twarning: the calibration beside the kernel showed {:.3} GHz, {:+.1}% from the {:.3} GHz used: the kernel ran at another clock (give -f auto to convert with its own)\n",
+                    c.seen_ghz.unwrap_or(0.0),
+                    100.0 * off,
+                    c.ghz
+                ));
+            }
+            if c.clock_fallback {
+                s.push_str("\twarning: the calibration beside this kernel gave no clock; converted with the run's (measured at its start)\n");
+            }
+            if c.noisy() {
+                s.push_str("\twarning: repetitions disagreed beyond the spread limit, or the clock moved by more than 5%\n");
+            }
+            if let Some(why) = &m.held_back {
+                s.push_str(&format!("\twarning: upper bound only: {why}\n"));
+            } else if !m.implicit_dependency.is_empty() && m.helper.is_none() {
+                let regs: Vec<String> =
+                    m.implicit_dependency.iter().map(|r| r.asm_name()).collect();
+                s.push_str(&format!(
+                    "\twarning: reads and writes {} implicitly, so its copies depend on each other: the value is an upper bound (no helper breaks the dependency yet)\n",
+                    regs.join(", ")
+                ));
+            }
+        }
+        Outcome::Skipped(why) => s.push_str(&format!("\t{name} [SKIPPED: {why}]\n")),
+        Outcome::BuildError(why) => s.push_str(&format!("\t{name} [NO KERNEL: {why}]\n")),
+        Outcome::Failed(why) => s.push_str(&format!("\t{name} [FAILED: {why}]\n")),
+    }
+    s.push('\n');
+    s
+}
+
+/// The report block of one LAT row: every sub-latency with its bounds,
+/// the chains it was measured in (the helpers, the time of a lap, one lap
+/// of the body), and the command that measures it again.
+pub fn lat_block(
+    t: &dyn Target,
+    row: &crate::mode::lat::Row,
+    measurements: &[crate::mode::lat::Measurement],
+) -> String {
+    use crate::mode::lat::Outcome;
+    let name = row.form.name();
+    let mut s = format!("-----{name}-----\n");
+    match &row.outcome {
+        Outcome::Skipped(why) => s.push_str(&format!("\t{name} [SKIPPED: {why}]\n")),
+        Outcome::NoKernel(why) => s.push_str(&format!("\t{name} [NO KERNEL: {why}]\n")),
+        Outcome::Measured(subs, left_out) => {
+            for sub in subs {
+                let value = match &sub.value {
+                    Ok((lo, hi)) => match &sub.unobservable {
+                        Some((a, b)) => format!(
+                            "[{lo};{hi}] (from register file {a} to {b}, which no exact value anchors: only its sum with a way back is observable)"
+                        ),
+                        None => format!("[{lo};{hi}]"),
+                    },
+                    Err(why) => format!("[FAILED: {why}]"),
+                };
+                s.push_str(&format!("\t{} {value}\n", sub.edge.label()));
+                if !sub.died.is_empty() {
+                    s.push_str("\t\tthe chain that ran and failed, one lap:\n");
+                    for l in &sub.died {
+                        s.push_str(&format!("\t\t\t{l}\n"));
+                    }
+                }
+                for &m in &sub.chains {
+                    let m = &measurements[m];
+                    let helpers: Vec<String> = m
+                        .steps
+                        .iter()
+                        .filter(|e| **e != sub.edge)
+                        .map(|e| e.label())
+                        .collect();
+                    if helpers.is_empty() {
+                        s.push_str("\t\tchain of copies");
+                    } else {
+                        s.push_str(&format!("\t\tDependencies: {}", helpers.join(", ")));
+                    }
+                    if let Some(b) = m.breaker {
+                        s.push_str(&format!(", {} interleaved to break a dependency", b.name()));
+                    }
+                    s.push_str(&format!(
+                        "\n\t\tCombined result: {:.2} cycles per lap ({} laps, {}/{} clean rounds){}\n",
+                        m.cycles,
+                        m.laps,
+                        m.cost.rounds.1,
+                        m.cost.rounds.0,
+                        match &m.bound {
+                            Some(why) => format!(", an upper bound only: {why}"),
+                            None => String::new(),
+                        }
+                    ));
+                    let lap = m.body.len() / m.laps.max(1);
+                    for l in m.body.iter().take(lap) {
+                        s.push_str(&format!("\t\t\t{l}\n"));
+                    }
+                }
+            }
+            if !left_out.is_empty() {
+                let regs: Vec<String> = left_out.iter().map(|r| r.name().to_string()).collect();
+                s.push_str(&format!(
+                    "\tnot measured: sub-latencies through {} (control or status registers, no chain runs through them)\n",
+                    regs.join(", ")
+                ));
+            }
+            if let Some(l) = crate::mode::lat::entry(row).and_then(|e| e.latency) {
+                let exact = subs
+                    .iter()
+                    .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi));
+                s.push_str(&format!(
+                    "\tlatency: {l} ({})\n",
+                    if exact {
+                        "the largest exact sub-latency"
+                    } else {
+                        "no exact sub-latency: the largest upper bound"
+                    }
+                ));
+            }
+            s.push_str(&vector_state_line(t, row.form));
+            let forms: Vec<&str> = row.reproduce.iter().map(|f| f.name()).collect();
+            s.push_str(&format!("\treproduce: winic LAT -i {}\n", forms.join(" ")));
+        }
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipped_rows_name_their_reason() {
+        let form = crate::isa::Isa::get(crate::isa::Arch::X86_64)
+            .instr("SYSCALL")
+            .unwrap();
+        let row = Row {
+            form,
+            outcome: Outcome::Skipped("changes control flow".into()),
+        };
+        assert_eq!(
+            tp_block(crate::arch::target(row.form.isa().arch()), &row),
+            "-----SYSCALL-----\n\tSYSCALL [SKIPPED: changes control flow]\n\n"
+        );
+    }
+}
