@@ -5,6 +5,7 @@
 
 pub mod aarch64;
 pub mod bits;
+mod emit;
 pub mod host;
 pub mod riscv64;
 pub mod template;
@@ -13,8 +14,9 @@ pub mod x86_64;
 
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
-use crate::kernel::KernelError;
 use std::fmt;
+
+pub use emit::{emit, KernelError, Line, LOOP_LABEL};
 
 /// A concrete value for one machine operand (see [`Instr::mc_operands`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,7 +300,7 @@ pub trait Target: Sync {
     /// (negative: before the stub), then exits with status 0 through the
     /// `exit` system call. Entered as the ELF entry point, where the stack
     /// pointer is 16-byte aligned (each psABI), and kept so at the call.
-    /// Every instruction but the call is emitted by `crate::kernel::emit`;
+    /// Every instruction but the call is emitted by [`emit`];
     /// the call (PC-relative, which the encoders leave out) is placed by
     /// LLVM's bit layout or iced and decoded again to prove its target.
     fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError>;
@@ -362,15 +364,6 @@ pub fn reg_named(arch: Arch, name: &str) -> Option<Reg> {
         r.asm_name().eq_ignore_ascii_case(name)
             || r.alt_names().iter().any(|a| a.eq_ignore_ascii_case(name))
     })
-}
-
-/// One emitted instruction: its assembly text and its bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// As printed (`add rax, rbx`).
-    pub text: String,
-    /// The encoding.
-    pub bytes: Vec<u8>,
 }
 
 /// The form `name` of `arch` with the operand values `ops` (frames are

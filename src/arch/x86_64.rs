@@ -154,11 +154,7 @@ impl Target for X86_64 {
         branch::branch(mnemonic, operands, offset, long)
     }
 
-    fn start(
-        &self,
-        iterations: u64,
-        call_to: i64,
-    ) -> Result<Vec<Line>, crate::kernel::KernelError> {
+    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, super::KernelError> {
         start::start(iterations, call_to)
     }
 }

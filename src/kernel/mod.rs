@@ -7,9 +7,10 @@
 
 pub mod shape;
 
-use crate::arch::{Check, EncodeError, Inst, Line, ModeSwitch, OpValue, Target};
+use crate::arch::{Inst, Line, ModeSwitch, OpValue, Target};
 use crate::isa::Reg;
-use std::fmt;
+
+pub use crate::arch::{emit, KernelError, LOOP_LABEL};
 
 /// A kernel: its instructions in order (labels are lines without bytes).
 #[derive(Clone, Debug)]
@@ -42,10 +43,6 @@ impl Kernel {
         out
     }
 }
-
-/// The label of the loop in a kernel's text; the targets' `branch_back`
-/// lines name it.
-pub const LOOP_LABEL: &str = ".Lloop";
 
 /// An assembly file with `functions` (name and kernel, in this order),
 /// headed by `comment` lines, that winic's assembler (`winic MAN`) reads
@@ -83,40 +80,6 @@ pub fn asm_file(t: &dyn Target, comment: &str, functions: &[(&str, &Kernel)]) ->
         out.push_str(&format!(".size {name}, .-{name}\n"));
     }
     out
-}
-
-/// Why no kernel could be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KernelError {
-    /// An instruction could not be encoded or printed.
-    Encode(EncodeError),
-    /// The decoder reads an emitted instruction otherwise than intended.
-    Check(String),
-}
-
-impl fmt::Display for KernelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KernelError::Encode(e) => write!(f, "{e}"),
-            KernelError::Check(m) => write!(f, "decode check failed: {m}"),
-        }
-    }
-}
-
-impl From<EncodeError> for KernelError {
-    fn from(e: EncodeError) -> KernelError {
-        KernelError::Encode(e)
-    }
-}
-
-/// Encodes, prints and checks one instruction.
-pub fn emit(t: &dyn Target, inst: &Inst) -> Result<Line, KernelError> {
-    let bytes = t.encode(inst)?;
-    let text = t.print(inst)?;
-    match t.check(inst, &bytes, &text) {
-        Check::Mismatch(m) => Err(KernelError::Check(format!("{text}: {m}"))),
-        Check::Ok | Check::Unchecked(_) => Ok(Line { text, bytes }),
-    }
 }
 
 /// Every register `body` names or uses implicitly, each once.

@@ -143,7 +143,7 @@ pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
 /// `cond` = NE).
 pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
     Ok(Line {
-        text: format!("b.ne {}", crate::kernel::LOOP_LABEL),
+        text: format!("b.ne {}", crate::arch::LOOP_LABEL),
         bytes: super::branch::encode("Bcc", Some(1), None, -(back as i64))?,
     })
 }

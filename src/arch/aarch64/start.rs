@@ -8,9 +8,8 @@
 
 use super::AArch64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
 use crate::isa::{Arch, Encoding, Isa};
-use crate::kernel::{emit, KernelError};
 use capstone::arch::arm64::ArchMode;
 use capstone::arch::BuildsCapstone;
 use capstone::Capstone;

@@ -184,7 +184,7 @@ pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
             .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))
     };
     Ok(Line {
-        text: format!("bne t6, zero, {}", crate::kernel::LOOP_LABEL),
+        text: format!("bne t6, zero, {}", crate::arch::LOOP_LABEL),
         bytes: super::branch::encode("BNE", reg(LOOP_COUNTER)?, Some(reg("X0")?), -(back as i64))?,
     })
 }

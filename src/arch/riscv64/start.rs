@@ -9,9 +9,8 @@
 
 use super::Riscv64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
 use crate::isa::{Arch, Encoding, Isa};
-use crate::kernel::{emit, KernelError};
 use capstone::arch::riscv::{ArchExtraMode, ArchMode};
 use capstone::arch::{BuildsCapstone, BuildsCapstoneExtraMode};
 use capstone::Capstone;

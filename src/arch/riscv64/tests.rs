@@ -269,7 +269,7 @@ fn vector_kernels_at(t: &Riscv64) -> usize {
             let at = text
                 .find(&set)
                 .unwrap_or_else(|| panic!("{name} at {v}: {text}"));
-            let loop_at = text.find(crate::kernel::LOOP_LABEL).unwrap();
+            let loop_at = text.find(crate::arch::LOOP_LABEL).unwrap();
             assert!(
                 at < loop_at && !text[at + 1..loop_at].contains("vsetvli"),
                 "{text}"

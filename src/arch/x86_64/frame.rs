@@ -173,7 +173,7 @@ pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
 /// `jne` back, by the assembler's branch encoder: the short form when the
 /// loop is short enough.
 pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let label = crate::kernel::LOOP_LABEL;
+    let label = crate::arch::LOOP_LABEL;
     let bytes = super::branch::branch("jne", &[label], -(back as i64), false)
         .unwrap_or_else(|| Err(EncodeError::Unsupported("jne is no branch".into())))?;
     Ok(Line {

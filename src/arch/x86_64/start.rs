@@ -6,9 +6,8 @@
 //! needs (§3.2.2); the stub pushes nothing.
 
 use super::X86_64;
-use crate::arch::{inst_of, reg_of, EncodeError, Inst, Line, OpValue};
+use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
 use crate::isa::Arch;
-use crate::kernel::{emit, KernelError};
 use iced_x86::{Code, Decoder, DecoderOptions, Encoder, Instruction};
 
 const A: Arch = Arch::X86_64;
