@@ -12,11 +12,11 @@
 
 use crate::arch::host::HostFeatures;
 use crate::arch::Target;
+use crate::exec::once;
 use crate::exec::ChildError;
 use crate::isa::predicate::{eval, Verdict};
 use crate::isa::{Arch, Instr, Isa};
 use crate::kernel::shape;
-use crate::runcheck;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -75,10 +75,10 @@ fn run_probes(t: &dyn Target, host: &HostFeatures, feature: &str) -> Option<Prob
     Isa::get(t.arch()).feature(feature)?;
     let mut tried = 0;
     for form in candidates(t, host, feature) {
-        let Ok((tp, _, _)) = runcheck::kernels(t, form) else {
+        let Ok((tp, _, _)) = once::kernels(t, form) else {
             continue;
         };
-        match runcheck::run_kernel(&tp, None, DEADLINE) {
+        match once::run_kernel(&tp, None, DEADLINE) {
             Ok(()) => return Some(Probe { form, has: true }),
             Err(ChildError::Signal(nix::sys::signal::Signal::SIGILL)) => {
                 return Some(Probe { form, has: false })

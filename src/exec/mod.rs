@@ -4,6 +4,7 @@
 //! a reason, never a crash of winic.
 
 mod child;
+pub mod once;
 pub mod run;
 
 pub use child::{in_child, in_child_stream, ChildError, Records};
