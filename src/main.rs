@@ -467,7 +467,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let arch = arch_or_host(None)?;
             writeln!(out, "Arch: {arch}").map_err(io)?;
             writeln!(out, "CPU: {}", winic::report::cpu_name(arch)).map_err(io)?;
-            for (label, value) in arch::target(arch).host_report() {
+            for (label, value) in winic::probe::host_report(arch::target(arch)) {
                 writeln!(out, "{label}: {value}").map_err(io)?;
             }
             writeln!(

@@ -9,9 +9,13 @@
 //! needing the feature is then decided before anything is measured, and
 //! the reason names the probe. A probe that dies otherwise, or a feature no
 //! form can probe, leaves the feature unknown: the SIGILL net stays.
+//!
+//! The `Target`s answer from their feature sources only and never fork;
+//! [`host_lacks`], [`host_cannot_tell`] and [`host_report`] are the
+//! answers with the probes, which the run modes ask.
 
 use crate::arch::host::HostFeatures;
-use crate::arch::Target;
+use crate::arch::{target, Target};
 use crate::exec::once;
 use crate::exec::ChildError;
 use crate::isa::predicate::{eval, Verdict};
@@ -171,11 +175,43 @@ pub fn report(t: &dyn Target, host: &HostFeatures) -> String {
     found.join("; ")
 }
 
+/// The features `form` needs that the host lacks, as a reason: by the
+/// host's own feature source ([`Target::source_lacks`]), else by a probe
+/// where the source cannot tell ([`lacks`]). `None` when it has them,
+/// when winic does not run on `t`'s arch, or when nothing decides (then a
+/// SIGILL is the last safety net).
+pub fn host_lacks(t: &dyn Target, form: Instr) -> Option<String> {
+    t.source_lacks(form)
+        .or_else(|| lacks(target(t.arch()), t.host_features()?, form))
+}
+
+/// The features `form` needs that neither the host's feature source
+/// (AArch64 has no HWCAP for TME) nor a probe decided, named, when they
+/// alone decide whether it runs: such a form runs, and a SIGILL is then
+/// the net that was expected to catch it. `None` otherwise.
+pub fn host_cannot_tell(t: &dyn Target, form: Instr) -> Option<String> {
+    cannot_tell(target(t.arch()), t.host_features()?, form)
+}
+
+/// What this host reports of itself ([`Target::source_report`]), and
+/// what the probes found of the features its source cannot report
+/// ([`report`]), as `(label, value)` lines for `winic host` and report
+/// headers. Empty when winic does not run on `t`'s arch.
+pub fn host_report(t: &dyn Target) -> Vec<(&'static str, String)> {
+    let mut lines = t.source_report();
+    if let Some(host) = t.host_features() {
+        let probed = report(t, host);
+        if !probed.is_empty() {
+            lines.push(("Probed (no source reports them)", probed));
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arch::aarch64::host::from_hwcaps;
-    use crate::arch::target;
 
     /// What qemu-aarch64 -cpu max reports (tests/fixtures/host-features.yaml).
     fn qemu_max() -> HostFeatures {

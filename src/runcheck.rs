@@ -109,7 +109,7 @@ fn run_one(k: &Kernel, cpu: Option<usize>, deadline: Duration) -> Result<(), Str
 #[cfg(test)]
 pub(crate) fn assert_runs_or_is_skipped(t: &dyn Target, form: Instr) {
     let outcome = check(t, form, None, Duration::from_secs(60));
-    match t.host_lacks(form) {
+    match crate::probe::host_lacks(t, form) {
         None => assert!(
             matches!(outcome, Outcome::Ran { .. }),
             "{}: {outcome:?}",
@@ -125,7 +125,8 @@ pub(crate) fn assert_runs_or_is_skipped(t: &dyn Target, form: Instr) {
 
 /// Checks one form.
 pub fn check(t: &dyn Target, form: Instr, cpu: Option<usize>, deadline: Duration) -> Outcome {
-    if let Some(reason) = t.host_lacks(form).or_else(|| shape::skip_reason(t, form)) {
+    if let Some(reason) = crate::probe::host_lacks(t, form).or_else(|| shape::skip_reason(t, form))
+    {
         return Outcome::Skipped { reason };
     }
     let (tp, lat, copies) = match kernels(t, form) {

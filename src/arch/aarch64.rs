@@ -402,19 +402,17 @@ impl Target for AArch64 {
         }
     }
 
-    fn host_report(&self) -> Vec<(&'static str, String)> {
+    fn source_report(&self) -> Vec<(&'static str, String)> {
         let Some((f, vl)) = host::detected() else {
             return Vec::new();
         };
         let bits = |v: Option<u32>| v.map_or("none".to_string(), |b| format!("{b} bits"));
-        let mut lines = vec![
+        vec![
             ("Features", f.names().join(" ")),
             ("Feature source", f.raw.clone()),
             ("SVE vector length", bits(vl.sve)),
             ("SME streaming vector length", bits(vl.sme)),
-        ];
-        lines.extend(crate::arch::host::probed_line(self, f));
-        lines
+        ]
     }
 
     fn cannot_run(&self, form: Instr) -> Option<String> {

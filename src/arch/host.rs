@@ -108,16 +108,6 @@ impl HostFeatures {
     }
 }
 
-/// The `winic host` line of the features `host`'s source cannot report,
-/// probed ([`crate::probe::report`]), when there are any.
-pub fn probed_line(
-    t: &dyn crate::arch::Target,
-    host: &HostFeatures,
-) -> Option<(&'static str, String)> {
-    let probed = crate::probe::report(t, host);
-    (!probed.is_empty()).then_some(("Probed (no source reports them)", probed))
-}
-
 /// The value of `key` in the first block of a `/proc/cpuinfo` text
 /// (`isa`, `model name`, `CPU part`).
 pub fn cpuinfo_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {

@@ -170,25 +170,14 @@ pub trait Target: Sync {
         form.mc_operands()[k].operand.early_clobber()
     }
 
-    /// The features `form` needs that the CPU winic runs on lacks, as a
-    /// reason ("needs AVX512_FP16, which this CPU lacks (CPUID)"), or
-    /// `None` (also when winic does not run on this arch or cannot tell:
-    /// then a SIGILL is the last safety net).
-    /// Where the host's source cannot tell, a probe decides
-    /// ([`crate::probe`]).
-    fn host_lacks(&self, form: Instr) -> Option<String> {
-        let host = self.host_features()?;
-        host.lacks(form)
-            .or_else(|| crate::probe::lacks(target(self.arch()), host, form))
-    }
-
-    /// The features `form` needs that neither this host's source of
-    /// features (AArch64 has no HWCAP for TME) nor a probe decided, named,
-    /// when they alone decide whether it runs: such a form runs, and a
-    /// SIGILL is then the net that was expected to catch it. `None`
-    /// otherwise.
-    fn host_cannot_tell(&self, form: Instr) -> Option<String> {
-        crate::probe::cannot_tell(target(self.arch()), self.host_features()?, form)
+    /// The features `form` needs that the CPU winic runs on lacks by its
+    /// own feature source (CPUID; AArch64's HWCAPs, RISC-V's hwprobe or
+    /// ISA string), as a reason ("needs AVX512_FP16, which this CPU lacks
+    /// (CPUID)"), or `None` (also when winic does not run on this arch or
+    /// the source cannot tell). Never probes: what the source cannot tell,
+    /// `crate::probe::host_lacks` tries in a child.
+    fn source_lacks(&self, form: Instr) -> Option<String> {
+        self.host_features()?.lacks(form)
     }
 
     /// The features the host reports as bits or strings (AArch64's HWCAPs,
@@ -212,10 +201,12 @@ pub trait Target: Sync {
         None
     }
 
-    /// What this host reports of itself, as `(label, value)` lines for
-    /// `winic host` and report headers (features and where they were read,
-    /// vector lengths). Empty when winic does not run on this arch.
-    fn host_report(&self) -> Vec<(&'static str, String)> {
+    /// What this host's own sources report of it, as `(label, value)`
+    /// lines for `winic host` and report headers (features and where they
+    /// were read, vector lengths). Empty when winic does not run on this
+    /// arch. The features only a probe decides are
+    /// `crate::probe::host_report`'s.
+    fn source_report(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }
 

@@ -271,20 +271,18 @@ impl Target for Riscv64 {
         host::detected().map(|(h, _)| h)
     }
 
-    fn host_report(&self) -> Vec<(&'static str, String)> {
+    fn source_report(&self) -> Vec<(&'static str, String)> {
         let Some((f, vlen)) = host::detected() else {
             return Vec::new();
         };
-        let mut lines = vec![
+        vec![
             ("Features", f.names().join(" ")),
             ("Feature source", f.raw.clone()),
             (
                 "Vector length (VLEN)",
                 vlen.map_or("none".to_string(), |b| format!("{b} bits")),
             ),
-        ];
-        lines.extend(crate::arch::host::probed_line(self, f));
-        lines
+        ]
     }
 
     fn vector_state(&self, form: Instr) -> Option<String> {

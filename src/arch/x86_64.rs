@@ -75,13 +75,13 @@ impl Target for X86_64 {
         runnable::cannot_run(&form)
     }
 
-    fn host_lacks(&self, form: Instr) -> Option<String> {
+    fn source_lacks(&self, form: Instr) -> Option<String> {
         let missing = host::missing(plan_of(&form).ok()?.code);
         (!missing.is_empty())
             .then(|| format!("needs {}, which this CPU lacks (CPUID)", missing.join(", ")))
     }
 
-    fn host_report(&self) -> Vec<(&'static str, String)> {
+    fn source_report(&self) -> Vec<(&'static str, String)> {
         if cfg!(not(target_arch = "x86_64")) {
             return Vec::new();
         }

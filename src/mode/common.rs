@@ -79,7 +79,7 @@ pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
     }
     // Lacking features first: on a CPU without SVE or SME every such form
     // says so, whatever else keeps it from running.
-    t.host_lacks(form).or_else(|| shape::skip_reason(t, form))
+    crate::probe::host_lacks(t, form).or_else(|| shape::skip_reason(t, form))
 }
 
 /// Forms of `t`'s arch that can serve as helpers for `reg`: they run,
@@ -93,7 +93,9 @@ pub(crate) fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
         .filter(|f| f.implicit_defs().any(|d| t.aliases(d, reg)))
         .filter(|f| !f.implicit_uses().any(|u| t.aliases(u, reg)))
         .filter(|f| implicit_dependency(t, *f).is_empty() && !is_x87(*f))
-        .filter(|f| shape::skip_reason(t, *f).is_none() && t.host_lacks(*f).is_none())
+        .filter(|f| {
+            shape::skip_reason(t, *f).is_none() && crate::probe::host_lacks(t, *f).is_none()
+        })
         .collect();
     out.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
     out
@@ -152,7 +154,7 @@ pub(crate) fn sigill_net(forms: &[Instr]) -> String {
         forms.len()
     );
     for f in forms {
-        let why = match crate::arch::target(f.isa().arch()).host_cannot_tell(*f) {
+        let why = match crate::probe::host_cannot_tell(crate::arch::target(f.isa().arch()), *f) {
             Some(u) => format!("needs {u}, which this host's feature source cannot report"),
             None => "the host has every feature LLVM's predicates name: a feature they do not \
                      name, an emulator gap, or a wrong kernel"

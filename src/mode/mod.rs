@@ -287,7 +287,7 @@ fn report_header(
     ]
     .into_iter()
     .chain(floor.map(|f| ("Floor", f.clone())))
-    .chain(t.host_report())
+    .chain(crate::probe::host_report(t))
     .collect()
 }
 
