@@ -249,14 +249,17 @@ pub fn example_line(arch: &str, r: &Row) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::{Inst, OpValue};
+    use crate::arch::{
+        AsmDialect, Dialect, Encode, HostPolicy, Inst, KernelError, KernelFrame, Line, OpValue,
+        Operands, StartStub,
+    };
     use crate::isa::{Arch, Reg};
 
     /// A target that "encodes" the opcode number and checks by parity, so
     /// that every outcome occurs.
     struct Fake;
 
-    impl Target for Fake {
+    impl Encode for Fake {
         fn arch(&self) -> Arch {
             Arch::Riscv64
         }
@@ -266,6 +269,16 @@ mod tests {
         fn print(&self, inst: &Inst) -> Result<String, EncodeError> {
             Ok(inst.form.mnemonic())
         }
+        fn check(&self, inst: &Inst, _bytes: &[u8], _text: &str) -> Check {
+            match inst.form.opcode() % 4 {
+                1 => Check::Ok,
+                2 => Check::Unchecked("two".into()),
+                _ => Check::Mismatch("three".into()),
+            }
+        }
+    }
+
+    impl Operands for Fake {
         fn reserved(&self, _reg: Reg) -> Option<&'static str> {
             None
         }
@@ -278,14 +291,13 @@ mod tests {
                 }),
             }
         }
-        fn check(&self, inst: &Inst, _bytes: &[u8], _text: &str) -> Check {
-            match inst.form.opcode() % 4 {
-                1 => Check::Ok,
-                2 => Check::Unchecked("two".into()),
-                _ => Check::Mismatch("three".into()),
-            }
-        }
-        // Selfcheck builds no kernels.
+    }
+
+    impl HostPolicy for Fake {}
+
+    // Selfcheck builds no kernels, assembles nothing and writes no
+    // executables.
+    impl KernelFrame for Fake {
         fn prologue(&self, _: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
             Err(no_frame())
         }
@@ -295,7 +307,7 @@ mod tests {
         fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
             Err(no_frame())
         }
-        fn branch_back(&self, _: usize) -> Result<crate::arch::Line, EncodeError> {
+        fn branch_back(&self, _: usize) -> Result<Line, EncodeError> {
             Err(no_frame())
         }
         fn epilogue(&self, _: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
@@ -304,8 +316,11 @@ mod tests {
         fn chain_add(&self) -> Result<Inst, EncodeError> {
             Err(no_frame())
         }
-        fn dialect(&self) -> crate::arch::Dialect {
-            crate::arch::Dialect {
+    }
+
+    impl AsmDialect for Fake {
+        fn dialect(&self) -> Dialect {
+            Dialect {
                 syntax: None,
                 align_is_power: true,
                 hash_comment_anywhere: true,
@@ -324,12 +339,17 @@ mod tests {
         ) -> Option<Result<Vec<u8>, EncodeError>> {
             None
         }
-        fn start(
-            &self,
-            _: u64,
-            _: i64,
-        ) -> Result<Vec<crate::arch::Line>, crate::kernel::KernelError> {
+    }
+
+    impl StartStub for Fake {
+        fn start_count(&self, _: u64) -> Result<Vec<Inst>, EncodeError> {
+            Err(no_frame())
+        }
+        fn start_call(&self, _: i64, _: i64) -> Result<Line, KernelError> {
             Err(no_frame().into())
+        }
+        fn start_exit(&self) -> Result<Vec<Inst>, EncodeError> {
+            Err(no_frame())
         }
     }
 

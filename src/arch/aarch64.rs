@@ -25,8 +25,7 @@ mod start;
 mod tests;
 
 use super::{
-    reg_imm_only, reserved_table, Check, Dialect, EncodeError, Inst, Line, ModeSwitch, OpValue,
-    Target,
+    reg_imm_only, reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, OpValue, Operands,
 };
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, BitEnc, Encoding, Instr, McOperand, Operand, Reg};
@@ -321,7 +320,7 @@ fn reserved_reason(reg: Reg) -> Option<&'static str> {
     TABLE.get_or_init(|| reserved_table(Arch::Aarch64, RESERVED))[reg.id() as usize]
 }
 
-impl Target for AArch64 {
+impl Encode for AArch64 {
     fn arch(&self) -> Arch {
         Arch::Aarch64
     }
@@ -334,6 +333,12 @@ impl Target for AArch64 {
         printer::print(inst)
     }
 
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+        check::check(inst, bytes, text)
+    }
+}
+
+impl Operands for AArch64 {
     fn reserved(&self, reg: Reg) -> Option<&'static str> {
         reserved_reason(reg)
     }
@@ -377,29 +382,11 @@ impl Target for AArch64 {
         }
         Ok(Inst { form, ops })
     }
+}
 
+impl HostPolicy for AArch64 {
     fn host_features(&self) -> Option<&'static crate::arch::host::HostFeatures> {
         host::detected().map(|(h, _)| h)
-    }
-
-    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
-        body.iter()
-            .any(|f| host::needs_streaming(*f))
-            .then(frame::streaming_with_za)
-            .and_then(Result::ok)
-    }
-
-    fn vector_state(&self, form: Instr) -> Option<String> {
-        let (_, vl) = host::detected()?;
-        let cond = form.required_features()?;
-        let bits = |v: Option<u32>| v.map_or("?".to_string(), |b| b.to_string());
-        if host::needs_streaming(form) {
-            Some(format!("streaming SVE with ZA, SVL {} bits", bits(vl.sme)))
-        } else if cond.contains("sve") {
-            Some(format!("SVE, VL {} bits", bits(vl.sve)))
-        } else {
-            None
-        }
     }
 
     fn source_report(&self) -> Vec<(&'static str, String)> {
@@ -415,63 +402,17 @@ impl Target for AArch64 {
         ]
     }
 
-    fn cannot_run(&self, form: Instr) -> Option<String> {
-        runnable::cannot_run(&form)
-    }
-
-    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        check::check(inst, bytes, text)
-    }
-
-    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::prologue(touched)
-    }
-
-    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-        frame::init(reg)
-    }
-
-    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
-        frame::count_down()
-    }
-
-    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
-        frame::branch_back(back)
-    }
-
-    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::epilogue(touched)
-    }
-
-    fn chain_add(&self) -> Result<Inst, EncodeError> {
-        frame::chain_add()
-    }
-
-    fn dialect(&self) -> Dialect {
-        Dialect {
-            syntax: None,
-            align_is_power: true,
-            hash_comment_anywhere: false,
-            pseudo: branch::pseudo,
+    fn vector_state(&self, form: Instr) -> Option<String> {
+        let (_, vl) = host::detected()?;
+        let cond = form.required_features()?;
+        let bits = |v: Option<u32>| v.map_or("?".to_string(), |b| b.to_string());
+        if host::needs_streaming(form) {
+            Some(format!("streaming SVE with ZA, SVL {} bits", bits(vl.sme)))
+        } else if cond.contains("sve") {
+            Some(format!("SVE, VL {} bits", bits(vl.sve)))
+        } else {
+            None
         }
-    }
-
-    fn nop(&self) -> Result<Inst, EncodeError> {
-        branch::nop()
-    }
-
-    fn branch(
-        &self,
-        mnemonic: &str,
-        operands: &[&str],
-        offset: i64,
-        long: bool,
-    ) -> Option<Result<Vec<u8>, EncodeError>> {
-        branch::branch(mnemonic, operands, offset, long)
-    }
-
-    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, super::KernelError> {
-        start::start(iterations, call_to)
     }
 }
 

@@ -3,7 +3,7 @@
 //! targets emit through it as the kernel generator does, so it lives here,
 //! below `crate::kernel` (which re-exports it).
 
-use super::{Check, EncodeError, Inst, Target};
+use super::{Check, Encode, EncodeError, Inst};
 use std::fmt;
 
 /// One emitted instruction: its assembly text and its bytes.
@@ -43,8 +43,9 @@ impl From<EncodeError> for KernelError {
     }
 }
 
-/// Encodes, prints and checks one instruction.
-pub fn emit(t: &dyn Target, inst: &Inst) -> Result<Line, KernelError> {
+/// Encodes, prints and checks one instruction (`t` is any target: a
+/// `&dyn Target` or a start stub emitting its own pieces).
+pub fn emit<T: Encode + ?Sized>(t: &T, inst: &Inst) -> Result<Line, KernelError> {
     let bytes = t.encode(inst)?;
     let text = t.print(inst)?;
     match t.check(inst, &bytes, &text) {

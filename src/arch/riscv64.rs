@@ -14,8 +14,8 @@ mod tests;
 pub mod vtype;
 
 use super::{
-    bits, reserved_table, template, Check, Dialect, EncodeError, Inst, Line, ModeSwitch, OpValue,
-    Target,
+    bits, reserved_table, template, Check, Encode, EncodeError, HostPolicy, Inst, OpValue,
+    Operands, Target,
 };
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, Isa, McOperand, Reg};
@@ -37,8 +37,9 @@ pub const Riscv64: Riscv64 = Riscv64 {
 
 /// The RISC-V target whose vector forms run at `v`: kernels set it after
 /// the initialisations, and vector operands take the register groups
-/// LLVM's pseudos give them there ([`vtype::groups`]).
-pub fn at(v: VType) -> &'static Riscv64 {
+/// LLVM's pseudos give them there ([`vtype::groups`]). A `Target`, as
+/// [`crate::arch::target`] gives the others: its callers ask it as one.
+pub fn at(v: VType) -> &'static dyn Target {
     static ALL: OnceLock<Vec<Riscv64>> = OnceLock::new();
     let all = ALL.get_or_init(|| VType::all().map(|vtype| Riscv64 { vtype }).collect());
     all.iter()
@@ -101,23 +102,9 @@ fn reserved_reason(reg: Reg) -> Option<&'static str> {
     TABLE.get_or_init(|| reserved_table(Arch::Riscv64, RESERVED))[reg.id() as usize]
 }
 
-impl Target for Riscv64 {
+impl Encode for Riscv64 {
     fn arch(&self) -> Arch {
         Arch::Riscv64
-    }
-
-    fn variants(
-        &self,
-        types: &super::variant::VectorTypes,
-    ) -> Vec<Box<dyn super::variant::Variant>> {
-        let elen = elen();
-        types
-            .types()
-            .iter()
-            .map(|&v| {
-                Box::new(super::variant::AtVType { v, elen }) as Box<dyn super::variant::Variant>
-            })
-            .collect()
     }
 
     fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError> {
@@ -163,6 +150,12 @@ impl Target for Riscv64 {
         })
     }
 
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+        check::check(inst, bytes, text)
+    }
+}
+
+impl Operands for Riscv64 {
     fn reserved(&self, reg: Reg) -> Option<&'static str> {
         reserved_reason(reg)
     }
@@ -266,7 +259,9 @@ impl Target for Riscv64 {
                     .any(|p| form.name().starts_with(p)))
             || (m.operand.is_def() && vtype::early_clobber_at(form, self.vtype))
     }
+}
 
+impl HostPolicy for Riscv64 {
     fn host_features(&self) -> Option<&'static crate::arch::host::HostFeatures> {
         host::detected().map(|(h, _)| h)
     }
@@ -294,88 +289,6 @@ impl Target for Riscv64 {
                 vlen.map_or("?".to_string(), |b| b.to_string())
             )
         })
-    }
-
-    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
-        // The initialisations leave e32 m1; another vector type is set
-        // after them, right before the loop.
-        if self.vtype == VType::DEFAULT || !body.iter().any(|f| vector_form(*f)) {
-            return None;
-        }
-        Some(ModeSwitch {
-            enter: Vec::new(),
-            ready: frame::set_vtype(self.vtype).ok()?,
-            leave: Vec::new(),
-            clobbers: Vec::new(),
-        })
-    }
-
-    fn cannot_run(&self, form: Instr) -> Option<String> {
-        runnable::cannot_run(&form).or_else(|| {
-            // At this target's vector type (the rules of vtype::groups:
-            // Zvbc only at e64, BF16 only at e16, Zvk element groups …).
-            if !vtype::has_variants(form) {
-                return None;
-            }
-            vtype::groups(form, self.vtype, elen())
-                .err()
-                .map(|why| format!("{why} (the kernel runs at {})", self.vtype))
-        })
-    }
-
-    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        check::check(inst, bytes, text)
-    }
-
-    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::prologue(touched)
-    }
-
-    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-        frame::init(reg)
-    }
-
-    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
-        frame::count_down()
-    }
-
-    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
-        frame::branch_back(back)
-    }
-
-    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::epilogue(touched)
-    }
-
-    fn chain_add(&self) -> Result<Inst, EncodeError> {
-        frame::chain_add()
-    }
-
-    fn dialect(&self) -> Dialect {
-        Dialect {
-            syntax: None,
-            align_is_power: true,
-            hash_comment_anywhere: true,
-            pseudo: branch::pseudo,
-        }
-    }
-
-    fn nop(&self) -> Result<Inst, EncodeError> {
-        branch::nop()
-    }
-
-    fn branch(
-        &self,
-        mnemonic: &str,
-        operands: &[&str],
-        offset: i64,
-        long: bool,
-    ) -> Option<Result<Vec<u8>, EncodeError>> {
-        branch::branch(mnemonic, operands, offset, long)
-    }
-
-    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, super::KernelError> {
-        start::start(iterations, call_to)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Configurations besides the default at which forms are measured again:
 //! RISC-V's vector types (`--vtypes`). The run asks its [`Target`] for
-//! them ([`Target::variants`]) and never names an arch: on x86-64 and
-//! AArch64 there are none.
+//! them ([`super::KernelFrame::variants`]) and never names an arch: on
+//! x86-64 and AArch64 there are none.
 
 use super::riscv64::vtype::{self, VType};
 use super::Target;

@@ -15,7 +15,7 @@ mod start;
 #[cfg(test)]
 mod tests;
 
-use super::{reserved_table, Check, Dialect, EncodeError, Inst, Line, OpValue, Target};
+use super::{reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, OpValue, Operands};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
 use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
@@ -31,7 +31,7 @@ pub const LOOP_COUNTER: &str = "R15";
 /// The x86-64 target.
 pub struct X86_64;
 
-impl Target for X86_64 {
+impl Encode for X86_64 {
     fn arch(&self) -> Arch {
         Arch::X86_64
     }
@@ -51,8 +51,21 @@ impl Target for X86_64 {
         printer::print(plan, inst)
     }
 
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
+        match plan_of(&inst.form) {
+            Ok(plan) => checker::check(plan, inst, bytes, text),
+            Err(e) => Check::Mismatch(format!("no plan: {e}")),
+        }
+    }
+}
+
+impl Operands for X86_64 {
     fn reserved(&self, reg: Reg) -> Option<&'static str> {
         reserved_reason(reg)
+    }
+
+    fn register_feature(&self, reg: Reg) -> Option<&'static str> {
+        egpr_number(reg.name()).map(|_| "egpr")
     }
 
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
@@ -60,21 +73,12 @@ impl Target for X86_64 {
         example_of(form, avoid)
     }
 
-    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        match plan_of(&inst.form) {
-            Ok(plan) => checker::check(plan, inst, bytes, text),
-            Err(e) => Check::Mismatch(format!("no plan: {e}")),
-        }
-    }
-
     fn aliases(&self, a: Reg, b: Reg) -> bool {
         a.overlaps(b) || same_vector(a, b)
     }
+}
 
-    fn cannot_run(&self, form: Instr) -> Option<String> {
-        runnable::cannot_run(&form)
-    }
-
+impl HostPolicy for X86_64 {
     fn source_lacks(&self, form: Instr) -> Option<String> {
         let missing = host::missing(plan_of(&form).ok()?.code);
         (!missing.is_empty())
@@ -101,61 +105,6 @@ impl Target for X86_64 {
             ("Feature source", "CPUID and XCR0".into()),
             ("Widest vector", widest.into()),
         ]
-    }
-
-    fn register_feature(&self, reg: Reg) -> Option<&'static str> {
-        egpr_number(reg.name()).map(|_| "egpr")
-    }
-
-    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::prologue(touched)
-    }
-
-    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-        frame::init(reg)
-    }
-
-    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
-        frame::count_down()
-    }
-
-    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
-        frame::branch_back(back)
-    }
-
-    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-        frame::epilogue(touched)
-    }
-
-    fn chain_add(&self) -> Result<Inst, EncodeError> {
-        frame::chain_add()
-    }
-
-    fn dialect(&self) -> Dialect {
-        Dialect {
-            syntax: Some(".intel_syntax noprefix"),
-            align_is_power: false,
-            hash_comment_anywhere: true,
-            pseudo: super::no_pseudo,
-        }
-    }
-
-    fn nop(&self) -> Result<Inst, EncodeError> {
-        branch::nop()
-    }
-
-    fn branch(
-        &self,
-        mnemonic: &str,
-        operands: &[&str],
-        offset: i64,
-        long: bool,
-    ) -> Option<Result<Vec<u8>, EncodeError>> {
-        branch::branch(mnemonic, operands, offset, long)
-    }
-
-    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, super::KernelError> {
-        start::start(iterations, call_to)
     }
 }
 

@@ -2,8 +2,9 @@
 //! label: `b`, `b.cond` (and the `bcond` spelling), `cbz`, `cbnz`; encoded
 //! from LLVM's bit layouts of B, Bcc, CBZ*/CBNZ*.
 
+use super::AArch64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{inst_of, EncodeError, Inst, OpValue};
+use crate::arch::{inst_of, AsmDialect, Dialect, EncodeError, Inst, OpValue};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Isa};
 
@@ -36,33 +37,49 @@ fn cond(name: &str) -> Option<u64> {
         .map(|p| p as u64)
 }
 
-pub fn branch(
-    mnemonic: &str,
-    operands: &[&str],
-    offset: i64,
-    _long: bool,
-) -> Option<Result<Vec<u8>, EncodeError>> {
-    let cc = mnemonic
-        .strip_prefix("b.")
-        .or_else(|| mnemonic.strip_prefix('b').filter(|c| c.len() == 2))
-        .and_then(cond);
-    let (form, cc, reg) = match (mnemonic, cc, operands) {
-        ("b", _, [_]) => ("B", None, None),
-        (_, Some(c), [_]) => ("Bcc", Some(c), None),
-        ("cbz" | "cbnz", _, [r, _]) => {
-            let reg = crate::arch::reg_named(A, r)?;
-            let wide = reg.name().starts_with('X');
-            let form = match (mnemonic, wide) {
-                ("cbz", true) => "CBZX",
-                ("cbz", false) => "CBZW",
-                (_, true) => "CBNZX",
-                (_, false) => "CBNZW",
-            };
-            (form, None, Some(reg))
+impl AsmDialect for AArch64 {
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: None,
+            align_is_power: true,
+            hash_comment_anywhere: false,
+            pseudo,
         }
-        _ => return None,
-    };
-    Some(encode(form, cc, reg, offset))
+    }
+
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        _long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        let cc = mnemonic
+            .strip_prefix("b.")
+            .or_else(|| mnemonic.strip_prefix('b').filter(|c| c.len() == 2))
+            .and_then(cond);
+        let (form, cc, reg) = match (mnemonic, cc, operands) {
+            ("b", _, [_]) => ("B", None, None),
+            (_, Some(c), [_]) => ("Bcc", Some(c), None),
+            ("cbz" | "cbnz", _, [r, _]) => {
+                let reg = crate::arch::reg_named(A, r)?;
+                let wide = reg.name().starts_with('X');
+                let form = match (mnemonic, wide) {
+                    ("cbz", true) => "CBZX",
+                    ("cbz", false) => "CBZW",
+                    (_, true) => "CBNZX",
+                    (_, false) => "CBNZW",
+                };
+                (form, None, Some(reg))
+            }
+            _ => return None,
+        };
+        Some(encode(form, cc, reg, offset))
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        inst_of(A, "HINT", &[OpValue::Imm(0)])
+    }
 }
 
 pub fn encode(
@@ -110,14 +127,10 @@ pub fn encode(
     Ok((word as u32).to_le_bytes().to_vec())
 }
 
-pub fn nop() -> Result<Inst, EncodeError> {
-    inst_of(A, "HINT", &[OpValue::Imm(0)])
-}
-
 /// The aliases of the Arm ARM a kernel file commonly uses: `ret` (x30),
 /// `nop`, `mov` between general-purpose registers (`orr` with the zero
 /// register).
-pub fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
+fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
     Some(match (mnemonic, ops) {
         ("ret", []) => "ret x30".into(),
         ("nop", []) => "hint #0".into(),

@@ -3,9 +3,11 @@
 //! the loop counter, always); the iteration count arrives in X0; `subs
 //! x28, x28, #1` / `b.ne` close the loop.
 
-use super::LOOP_COUNTER;
-use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, ModeSwitch, OpValue};
-use crate::isa::{Arch, Isa, Reg};
+use super::{AArch64, LOOP_COUNTER};
+use crate::arch::{
+    container_in, inst_of, reg_of, EncodeError, Inst, KernelFrame, Line, ModeSwitch, OpValue,
+};
+use crate::isa::{Arch, Instr, Isa, Reg};
 
 const A: Arch = Arch::Aarch64;
 
@@ -69,98 +71,111 @@ fn save_or_restore(touched: &[Reg], save: bool) -> Result<Vec<Inst>, EncodeError
     Ok(out)
 }
 
-pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let n = frame_size(saved(touched)?.len());
-    let sp = r("SP")?;
-    let mut out = vec![inst_of(
-        A,
-        "SUBXri",
-        &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
-    )?];
-    out.extend(save_or_restore(touched, true)?);
-    out.push(inst_of(
-        A,
-        "ORRXrs",
-        &[r(LOOP_COUNTER)?, r("XZR")?, r("X0")?, OpValue::Imm(0)],
-    )?);
-    Ok(out)
-}
-
-pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let n = frame_size(saved(touched)?.len());
-    let sp = r("SP")?;
-    let mut out = save_or_restore(touched, false)?;
-    out.push(inst_of(
-        A,
-        "ADDXri",
-        &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
-    )?);
-    out.push(inst_of(A, "RET", &[r("LR")?])?);
-    Ok(out)
-}
-
-pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-    let v = OpValue::Imm(UNCRITICAL);
-    if let Some(x) = container_in(A, "GPR64", reg) {
-        return Ok((
-            x,
-            vec![inst_of(A, "ORRXri", &[OpValue::Reg(x), r("XZR")?, v])?],
-        ));
+impl KernelFrame for AArch64 {
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        super::runnable::cannot_run(&form)
     }
-    let load = inst_of(A, "ORRXri", &[r(SCRATCH)?, r("XZR")?, v])?;
-    let (whole, set) = if let Some(z) = container_in(A, "ZPR", reg).filter(|_| host_has_sve()) {
-        (z, inst_of(A, "DUP_ZR_D", &[OpValue::Reg(z), r(SCRATCH)?])?)
-    } else if let Some(q) = container_in(A, "FPR128", reg) {
-        (
-            q,
-            inst_of(A, "DUPv2i64gpr", &[OpValue::Reg(q), r(SCRATCH)?])?,
+
+    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
+        body.iter()
+            .any(|f| super::host::needs_streaming(*f))
+            .then(streaming_with_za)
+            .and_then(Result::ok)
+    }
+
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let n = frame_size(saved(touched)?.len());
+        let sp = r("SP")?;
+        let mut out = vec![inst_of(
+            A,
+            "SUBXri",
+            &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
+        )?];
+        out.extend(save_or_restore(touched, true)?);
+        out.push(inst_of(
+            A,
+            "ORRXrs",
+            &[r(LOOP_COUNTER)?, r("XZR")?, r("X0")?, OpValue::Imm(0)],
+        )?);
+        Ok(out)
+    }
+
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let n = frame_size(saved(touched)?.len());
+        let sp = r("SP")?;
+        let mut out = save_or_restore(touched, false)?;
+        out.push(inst_of(
+            A,
+            "ADDXri",
+            &[sp, sp, OpValue::Imm(n), OpValue::Imm(0)],
+        )?);
+        out.push(inst_of(A, "RET", &[r("LR")?])?);
+        Ok(out)
+    }
+
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let v = OpValue::Imm(UNCRITICAL);
+        if let Some(x) = container_in(A, "GPR64", reg) {
+            return Ok((
+                x,
+                vec![inst_of(A, "ORRXri", &[OpValue::Reg(x), r("XZR")?, v])?],
+            ));
+        }
+        let load = inst_of(A, "ORRXri", &[r(SCRATCH)?, r("XZR")?, v])?;
+        let (whole, set) = if let Some(z) = container_in(A, "ZPR", reg).filter(|_| host_has_sve()) {
+            (z, inst_of(A, "DUP_ZR_D", &[OpValue::Reg(z), r(SCRATCH)?])?)
+        } else if let Some(q) = container_in(A, "FPR128", reg) {
+            (
+                q,
+                inst_of(A, "DUPv2i64gpr", &[OpValue::Reg(q), r(SCRATCH)?])?,
+            )
+        } else if let Some(p) = container_in(A, "PPR", reg) {
+            // All lanes active (pattern 31, `all`).
+            return Ok((
+                p,
+                vec![inst_of(A, "PTRUE_B", &[OpValue::Reg(p), OpValue::Imm(31)])?],
+            ));
+        } else {
+            return Err(EncodeError::Unsupported(format!(
+                "{} is not a data register winic initialises (general-purpose, FP/SIMD, SVE vector or predicate)",
+                reg.name()
+            )));
+        };
+        Ok((whole, vec![load, set]))
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        let c = r(LOOP_COUNTER)?;
+        Ok(vec![inst_of(
+            A,
+            "SUBSXri",
+            &[c, c, OpValue::Imm(1), OpValue::Imm(0)],
+        )?])
+    }
+
+    /// `b.ne` back, by the assembler's branch encoder (LLVM's `Bcc` layout,
+    /// `cond` = NE).
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        Ok(Line {
+            text: format!("b.ne {}", crate::arch::LOOP_LABEL),
+            bytes: super::branch::encode("Bcc", Some(1), None, -(back as i64))?,
+        })
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        inst_of(
+            A,
+            "ADDXrs",
+            &[r("X1")?, r("X1")?, r("X2")?, OpValue::Imm(0)],
         )
-    } else if let Some(p) = container_in(A, "PPR", reg) {
-        // All lanes active (pattern 31, `all`).
-        return Ok((
-            p,
-            vec![inst_of(A, "PTRUE_B", &[OpValue::Reg(p), OpValue::Imm(31)])?],
-        ));
-    } else {
-        return Err(EncodeError::Unsupported(format!(
-            "{} is not a data register winic initialises (general-purpose, FP/SIMD, SVE vector or predicate)",
-            reg.name()
-        )));
-    };
-    Ok((whole, vec![load, set]))
-}
-
-pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
-    let c = r(LOOP_COUNTER)?;
-    Ok(vec![inst_of(
-        A,
-        "SUBSXri",
-        &[c, c, OpValue::Imm(1), OpValue::Imm(0)],
-    )?])
-}
-
-/// `b.ne` back, by the assembler's branch encoder (LLVM's `Bcc` layout,
-/// `cond` = NE).
-pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    Ok(Line {
-        text: format!("b.ne {}", crate::arch::LOOP_LABEL),
-        bytes: super::branch::encode("Bcc", Some(1), None, -(back as i64))?,
-    })
-}
-
-pub fn chain_add() -> Result<Inst, EncodeError> {
-    inst_of(
-        A,
-        "ADDXrs",
-        &[r("X1")?, r("X1")?, r("X2")?, OpValue::Imm(0)],
-    )
+    }
 }
 
 /// `smstart` (`msr svcrsmza, #1`: streaming mode and ZA on) and `smstop`,
 /// for a body of SME forms. Entering streaming mode zeroes every Z and P
 /// register, so the low halves D8-D15 (callee-saved) are saved whether
 /// the body touches them or not; the initialisations come after it.
-pub fn streaming_with_za() -> Result<ModeSwitch, EncodeError> {
+fn streaming_with_za() -> Result<ModeSwitch, EncodeError> {
     const SVCRSMZA: i64 = 0b011;
     let msr = |on| {
         inst_of(

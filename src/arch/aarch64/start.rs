@@ -8,7 +8,7 @@
 
 use super::AArch64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
+use crate::arch::{inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue, StartStub};
 use crate::isa::{Arch, Encoding, Isa};
 use capstone::arch::arm64::ArchMode;
 use capstone::arch::BuildsCapstone;
@@ -45,54 +45,51 @@ fn load(rd: &str, value: u64) -> Result<Vec<Inst>, EncodeError> {
     Ok(out)
 }
 
-pub fn start(iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError> {
-    let mut out = Vec::new();
-    for i in load("X0", iterations)? {
-        out.push(emit(&AArch64, &i)?);
+impl StartStub for AArch64 {
+    fn start_count(&self, iterations: u64) -> Result<Vec<Inst>, EncodeError> {
+        load("X0", iterations)
     }
-    let at: usize = out.iter().map(|l| l.bytes.len()).sum();
-    out.push(call(at as i64, call_to)?);
-    let mut exit = load("X8", NR_EXIT as u64)?;
-    exit.extend(load("X0", 0)?);
-    exit.push(inst_of(A, "SVC", &[OpValue::Imm(0)])?);
-    for i in &exit {
-        out.push(emit(&AArch64, i)?);
-    }
-    Ok(out)
-}
 
-/// `bl` at byte `at` of the stub to byte `to`, placed by LLVM's `BL`
-/// layout (`addr` = the word offset, 26 bits two's complement: ±128 MiB),
-/// and decoded again by capstone to prove its target.
-fn call(at: i64, to: i64) -> Result<Line, KernelError> {
-    let form = Isa::get(A)
-        .instr("BL")
-        .ok_or_else(|| EncodeError::Unsupported("no form BL".into()))?;
-    let Encoding::Bits(layout) = form.encoding() else {
-        return Err(EncodeError::Unsupported("BL has no bit layout".into()).into());
-    };
-    let offset = to - at;
-    if offset % 4 != 0 || !(-(1 << 27)..(1 << 27)).contains(&offset) {
-        return Err(EncodeError::BadOperand(format!(
-            "bl cannot reach {offset} bytes away (a multiple of 4 within ±128 MiB)"
-        ))
-        .into());
+    /// `bl` at byte `at` of the stub to byte `to`, placed by LLVM's `BL`
+    /// layout (`addr` = the word offset, 26 bits two's complement: ±128 MiB),
+    /// and decoded again by capstone to prove its target.
+    fn start_call(&self, at: i64, to: i64) -> Result<Line, KernelError> {
+        let form = Isa::get(A)
+            .instr("BL")
+            .ok_or_else(|| EncodeError::Unsupported("no form BL".into()))?;
+        let Encoding::Bits(layout) = form.encoding() else {
+            return Err(EncodeError::Unsupported("BL has no bit layout".into()).into());
+        };
+        let offset = to - at;
+        if offset % 4 != 0 || !(-(1 << 27)..(1 << 27)).contains(&offset) {
+            return Err(EncodeError::BadOperand(format!(
+                "bl cannot reach {offset} bytes away (a multiple of 4 within ±128 MiB)"
+            ))
+            .into());
+        }
+        let words = (offset / 4) as u64 & ((1 << 26) - 1);
+        let word = encode_fields(&form, &layout, |_, _| Ok(words))?;
+        let bytes = (word as u32).to_le_bytes().to_vec();
+        let ip = BASE.wrapping_add_signed(at);
+        let target = BASE.wrapping_add_signed(to);
+        let seen = decode(&bytes, ip);
+        if seen != Some(("bl".to_string(), target)) {
+            return Err(KernelError::Check(format!(
+                "bl kernel: capstone decodes {seen:?}, intended bl to {target:#x}"
+            )));
+        }
+        Ok(Line {
+            text: "bl kernel".into(),
+            bytes,
+        })
     }
-    let words = (offset / 4) as u64 & ((1 << 26) - 1);
-    let word = encode_fields(&form, &layout, |_, _| Ok(words))?;
-    let bytes = (word as u32).to_le_bytes().to_vec();
-    let ip = BASE.wrapping_add_signed(at);
-    let target = BASE.wrapping_add_signed(to);
-    let seen = decode(&bytes, ip);
-    if seen != Some(("bl".to_string(), target)) {
-        return Err(KernelError::Check(format!(
-            "bl kernel: capstone decodes {seen:?}, intended bl to {target:#x}"
-        )));
+
+    fn start_exit(&self) -> Result<Vec<Inst>, EncodeError> {
+        let mut exit = load("X8", NR_EXIT as u64)?;
+        exit.extend(load("X0", 0)?);
+        exit.push(inst_of(A, "SVC", &[OpValue::Imm(0)])?);
+        Ok(exit)
     }
-    Ok(Line {
-        text: "bl kernel".into(),
-        bytes,
-    })
 }
 
 /// Capstone's mnemonic and branch target of `bytes` decoded at `ip`.
@@ -111,7 +108,7 @@ mod tests {
 
     #[test]
     fn the_stub_loads_calls_and_exits() {
-        let lines = start(1000, -64).unwrap();
+        let lines = AArch64.start(1000, -64).unwrap();
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -130,7 +127,7 @@ mod tests {
 
     #[test]
     fn every_non_zero_part_of_the_count_is_loaded() {
-        let lines = start(0x0001_0000_0000_0005, 8).unwrap();
+        let lines = AArch64.start(0x0001_0000_0000_0005, 8).unwrap();
         assert_eq!(lines[0].text, "movz x0, #5");
         assert_eq!(lines[1].text, "movk x0, #1, lsl #48");
         assert_eq!(lines[2].text, "bl kernel");
@@ -138,7 +135,7 @@ mod tests {
 
     #[test]
     fn unreachable_or_misaligned_targets_are_refused() {
-        assert!(start(1, 6).is_err());
-        assert!(start(1, 1 << 28).is_err());
+        assert!(AArch64.start(1, 6).is_err());
+        assert!(AArch64.start(1, 1 << 28).is_err());
     }
 }

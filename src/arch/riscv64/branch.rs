@@ -4,47 +4,72 @@
 //! `beqz bnez blez bgez bltz bgtz bgt ble bgtu bleu`), `j` and `jal`;
 //! encoded from LLVM's bit layouts of the B-type forms and JAL.
 
+use super::Riscv64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{inst_of, reg_of, EncodeError, Inst};
+use crate::arch::{inst_of, reg_of, AsmDialect, Dialect, EncodeError, Inst};
 use crate::isa::{Arch, Encoding, Isa, Reg};
 
 const A: Arch = Arch::Riscv64;
 
-pub fn branch(
-    mnemonic: &str,
-    operands: &[&str],
-    offset: i64,
-    _long: bool,
-) -> Option<Result<Vec<u8>, EncodeError>> {
-    let reg = |s: &str| crate::arch::reg_named(A, s);
-    let zero = Isa::get(A).register("X0")?;
-    let ra = Isa::get(A).register("X1")?;
-    // (form, rs1 or rd, rs2)
-    let (form, a, b): (&str, Reg, Option<Reg>) = match (mnemonic, operands) {
-        ("beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu", [x, y, _]) => {
-            (upper(mnemonic), reg(x)?, Some(reg(y)?))
+impl AsmDialect for Riscv64 {
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: None,
+            align_is_power: true,
+            hash_comment_anywhere: true,
+            pseudo,
         }
-        ("bgt" | "ble" | "bgtu" | "bleu", [x, y, _]) => {
-            let f = match mnemonic {
-                "bgt" => "BLT",
-                "ble" => "BGE",
-                "bgtu" => "BLTU",
-                _ => "BGEU",
-            };
-            (f, reg(y)?, Some(reg(x)?))
-        }
-        ("beqz", [x, _]) => ("BEQ", reg(x)?, Some(zero)),
-        ("bnez", [x, _]) => ("BNE", reg(x)?, Some(zero)),
-        ("bltz", [x, _]) => ("BLT", reg(x)?, Some(zero)),
-        ("bgez", [x, _]) => ("BGE", reg(x)?, Some(zero)),
-        ("blez", [x, _]) => ("BGE", zero, Some(reg(x)?)),
-        ("bgtz", [x, _]) => ("BLT", zero, Some(reg(x)?)),
-        ("j", [_]) => ("JAL", zero, None),
-        ("jal", [_]) => ("JAL", ra, None),
-        ("jal", [x, _]) => ("JAL", reg(x)?, None),
-        _ => return None,
-    };
-    Some(encode(form, a, b, offset))
+    }
+
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        _long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        let reg = |s: &str| crate::arch::reg_named(A, s);
+        let zero = Isa::get(A).register("X0")?;
+        let ra = Isa::get(A).register("X1")?;
+        // (form, rs1 or rd, rs2)
+        let (form, a, b): (&str, Reg, Option<Reg>) = match (mnemonic, operands) {
+            ("beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu", [x, y, _]) => {
+                (upper(mnemonic), reg(x)?, Some(reg(y)?))
+            }
+            ("bgt" | "ble" | "bgtu" | "bleu", [x, y, _]) => {
+                let f = match mnemonic {
+                    "bgt" => "BLT",
+                    "ble" => "BGE",
+                    "bgtu" => "BLTU",
+                    _ => "BGEU",
+                };
+                (f, reg(y)?, Some(reg(x)?))
+            }
+            ("beqz", [x, _]) => ("BEQ", reg(x)?, Some(zero)),
+            ("bnez", [x, _]) => ("BNE", reg(x)?, Some(zero)),
+            ("bltz", [x, _]) => ("BLT", reg(x)?, Some(zero)),
+            ("bgez", [x, _]) => ("BGE", reg(x)?, Some(zero)),
+            ("blez", [x, _]) => ("BGE", zero, Some(reg(x)?)),
+            ("bgtz", [x, _]) => ("BLT", zero, Some(reg(x)?)),
+            ("j", [_]) => ("JAL", zero, None),
+            ("jal", [_]) => ("JAL", ra, None),
+            ("jal", [x, _]) => ("JAL", reg(x)?, None),
+            _ => return None,
+        };
+        Some(encode(form, a, b, offset))
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        inst_of(
+            A,
+            "ADDI",
+            &[
+                reg_of(A, "X0")?,
+                reg_of(A, "X0")?,
+                crate::arch::OpValue::Imm(0),
+            ],
+        )
+    }
 }
 
 fn upper(m: &str) -> &'static str {
@@ -88,22 +113,10 @@ pub fn encode(name: &str, a: Reg, b: Option<Reg>, offset: i64) -> Result<Vec<u8>
     Ok((word as u32).to_le_bytes().to_vec())
 }
 
-pub fn nop() -> Result<Inst, EncodeError> {
-    inst_of(
-        A,
-        "ADDI",
-        &[
-            reg_of(A, "X0")?,
-            reg_of(A, "X0")?,
-            crate::arch::OpValue::Imm(0),
-        ],
-    )
-}
-
 /// The pseudo-instructions of the unprivileged spec's table that are not
 /// branches: `ret`, `nop`, `mv rd, rs`, `li rd, imm` (12-bit), `not`,
 /// `neg`.
-pub fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
+fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
     Some(match (mnemonic, ops) {
         ("ret", []) => "jalr zero, 0(ra)".into(),
         ("nop", []) => "addi zero, zero, 0".into(),

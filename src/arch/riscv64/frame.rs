@@ -4,9 +4,13 @@
 //! the iteration count arrives in a0; `addi t6, t6, -1` / `bne t6, zero`
 //! close the loop.
 
-use super::LOOP_COUNTER;
-use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
-use crate::isa::{Arch, Isa, Reg};
+use super::vtype::{self, VType};
+use super::{Riscv64, LOOP_COUNTER};
+use crate::arch::variant::{AtVType, Variant, VectorTypes};
+use crate::arch::{
+    container_in, inst_of, reg_of, EncodeError, Inst, KernelFrame, Line, ModeSwitch, OpValue,
+};
+use crate::isa::{Arch, Instr, Isa, Reg};
 
 const A: Arch = Arch::Riscv64;
 
@@ -60,80 +64,146 @@ fn save_or_restore(touched: &[Reg], save: bool) -> Result<Vec<Inst>, EncodeError
     Ok(out)
 }
 
-pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let n = frame_size(saved(touched)?.len());
-    let sp = r("X2")?;
-    let mut out = Vec::new();
-    if n > 0 {
-        out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(-n)])?);
+impl KernelFrame for Riscv64 {
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        super::runnable::cannot_run(&form).or_else(|| {
+            // At this target's vector type (the rules of vtype::groups:
+            // Zvbc only at e64, BF16 only at e16, Zvk element groups …).
+            if !vtype::has_variants(form) {
+                return None;
+            }
+            vtype::groups(form, self.vtype, super::elen())
+                .err()
+                .map(|why| format!("{why} (the kernel runs at {})", self.vtype))
+        })
     }
-    out.extend(save_or_restore(touched, true)?);
-    out.push(inst_of(
-        A,
-        "ADDI",
-        &[r(LOOP_COUNTER)?, r("X10")?, OpValue::Imm(0)],
-    )?);
-    Ok(out)
-}
 
-pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let n = frame_size(saved(touched)?.len());
-    let sp = r("X2")?;
-    let mut out = save_or_restore(touched, false)?;
-    if n > 0 {
-        out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(n)])?);
-    }
-    out.push(inst_of(A, "JALR", &[r("X0")?, r("X1")?, OpValue::Imm(0)])?);
-    Ok(out)
-}
-
-/// General-purpose registers get 0x40004000 (`lui`); FP registers 2.0 in
-/// the register's own width, NaN-boxed as the F, D and Zfh extensions
-/// require: half 0x4000, single 0x40004000, double 0x4000400040004000.
-pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-    let lui = |rd: OpValue, hi: i64| inst_of(A, "LUI", &[rd, OpValue::Imm(hi)]);
-    if let Some(x) = container_in(A, "GPR", reg) {
-        return Ok((x, vec![lui(OpValue::Reg(x), 0x40004)?]));
-    }
-    let (t0, t1) = (r(SCRATCH[0])?, r(SCRATCH[1])?);
-    let (whole, mut out, mv) = if let Some(d) = container_in(A, "FPR64", reg).filter(|d| *d == reg)
-    {
-        let build = vec![
-            lui(t0, 0x40004)?,
-            inst_of(A, "SLLI", &[t1, t0, OpValue::Imm(32)])?,
-            inst_of(A, "OR", &[t0, t0, t1])?,
-        ];
-        (d, build, "FMV_D_X")
-    } else if let Some(s) = container_in(A, "FPR32", reg).filter(|s| *s == reg) {
-        (s, vec![lui(t0, 0x40004)?], "FMV_W_X")
-    } else if let Some(h) = container_in(A, "FPR16", reg).filter(|h| *h == reg) {
-        (h, vec![lui(t0, 0x4)?], "FMV_H_X")
-    } else if let Some(parts) = vector_parts(reg) {
-        // The vector unit needs a configuration before any vector
-        // instruction runs (vtype.vill is set at process start): each
-        // vector initialisation sets e32, m1, tail and mask agnostic, and
-        // the body runs in that state. Every register of a group
-        // (LMUL 2, 4, 8) is set.
-        let mut out = vec![
-            inst_of(
-                A,
-                "VSETVLI",
-                &[t0, r("X0")?, OpValue::Imm(VTYPE_E32_M1_TA_MA)],
-            )?,
-            lui(t1, 0x40004)?,
-        ];
-        for v in parts {
-            out.push(inst_of(A, "VMV_V_X", &[OpValue::Reg(v), t1])?);
+    fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
+        // The initialisations leave e32 m1; another vector type is set
+        // after them, right before the loop.
+        if self.vtype == VType::DEFAULT || !body.iter().any(|f| super::vector_form(*f)) {
+            return None;
         }
-        return Ok((reg, out));
-    } else {
-        return Err(EncodeError::Unsupported(format!(
-            "{} is not a data register winic initialises (general-purpose or FP)",
-            reg.name()
-        )));
-    };
-    out.push(inst_of(A, mv, &[OpValue::Reg(whole), t0])?);
-    Ok((whole, out))
+        Some(ModeSwitch {
+            enter: Vec::new(),
+            ready: set_vtype(self.vtype).ok()?,
+            leave: Vec::new(),
+            clobbers: Vec::new(),
+        })
+    }
+
+    fn variants(&self, types: &VectorTypes) -> Vec<Box<dyn Variant>> {
+        let elen = super::elen();
+        types
+            .types()
+            .iter()
+            .map(|&v| Box::new(AtVType { v, elen }) as Box<dyn Variant>)
+            .collect()
+    }
+
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let n = frame_size(saved(touched)?.len());
+        let sp = r("X2")?;
+        let mut out = Vec::new();
+        if n > 0 {
+            out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(-n)])?);
+        }
+        out.extend(save_or_restore(touched, true)?);
+        out.push(inst_of(
+            A,
+            "ADDI",
+            &[r(LOOP_COUNTER)?, r("X10")?, OpValue::Imm(0)],
+        )?);
+        Ok(out)
+    }
+
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let n = frame_size(saved(touched)?.len());
+        let sp = r("X2")?;
+        let mut out = save_or_restore(touched, false)?;
+        if n > 0 {
+            out.push(inst_of(A, "ADDI", &[sp, sp, OpValue::Imm(n)])?);
+        }
+        out.push(inst_of(A, "JALR", &[r("X0")?, r("X1")?, OpValue::Imm(0)])?);
+        Ok(out)
+    }
+
+    /// General-purpose registers get 0x40004000 (`lui`); FP registers 2.0 in
+    /// the register's own width, NaN-boxed as the F, D and Zfh extensions
+    /// require: half 0x4000, single 0x40004000, double 0x4000400040004000.
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let lui = |rd: OpValue, hi: i64| inst_of(A, "LUI", &[rd, OpValue::Imm(hi)]);
+        if let Some(x) = container_in(A, "GPR", reg) {
+            return Ok((x, vec![lui(OpValue::Reg(x), 0x40004)?]));
+        }
+        let (t0, t1) = (r(SCRATCH[0])?, r(SCRATCH[1])?);
+        let (whole, mut out, mv) =
+            if let Some(d) = container_in(A, "FPR64", reg).filter(|d| *d == reg) {
+                let build = vec![
+                    lui(t0, 0x40004)?,
+                    inst_of(A, "SLLI", &[t1, t0, OpValue::Imm(32)])?,
+                    inst_of(A, "OR", &[t0, t0, t1])?,
+                ];
+                (d, build, "FMV_D_X")
+            } else if let Some(s) = container_in(A, "FPR32", reg).filter(|s| *s == reg) {
+                (s, vec![lui(t0, 0x40004)?], "FMV_W_X")
+            } else if let Some(h) = container_in(A, "FPR16", reg).filter(|h| *h == reg) {
+                (h, vec![lui(t0, 0x4)?], "FMV_H_X")
+            } else if let Some(parts) = vector_parts(reg) {
+                // The vector unit needs a configuration before any vector
+                // instruction runs (vtype.vill is set at process start): each
+                // vector initialisation sets e32, m1, tail and mask agnostic, and
+                // the body runs in that state. Every register of a group
+                // (LMUL 2, 4, 8) is set.
+                let mut out = vec![
+                    inst_of(
+                        A,
+                        "VSETVLI",
+                        &[t0, r("X0")?, OpValue::Imm(VTYPE_E32_M1_TA_MA)],
+                    )?,
+                    lui(t1, 0x40004)?,
+                ];
+                for v in parts {
+                    out.push(inst_of(A, "VMV_V_X", &[OpValue::Reg(v), t1])?);
+                }
+                return Ok((reg, out));
+            } else {
+                return Err(EncodeError::Unsupported(format!(
+                    "{} is not a data register winic initialises (general-purpose or FP)",
+                    reg.name()
+                )));
+            };
+        out.push(inst_of(A, mv, &[OpValue::Reg(whole), t0])?);
+        Ok((whole, out))
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        let c = r(LOOP_COUNTER)?;
+        Ok(vec![inst_of(A, "ADDI", &[c, c, OpValue::Imm(-1)])?])
+    }
+
+    /// `bne t6, zero` back, by the assembler's branch encoder (LLVM's `BNE`
+    /// layout).
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        let reg = |name| {
+            Isa::get(A)
+                .register(name)
+                .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))
+        };
+        Ok(Line {
+            text: format!("bne t6, zero, {}", crate::arch::LOOP_LABEL),
+            bytes: super::branch::encode(
+                "BNE",
+                reg(LOOP_COUNTER)?,
+                Some(reg("X0")?),
+                -(back as i64),
+            )?,
+        })
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        inst_of(A, "ADD", &[r("X5")?, r("X5")?, r("X6")?])
+    }
 }
 
 /// `vtypei` of `vsetvli …, e32, m1, ta, ma`: vlmul 0 (m1), vsew 2 (e32)
@@ -147,7 +217,7 @@ pub const VTYPE_E32_M1_TA_MA: i64 = 0b1101_0000;
 /// above 2 × 65536, the largest VLMAX there is. (`vsetvli zero, zero`
 /// keeps the old length and is reserved where VLMAX changes; a written
 /// `rd` would need a register the body does not use.)
-pub fn set_vtype(v: super::vtype::VType) -> Result<Vec<Inst>, EncodeError> {
+fn set_vtype(v: VType) -> Result<Vec<Inst>, EncodeError> {
     Ok(vec![inst_of(
         A,
         "VSETVLI",
@@ -168,27 +238,4 @@ fn vector_parts(reg: Reg) -> Option<Vec<Reg>> {
         .filter_map(|c| isa.class(c))
         .any(|c| c.contains(reg))
         .then(|| reg.all_sub_regs().filter(|s| vr.contains(*s)).collect())
-}
-
-pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
-    let c = r(LOOP_COUNTER)?;
-    Ok(vec![inst_of(A, "ADDI", &[c, c, OpValue::Imm(-1)])?])
-}
-
-/// `bne t6, zero` back, by the assembler's branch encoder (LLVM's `BNE`
-/// layout).
-pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let reg = |name| {
-        Isa::get(A)
-            .register(name)
-            .ok_or_else(|| EncodeError::Unsupported(format!("no register {name}")))
-    };
-    Ok(Line {
-        text: format!("bne t6, zero, {}", crate::arch::LOOP_LABEL),
-        bytes: super::branch::encode("BNE", reg(LOOP_COUNTER)?, Some(reg("X0")?), -(back as i64))?,
-    })
-}
-
-pub fn chain_add() -> Result<Inst, EncodeError> {
-    inst_of(A, "ADD", &[r("X5")?, r("X5")?, r("X6")?])
 }

@@ -9,7 +9,7 @@
 
 use super::Riscv64;
 use crate::arch::bits::encode_fields;
-use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
+use crate::arch::{inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue, StartStub};
 use crate::isa::{Arch, Encoding, Isa};
 use capstone::arch::riscv::{ArchExtraMode, ArchMode};
 use capstone::arch::{BuildsCapstone, BuildsCapstoneExtraMode};
@@ -69,62 +69,58 @@ fn load(rd: OpValue, v: i64) -> Result<Vec<Inst>, EncodeError> {
     Ok(out)
 }
 
-pub fn start(iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError> {
-    let mut out = Vec::new();
-    for i in load(r("X10")?, iterations as i64)? {
-        out.push(emit(&Riscv64, &i)?);
+impl StartStub for Riscv64 {
+    fn start_count(&self, iterations: u64) -> Result<Vec<Inst>, EncodeError> {
+        load(r("X10")?, iterations as i64)
     }
-    let at: usize = out.iter().map(|l| l.bytes.len()).sum();
-    out.push(call(at as i64, call_to)?);
-    let zero = r("X0")?;
-    let exit = [
-        inst_of(A, "ADDI", &[r("X17")?, zero, OpValue::Imm(NR_EXIT)])?,
-        inst_of(A, "ADDI", &[r("X10")?, zero, OpValue::Imm(0)])?,
-        inst_of(A, "ECALL", &[])?,
-    ];
-    for i in &exit {
-        out.push(emit(&Riscv64, i)?);
-    }
-    Ok(out)
-}
 
-/// `jal ra` at byte `at` of the stub to byte `to`, placed by LLVM's `JAL`
-/// layout (`imm20` = the offset in half-words, LLVM's
-/// `getImmOpValueAsr1`, 20 bits two's complement: ±1 MiB), and decoded
-/// again by capstone to prove its target.
-fn call(at: i64, to: i64) -> Result<Line, KernelError> {
-    let form = Isa::get(A)
-        .instr("JAL")
-        .ok_or_else(|| EncodeError::Unsupported("no form JAL".into()))?;
-    let Encoding::Bits(layout) = form.encoding() else {
-        return Err(EncodeError::Unsupported("JAL has no bit layout".into()).into());
-    };
-    let offset = to - at;
-    if offset % 2 != 0 || !(-(1 << 20)..(1 << 20)).contains(&offset) {
-        return Err(EncodeError::BadOperand(format!(
-            "jal cannot reach {offset} bytes away (an even number within ±1 MiB)"
-        ))
-        .into());
+    /// `jal ra` at byte `at` of the stub to byte `to`, placed by LLVM's `JAL`
+    /// layout (`imm20` = the offset in half-words, LLVM's
+    /// `getImmOpValueAsr1`, 20 bits two's complement: ±1 MiB), and decoded
+    /// again by capstone to prove its target.
+    fn start_call(&self, at: i64, to: i64) -> Result<Line, KernelError> {
+        let form = Isa::get(A)
+            .instr("JAL")
+            .ok_or_else(|| EncodeError::Unsupported("no form JAL".into()))?;
+        let Encoding::Bits(layout) = form.encoding() else {
+            return Err(EncodeError::Unsupported("JAL has no bit layout".into()).into());
+        };
+        let offset = to - at;
+        if offset % 2 != 0 || !(-(1 << 20)..(1 << 20)).contains(&offset) {
+            return Err(EncodeError::BadOperand(format!(
+                "jal cannot reach {offset} bytes away (an even number within ±1 MiB)"
+            ))
+            .into());
+        }
+        let half_words = (offset / 2) as u64 & 0xfffff;
+        let word = encode_fields(&form, &layout, |_, m| match m.name {
+            "rd" => Ok(1), // ra
+            _ => Ok(half_words),
+        })?;
+        let bytes = (word as u32).to_le_bytes().to_vec();
+        let ip = BASE.wrapping_add_signed(at);
+        let seen = decode(&bytes, ip);
+        // Capstone 5 prints the offset of `jal`, not the address it reaches.
+        let want = Some(("jal".to_string(), offset));
+        if seen != want {
+            return Err(KernelError::Check(format!(
+                "jal ra, kernel: capstone decodes {seen:?}, intended jal with offset {offset}"
+            )));
+        }
+        Ok(Line {
+            text: "jal ra, kernel".into(),
+            bytes,
+        })
     }
-    let half_words = (offset / 2) as u64 & 0xfffff;
-    let word = encode_fields(&form, &layout, |_, m| match m.name {
-        "rd" => Ok(1), // ra
-        _ => Ok(half_words),
-    })?;
-    let bytes = (word as u32).to_le_bytes().to_vec();
-    let ip = BASE.wrapping_add_signed(at);
-    let seen = decode(&bytes, ip);
-    // Capstone 5 prints the offset of `jal`, not the address it reaches.
-    let want = Some(("jal".to_string(), offset));
-    if seen != want {
-        return Err(KernelError::Check(format!(
-            "jal ra, kernel: capstone decodes {seen:?}, intended jal with offset {offset}"
-        )));
+
+    fn start_exit(&self) -> Result<Vec<Inst>, EncodeError> {
+        let zero = r("X0")?;
+        Ok(vec![
+            inst_of(A, "ADDI", &[r("X17")?, zero, OpValue::Imm(NR_EXIT)])?,
+            inst_of(A, "ADDI", &[r("X10")?, zero, OpValue::Imm(0)])?,
+            inst_of(A, "ECALL", &[])?,
+        ])
     }
-    Ok(Line {
-        text: "jal ra, kernel".into(),
-        bytes,
-    })
 }
 
 /// Capstone's mnemonic and (signed) immediate of `bytes` decoded at `ip`.
@@ -197,7 +193,7 @@ mod tests {
 
     #[test]
     fn the_stub_loads_calls_and_exits() {
-        let lines = start(1000, -64).unwrap();
+        let lines = Riscv64.start(1000, -64).unwrap();
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -213,7 +209,7 @@ mod tests {
 
     #[test]
     fn unreachable_or_odd_targets_are_refused() {
-        assert!(start(1, 7).is_err());
-        assert!(start(1, 1 << 21).is_err());
+        assert!(Riscv64.start(1, 7).is_err());
+        assert!(Riscv64.start(1, 1 << 21).is_err());
     }
 }

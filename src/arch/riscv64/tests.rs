@@ -156,7 +156,7 @@ fn every_register_immediate_form_encodes_and_checks() {
 }
 
 /// Every register a copy of `body` occupies, group members included.
-fn occupied(t: &Riscv64, inst: &Inst) -> Vec<(usize, Reg)> {
+fn occupied(t: &dyn Target, inst: &Inst) -> Vec<(usize, Reg)> {
     (0..inst.ops.len())
         .flat_map(|k| t.operand_regs(inst, k).into_iter().map(move |r| (k, r)))
         .collect()
@@ -186,17 +186,16 @@ fn vector_kernels_keep_register_groups_apart_and_run_where_the_host_has_v() {
     ];
     let mut at_types = 0;
     for v in types {
-        at_types += vector_kernels_at(super::at(v));
+        at_types += vector_kernels_at(super::at(v), v);
     }
     // VADD_VV and VFADD_VV at all four others, VWADD_VV, VNSRL_WV and
     // VFWMACC_VV where widening is defined, VMERGE_VVM …
     assert!(at_types >= 20, "only {at_types} (form, type) pairs built");
 }
 
-/// Checks the kernels of a sample of vector forms at `t`'s vector type;
-/// returns how many forms are defined there.
-fn vector_kernels_at(t: &Riscv64) -> usize {
-    let v = t.vtype();
+/// Checks the kernels of a sample of vector forms at `t`'s vector type,
+/// `v`; returns how many forms are defined there.
+fn vector_kernels_at(t: &dyn Target, v: VType) -> usize {
     let mut built = 0;
     // LMUL 8 (whole-register move of eight), 2 and 4, a widening form (its
     // destination a pair at LMUL 1), a narrowing one, a mask form on v0.

@@ -2,7 +2,8 @@
 //! every `jcc` spelling to a label, rel8 when it reaches and rel32
 //! otherwise, as an assembler relaxes them; encoded by iced-x86.
 
-use crate::arch::{inst_of, EncodeError, Inst};
+use super::X86_64;
+use crate::arch::{inst_of, no_pseudo, AsmDialect, Dialect, EncodeError, Inst};
 use crate::isa::Arch;
 use iced_x86::{Code, Encoder, Instruction};
 
@@ -32,36 +33,49 @@ const BRANCHES: &[(&[&str], Code, Code)] = &[
     (&["jg", "jnle"], Code::Jg_rel8_64, Code::Jg_rel32_64),
 ];
 
-pub fn branch(
-    mnemonic: &str,
-    operands: &[&str],
-    offset: i64,
-    long: bool,
-) -> Option<Result<Vec<u8>, EncodeError>> {
-    let (_, short, near) = BRANCHES
-        .iter()
-        .find(|(names, _, _)| names.contains(&mnemonic))?;
-    if operands.len() != 1 {
-        return Some(Err(EncodeError::BadOperand(format!(
-            "{mnemonic} takes one operand, a label"
-        ))));
+impl AsmDialect for X86_64 {
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            syntax: Some(".intel_syntax noprefix"),
+            align_is_power: false,
+            hash_comment_anywhere: true,
+            pseudo: no_pseudo,
+        }
     }
-    let ip: u64 = 1 << 32;
-    let target = ip.wrapping_add(offset as u64);
-    let encode = |code: Code| -> Result<Vec<u8>, EncodeError> {
-        let ins = Instruction::with_branch(code, target)
-            .map_err(|e| EncodeError::BadOperand(format!("{mnemonic}: {e}")))?;
-        let mut enc = Encoder::new(64);
-        enc.encode(&ins, ip)
-            .map_err(|e| EncodeError::BadOperand(format!("{mnemonic} {offset:+} bytes: {e}")))?;
-        Ok(enc.take_buffer())
-    };
-    Some(match long {
-        false => encode(*short).or_else(|_| encode(*near)),
-        true => encode(*near),
-    })
-}
 
-pub fn nop() -> Result<Inst, EncodeError> {
-    inst_of(Arch::X86_64, "NOOP", &[])
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>> {
+        let (_, short, near) = BRANCHES
+            .iter()
+            .find(|(names, _, _)| names.contains(&mnemonic))?;
+        if operands.len() != 1 {
+            return Some(Err(EncodeError::BadOperand(format!(
+                "{mnemonic} takes one operand, a label"
+            ))));
+        }
+        let ip: u64 = 1 << 32;
+        let target = ip.wrapping_add(offset as u64);
+        let encode = |code: Code| -> Result<Vec<u8>, EncodeError> {
+            let ins = Instruction::with_branch(code, target)
+                .map_err(|e| EncodeError::BadOperand(format!("{mnemonic}: {e}")))?;
+            let mut enc = Encoder::new(64);
+            enc.encode(&ins, ip).map_err(|e| {
+                EncodeError::BadOperand(format!("{mnemonic} {offset:+} bytes: {e}"))
+            })?;
+            Ok(enc.take_buffer())
+        };
+        Some(match long {
+            false => encode(*short).or_else(|_| encode(*near)),
+            true => encode(*near),
+        })
+    }
+
+    fn nop(&self) -> Result<Inst, EncodeError> {
+        inst_of(Arch::X86_64, "NOOP", &[])
+    }
 }

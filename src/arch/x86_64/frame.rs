@@ -4,9 +4,11 @@
 //! `vzeroupper` (on AVX hosts) and `emms` (after MMX) leave the vector and
 //! x87 state as the caller expects.
 
-use super::LOOP_COUNTER;
-use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, Line, OpValue};
-use crate::isa::{Arch, Reg};
+use super::{LOOP_COUNTER, X86_64};
+use crate::arch::{
+    container_in, inst_of, reg_of, AsmDialect, EncodeError, Inst, KernelFrame, Line, OpValue,
+};
+use crate::isa::{Arch, Instr, Reg};
 
 const A: Arch = Arch::X86_64;
 
@@ -38,124 +40,152 @@ fn saved(touched: &[Reg]) -> Result<Vec<OpValue>, EncodeError> {
     Ok(out)
 }
 
-pub fn prologue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let mut out = Vec::new();
-    for reg in saved(touched)? {
-        out.push(inst_of(A, "PUSH64r", &[reg])?);
+impl KernelFrame for X86_64 {
+    fn cannot_run(&self, form: Instr) -> Option<String> {
+        super::runnable::cannot_run(&form)
     }
-    out.push(inst_of(A, "MOV64rr", &[r(LOOP_COUNTER)?, r("RDI")?])?);
-    Ok(out)
-}
 
-pub fn epilogue(touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
-    let mut out = Vec::new();
-    for reg in saved(touched)?.into_iter().rev() {
-        out.push(inst_of(A, "POP64r", &[reg])?);
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let mut out = Vec::new();
+        for reg in saved(touched)? {
+            out.push(inst_of(A, "PUSH64r", &[reg])?);
+        }
+        out.push(inst_of(A, "MOV64rr", &[r(LOOP_COUNTER)?, r("RDI")?])?);
+        Ok(out)
     }
-    if touched
-        .iter()
-        .any(|t| container_in(A, "VR64", *t).is_some())
-    {
-        out.push(inst_of(A, "MMX_EMMS", &[])?);
-    }
-    if host_has("avx") {
-        out.push(inst_of(A, "VZEROUPPER", &[])?);
-    }
-    // The ABI wants the direction flag clear at every call and return;
-    // `std` under test sets it, and a caller's memcpy then runs backwards.
-    if touched
-        .iter()
-        .any(|t| t.name() == "EFLAGS" || t.name() == "DF")
-    {
-        out.push(inst_of(A, "CLD", &[])?);
-    }
-    out.push(inst_of(A, "RET64", &[OpValue::Imm(0)])?);
-    Ok(out)
-}
 
-pub fn init(reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
-    let v = OpValue::Imm(UNCRITICAL);
-    if let Some(g) = container_in(A, "GR64", reg) {
-        return Ok((g, vec![inst_of(A, "MOV64ri", &[OpValue::Reg(g), v])?]));
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        let mut out = Vec::new();
+        for reg in saved(touched)?.into_iter().rev() {
+            out.push(inst_of(A, "POP64r", &[reg])?);
+        }
+        if touched
+            .iter()
+            .any(|t| container_in(A, "VR64", *t).is_some())
+        {
+            out.push(inst_of(A, "MMX_EMMS", &[])?);
+        }
+        if host_has("avx") {
+            out.push(inst_of(A, "VZEROUPPER", &[])?);
+        }
+        // The ABI wants the direction flag clear at every call and return;
+        // `std` under test sets it, and a caller's memcpy then runs backwards.
+        if touched
+            .iter()
+            .any(|t| t.name() == "EFLAGS" || t.name() == "DF")
+        {
+            out.push(inst_of(A, "CLD", &[])?);
+        }
+        out.push(inst_of(A, "RET64", &[OpValue::Imm(0)])?);
+        Ok(out)
     }
-    let load = inst_of(A, "MOV64ri", &[r(SCRATCH)?, v])?;
-    // An XMM register a legacy SSE form can name is set by SSE forms: a
-    // VEX or EVEX broadcast would leave the upper halves dirty, and legacy
-    // SSE forms then merge into them (on Zen 4, addpd ran at 1 cycle
-    // instead of 0.5, paddd at 0.5 instead of 0.25).
-    let legacy_xmm = container_in(A, "VR128", reg) == Some(reg);
-    let (whole, rest) = if legacy_xmm {
-        let xv = OpValue::Reg(reg);
-        (
-            reg,
-            vec![
-                inst_of(A, "MOV64toPQIrr", &[xv, r(SCRATCH)?])?,
-                inst_of(A, "PUNPCKLQDQrr", &[xv, xv, xv])?,
-            ],
-        )
-    // The widest register the host has holds an xmm/ymm register; one that
-    // exists only with AVX-512 (zmm, xmm16-31) is always set by EVEX: its
-    // forms run only on such hosts, and a kernel emitted elsewhere for
-    // another machine still sets it.
-    } else if let Some(z) = container_in(A, "VR512", reg)
-        .filter(|_| host_has("avx512f") || container_in(A, "VR256", reg).is_none())
-    {
-        (
-            z,
-            vec![inst_of(
-                A,
-                "VPBROADCASTQrZrr",
-                &[OpValue::Reg(z), r(SCRATCH)?],
-            )?],
-        )
-    } else if let Some(y) = container_in(A, "VR256", reg).filter(|_| host_has("avx2")) {
-        let x = OpValue::Reg(first_sub_in(y, "VR128")?);
-        (
-            y,
-            vec![
-                inst_of(A, "VMOV64toPQIrr", &[x, r(SCRATCH)?])?,
-                inst_of(A, "VPBROADCASTQYrr", &[OpValue::Reg(y), x])?,
-            ],
-        )
-    } else if let Some(x) = container_in(A, "VR128", reg) {
-        let xv = OpValue::Reg(x);
-        (
-            x,
-            vec![
-                inst_of(A, "MOV64toPQIrr", &[xv, r(SCRATCH)?])?,
-                inst_of(A, "PUNPCKLQDQrr", &[xv, xv, xv])?,
-            ],
-        )
-    } else if let Some(k) = container_in(A, "VK64", reg) {
-        let form = if host_has("avx512bw") {
-            "KMOVQkr"
+
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let v = OpValue::Imm(UNCRITICAL);
+        if let Some(g) = container_in(A, "GR64", reg) {
+            return Ok((g, vec![inst_of(A, "MOV64ri", &[OpValue::Reg(g), v])?]));
+        }
+        let load = inst_of(A, "MOV64ri", &[r(SCRATCH)?, v])?;
+        // An XMM register a legacy SSE form can name is set by SSE forms: a
+        // VEX or EVEX broadcast would leave the upper halves dirty, and legacy
+        // SSE forms then merge into them (on Zen 4, addpd ran at 1 cycle
+        // instead of 0.5, paddd at 0.5 instead of 0.25).
+        let legacy_xmm = container_in(A, "VR128", reg) == Some(reg);
+        let (whole, rest) = if legacy_xmm {
+            let xv = OpValue::Reg(reg);
+            (
+                reg,
+                vec![
+                    inst_of(A, "MOV64toPQIrr", &[xv, r(SCRATCH)?])?,
+                    inst_of(A, "PUNPCKLQDQrr", &[xv, xv, xv])?,
+                ],
+            )
+        // The widest register the host has holds an xmm/ymm register; one that
+        // exists only with AVX-512 (zmm, xmm16-31) is always set by EVEX: its
+        // forms run only on such hosts, and a kernel emitted elsewhere for
+        // another machine still sets it.
+        } else if let Some(z) = container_in(A, "VR512", reg)
+            .filter(|_| host_has("avx512f") || container_in(A, "VR256", reg).is_none())
+        {
+            (
+                z,
+                vec![inst_of(
+                    A,
+                    "VPBROADCASTQrZrr",
+                    &[OpValue::Reg(z), r(SCRATCH)?],
+                )?],
+            )
+        } else if let Some(y) = container_in(A, "VR256", reg).filter(|_| host_has("avx2")) {
+            let x = OpValue::Reg(first_sub_in(y, "VR128")?);
+            (
+                y,
+                vec![
+                    inst_of(A, "VMOV64toPQIrr", &[x, r(SCRATCH)?])?,
+                    inst_of(A, "VPBROADCASTQYrr", &[OpValue::Reg(y), x])?,
+                ],
+            )
+        } else if let Some(x) = container_in(A, "VR128", reg) {
+            let xv = OpValue::Reg(x);
+            (
+                x,
+                vec![
+                    inst_of(A, "MOV64toPQIrr", &[xv, r(SCRATCH)?])?,
+                    inst_of(A, "PUNPCKLQDQrr", &[xv, xv, xv])?,
+                ],
+            )
+        } else if let Some(k) = container_in(A, "VK64", reg) {
+            let form = if host_has("avx512bw") {
+                "KMOVQkr"
+            } else {
+                "KMOVWkr"
+            };
+            let src = if form == "KMOVQkr" {
+                r(SCRATCH)?
+            } else {
+                r("EAX")?
+            };
+            (k, vec![inst_of(A, form, &[OpValue::Reg(k), src])?])
+        } else if let Some(mm) = container_in(A, "VR64", reg) {
+            (
+                mm,
+                vec![inst_of(
+                    A,
+                    "MMX_MOVD64to64rr",
+                    &[OpValue::Reg(mm), r(SCRATCH)?],
+                )?],
+            )
         } else {
-            "KMOVWkr"
+            return Err(EncodeError::Unsupported(format!(
+                "{} is not a data register winic initialises (general-purpose, vector, mask or MMX)",
+                reg.name()
+            )));
         };
-        let src = if form == "KMOVQkr" {
-            r(SCRATCH)?
-        } else {
-            r("EAX")?
-        };
-        (k, vec![inst_of(A, form, &[OpValue::Reg(k), src])?])
-    } else if let Some(mm) = container_in(A, "VR64", reg) {
-        (
-            mm,
-            vec![inst_of(
-                A,
-                "MMX_MOVD64to64rr",
-                &[OpValue::Reg(mm), r(SCRATCH)?],
-            )?],
-        )
-    } else {
-        return Err(EncodeError::Unsupported(format!(
-            "{} is not a data register winic initialises (general-purpose, vector, mask or MMX)",
-            reg.name()
-        )));
-    };
-    let mut out = vec![load];
-    out.extend(rest);
-    Ok((whole, out))
+        let mut out = vec![load];
+        out.extend(rest);
+        Ok((whole, out))
+    }
+
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
+        let c = r(LOOP_COUNTER)?;
+        Ok(vec![inst_of(A, "DEC64r", &[c, c])?])
+    }
+
+    /// `jne` back, by the assembler's branch encoder: the short form when the
+    /// loop is short enough.
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError> {
+        let label = crate::arch::LOOP_LABEL;
+        let bytes = self
+            .branch("jne", &[label], -(back as i64), false)
+            .unwrap_or_else(|| Err(EncodeError::Unsupported("jne is no branch".into())))?;
+        Ok(Line {
+            text: format!("jne {label}"),
+            bytes,
+        })
+    }
+
+    fn chain_add(&self) -> Result<Inst, EncodeError> {
+        inst_of(A, "ADD64rr", &[r("RAX")?, r("RAX")?, r("RBX")?])
+    }
 }
 
 /// The first member of `class` inside `reg` (XMM3 of YMM3).
@@ -163,27 +193,6 @@ fn first_sub_in(reg: Reg, class: &str) -> Result<Reg, EncodeError> {
     reg.all_sub_regs()
         .find(|s| container_in(A, class, *s) == Some(*s))
         .ok_or_else(|| EncodeError::Unsupported(format!("{} has no {class} part", reg.name())))
-}
-
-pub fn count_down() -> Result<Vec<Inst>, EncodeError> {
-    let c = r(LOOP_COUNTER)?;
-    Ok(vec![inst_of(A, "DEC64r", &[c, c])?])
-}
-
-/// `jne` back, by the assembler's branch encoder: the short form when the
-/// loop is short enough.
-pub fn branch_back(back: usize) -> Result<Line, EncodeError> {
-    let label = crate::arch::LOOP_LABEL;
-    let bytes = super::branch::branch("jne", &[label], -(back as i64), false)
-        .unwrap_or_else(|| Err(EncodeError::Unsupported("jne is no branch".into())))?;
-    Ok(Line {
-        text: format!("jne {label}"),
-        bytes,
-    })
-}
-
-pub fn chain_add() -> Result<Inst, EncodeError> {
-    inst_of(A, "ADD64rr", &[r("RAX")?, r("RAX")?, r("RBX")?])
 }
 
 /// Whether the host CPU has `feature` (CPUID). On another host the x86

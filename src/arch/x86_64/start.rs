@@ -6,7 +6,7 @@
 //! needs (§3.2.2); the stub pushes nothing.
 
 use super::X86_64;
-use crate::arch::{emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue};
+use crate::arch::{inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue, StartStub};
 use crate::isa::Arch;
 use iced_x86::{Code, Decoder, DecoderOptions, Encoder, Instruction};
 
@@ -23,53 +23,51 @@ fn r(name: &str) -> Result<OpValue, EncodeError> {
     reg_of(A, name)
 }
 
-pub fn start(iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError> {
-    let load = if iterations <= i32::MAX as u64 {
-        // Writing EDI zero-extends into RDI.
-        inst_of(A, "MOV32ri", &[r("EDI")?, OpValue::Imm(iterations as i64)])?
-    } else {
-        inst_of(A, "MOV64ri", &[r("RDI")?, OpValue::Imm(iterations as i64)])?
-    };
-    let mut out = vec![emit(&X86_64, &load)?];
-    let at: usize = out.iter().map(|l| l.bytes.len()).sum();
-    out.push(call(at as i64, call_to)?);
-    let exit: [Inst; 3] = [
-        inst_of(A, "MOV32ri", &[r("EAX")?, OpValue::Imm(NR_EXIT)])?,
-        inst_of(A, "XOR32rr", &[r("EDI")?, r("EDI")?, r("EDI")?])?,
-        inst_of(A, "SYSCALL", &[])?,
-    ];
-    for i in &exit {
-        out.push(emit(&X86_64, i)?);
+impl StartStub for X86_64 {
+    fn start_count(&self, iterations: u64) -> Result<Vec<Inst>, EncodeError> {
+        Ok(vec![if iterations <= i32::MAX as u64 {
+            // Writing EDI zero-extends into RDI.
+            inst_of(A, "MOV32ri", &[r("EDI")?, OpValue::Imm(iterations as i64)])?
+        } else {
+            inst_of(A, "MOV64ri", &[r("RDI")?, OpValue::Imm(iterations as i64)])?
+        }])
     }
-    Ok(out)
-}
 
-/// `call rel32` at byte `at` of the stub to byte `to` (both relative to
-/// the stub's first byte), encoded by iced (winic's x86 encoder leaves
-/// PC-relative operands out) and decoded again by iced to prove its target.
-fn call(at: i64, to: i64) -> Result<Line, KernelError> {
-    let ip = BASE.wrapping_add_signed(at);
-    let target = BASE.wrapping_add_signed(to);
-    let ins = Instruction::with_branch(Code::Call_rel32_64, target)
-        .map_err(|e| EncodeError::BadOperand(format!("call: {e}")))?;
-    let mut enc = Encoder::new(64);
-    enc.encode(&ins, ip)
-        .map_err(|e| EncodeError::BadOperand(format!("call {} bytes away: {e}", to - at)))?;
-    let bytes = enc.take_buffer();
-    let back = Decoder::with_ip(64, &bytes, ip, DecoderOptions::NONE).decode();
-    if back.code() != Code::Call_rel32_64
-        || back.near_branch_target() != target
-        || back.len() != bytes.len()
-    {
-        return Err(KernelError::Check(format!(
-            "call kernel: iced decodes {back} (target {:#x}), intended call to {target:#x}",
-            back.near_branch_target()
-        )));
+    /// `call rel32` at byte `at` of the stub to byte `to` (both relative to
+    /// the stub's first byte), encoded by iced (winic's x86 encoder leaves
+    /// PC-relative operands out) and decoded again by iced to prove its target.
+    fn start_call(&self, at: i64, to: i64) -> Result<Line, KernelError> {
+        let ip = BASE.wrapping_add_signed(at);
+        let target = BASE.wrapping_add_signed(to);
+        let ins = Instruction::with_branch(Code::Call_rel32_64, target)
+            .map_err(|e| EncodeError::BadOperand(format!("call: {e}")))?;
+        let mut enc = Encoder::new(64);
+        enc.encode(&ins, ip)
+            .map_err(|e| EncodeError::BadOperand(format!("call {} bytes away: {e}", to - at)))?;
+        let bytes = enc.take_buffer();
+        let back = Decoder::with_ip(64, &bytes, ip, DecoderOptions::NONE).decode();
+        if back.code() != Code::Call_rel32_64
+            || back.near_branch_target() != target
+            || back.len() != bytes.len()
+        {
+            return Err(KernelError::Check(format!(
+                "call kernel: iced decodes {back} (target {:#x}), intended call to {target:#x}",
+                back.near_branch_target()
+            )));
+        }
+        Ok(Line {
+            text: "call kernel".into(),
+            bytes,
+        })
     }
-    Ok(Line {
-        text: "call kernel".into(),
-        bytes,
-    })
+
+    fn start_exit(&self) -> Result<Vec<Inst>, EncodeError> {
+        Ok(vec![
+            inst_of(A, "MOV32ri", &[r("EAX")?, OpValue::Imm(NR_EXIT)])?,
+            inst_of(A, "XOR32rr", &[r("EDI")?, r("EDI")?, r("EDI")?])?,
+            inst_of(A, "SYSCALL", &[])?,
+        ])
+    }
 }
 
 #[cfg(test)]
@@ -82,7 +80,7 @@ mod tests {
 
     #[test]
     fn the_stub_loads_calls_and_exits() {
-        let lines = start(1000, -64).unwrap();
+        let lines = X86_64.start(1000, -64).unwrap();
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -101,7 +99,7 @@ mod tests {
 
     #[test]
     fn large_counts_use_movabs() {
-        let lines = start(1 << 40, 100).unwrap();
+        let lines = X86_64.start(1 << 40, 100).unwrap();
         assert!(
             lines[0].text.starts_with("movabs rdi, "),
             "{}",

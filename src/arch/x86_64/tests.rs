@@ -1,5 +1,5 @@
 use super::*;
-use crate::arch::reg_imm_only;
+use crate::arch::{reg_imm_only, KernelFrame};
 use crate::isa::Isa;
 use std::collections::BTreeMap;
 

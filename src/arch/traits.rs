@@ -1,0 +1,248 @@
+//! The per-arch hooks, one small trait per concern; a [`Target`] is all of
+//! them. Each arch implements each trait in the file of its concern
+//! (`frame.rs` the [`KernelFrame`], `branch.rs` the [`AsmDialect`],
+//! `start.rs` the [`StartStub`]), so nothing forwards from one file to
+//! another. None of them runs code or forks: what must be tried on the
+//! host is `crate::probe`'s.
+
+use super::host::HostFeatures;
+use super::variant::{Variant, VectorTypes};
+use super::{emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue};
+use crate::isa::{Arch, Instr, Reg};
+
+/// One instruction's bytes and text, and the independent decoder's word on
+/// them: what every other hook builds on.
+pub trait Encode {
+    /// The arch.
+    fn arch(&self) -> Arch;
+
+    /// Encodes one instruction to its bytes (little-endian on all three).
+    fn encode(&self, inst: &Inst) -> Result<Vec<u8>, EncodeError>;
+
+    /// Prints one instruction as assembly text in the syntax winic uses
+    /// (Intel on x86).
+    fn print(&self, inst: &Inst) -> Result<String, EncodeError>;
+
+    /// Decodes `bytes` (the encoding of `inst`, printed as `text`) with an
+    /// independent decoder and compares it with what was intended.
+    fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check;
+}
+
+/// Which registers and immediates a kernel may give a form, and which
+/// registers are really one.
+pub trait Operands {
+    /// Why a kernel must never use `reg` (stack pointer, zero register,
+    /// platform register, loop counter …), or `None` when it may.
+    fn reserved(&self, reg: Reg) -> Option<&'static str>;
+
+    /// The CPU feature a register needs beyond its class (x86 R16-R31 need
+    /// APX `egpr`), if any.
+    fn register_feature(&self, _reg: Reg) -> Option<&'static str> {
+        None
+    }
+
+    /// One valid instance of `form`: registers a kernel may use (distinct
+    /// where the form allows, tied operands equal), immediates valid for
+    /// their operand type and range. `Err` when the form cannot be encoded
+    /// by this encoder, with the reason.
+    fn example(&self, form: Instr) -> Result<Inst, EncodeError> {
+        self.instance(form, &[])
+    }
+
+    /// Like [`Operands::example`], but no register operand overlaps a
+    /// register of `avoid` where the form leaves a choice (a class with
+    /// one member, such as a fixed `XZR`, may still give one: callers
+    /// that need distinct registers check with [`Operands::aliases`]).
+    fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError>;
+
+    /// Whether writing `a` changes `b` or the other way round: the
+    /// registers overlap (x86's xmm1, ymm1 and zmm1 are one register).
+    fn aliases(&self, a: Reg, b: Reg) -> bool {
+        a.overlaps(b)
+    }
+
+    /// The registers machine operand `k` of `inst` occupies: its register,
+    /// or more where the form reads or writes a group from it (a RISC-V
+    /// widening form's destination is a register pair at LMUL 1).
+    fn operand_regs(&self, inst: &Inst, k: usize) -> Vec<Reg> {
+        match inst.ops[k] {
+            OpValue::Reg(r) => vec![r],
+            OpValue::Imm(_) => Vec::new(),
+        }
+    }
+
+    /// Whether output operand `k` (machine operand index) of `form` must
+    /// differ from every input: LLVM's `@earlyclobber`, plus what a target
+    /// knows beyond it.
+    fn early_clobber(&self, form: Instr, k: usize) -> bool {
+        form.mc_operands()[k].operand.early_clobber()
+    }
+}
+
+/// What the machine winic runs on reports of itself through its own
+/// sources (CPUID; AArch64's HWCAPs; RISC-V's hwprobe and ISA string),
+/// when it is this arch. Read, never tried: a feature no source reports is
+/// decided by `crate::probe`, which asks these first.
+pub trait HostPolicy {
+    /// The features the host reports as bits or strings (AArch64's HWCAPs,
+    /// RISC-V's hwprobe or ISA string), when winic runs on this arch and
+    /// the arch decides forms that way (x86 asks CPUID per form instead).
+    fn host_features(&self) -> Option<&'static HostFeatures> {
+        None
+    }
+
+    /// The features `form` needs that the CPU winic runs on lacks by its
+    /// own feature source, as a reason ("needs AVX512_FP16, which this CPU
+    /// lacks (CPUID)"), or `None` (also when winic does not run on this
+    /// arch or the source cannot tell). Never probes: what the source
+    /// cannot tell, `crate::probe::host_lacks` tries in a child.
+    fn source_lacks(&self, form: Instr) -> Option<String> {
+        self.host_features()?.lacks(form)
+    }
+
+    /// What this host's own sources report of it, as `(label, value)`
+    /// lines for `winic host` and report headers (features and where they
+    /// were read, vector lengths). Empty when winic does not run on this
+    /// arch. The features only a probe decides are
+    /// `crate::probe::host_report`'s.
+    fn source_report(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// The vector state `form` is measured in, as the database and the
+    /// report name it (`SVE, VL 256 bits`; `RVV e32 m1 ta ma, VLEN 128
+    /// bits`), or `None` for a form without vector registers or on a host
+    /// that is not this arch.
+    fn vector_state(&self, _form: Instr) -> Option<String> {
+        None
+    }
+}
+
+/// The kernel function `extern "C" fn(iterations: u64)` around a body,
+/// assembled by `crate::kernel`: prologue, initialisation, loop (body,
+/// count-down, branch back), epilogue; and what may run inside it.
+pub trait KernelFrame {
+    /// Why a kernel must not run `form` even though it encodes (privileged,
+    /// changes control flow or the stack, touches memory through register
+    /// operands, needs state the kernel frame does not set up …), or
+    /// `None`. Generic reasons from LLVM's flags are `crate::kernel::shape`'s.
+    fn cannot_run(&self, _form: Instr) -> Option<String> {
+        None
+    }
+
+    /// The state `body` must run in, when it is not the default one
+    /// (AArch64: SME forms in streaming mode with ZA on).
+    fn mode_switch(&self, _body: &[Instr]) -> Option<ModeSwitch> {
+        None
+    }
+
+    /// The configurations besides the default, of those `types` asks
+    /// for, at which forms are measured again (RISC-V: vector types, each
+    /// with its own target whose [`KernelFrame::mode_switch`] sets it);
+    /// none on arches without such state.
+    fn variants(&self, _types: &VectorTypes) -> Vec<Box<dyn Variant>> {
+        Vec::new()
+    }
+
+    /// Saves the callee-saved registers among `touched` (and the loop
+    /// counter, when the ABI says it must be preserved), then copies the
+    /// iteration count from the first argument register into the loop
+    /// counter.
+    fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError>;
+
+    /// Sets `reg` (or the widest register containing it that winic
+    /// initialises as a whole) to an uncritical value: neither 0 nor 1, a
+    /// normal number in every floating-point lane width. Returns the
+    /// register initialised with the instructions, or `Err` for registers
+    /// that are not data (flags, control and status registers).
+    /// An initialisation of more than one instruction may use scratch
+    /// general-purpose registers; one of a single instruction must not.
+    /// `kernel` emits the longer ones first.
+    fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError>;
+
+    /// Counts the loop counter down by one, setting what `branch_back`
+    /// tests.
+    fn count_down(&self) -> Result<Vec<Inst>, EncodeError>;
+
+    /// A branch to `back` bytes before its own first byte, taken while the
+    /// loop counter is not zero: its text and bytes.
+    fn branch_back(&self, back: usize) -> Result<Line, EncodeError>;
+
+    /// Restores what `prologue(touched)` saved and returns.
+    fn epilogue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError>;
+
+    /// A one-cycle integer add whose destination is also a source: repeated,
+    /// a chain of dependent adds (the clock calibration of `-f auto`).
+    fn chain_add(&self) -> Result<Inst, EncodeError>;
+}
+
+/// What winic's assembler (manual mode, `crate::asm`) needs beyond the
+/// forms, which it parses through [`Encode::print`].
+pub trait AsmDialect {
+    /// How this arch's assembly files are written.
+    fn dialect(&self) -> Dialect;
+
+    /// A no-operation (alignment padding).
+    fn nop(&self) -> Result<Inst, EncodeError>;
+
+    /// A branch to a label: `mnemonic` with its `operands` (as written;
+    /// the label is the last) when it is a branch this target assembles,
+    /// encoded `offset` bytes from its own first byte to the label (`long`:
+    /// the longest encoding, for an assembler's relaxation). `None` when
+    /// the mnemonic is no such branch.
+    fn branch(
+        &self,
+        mnemonic: &str,
+        operands: &[&str],
+        offset: i64,
+        long: bool,
+    ) -> Option<Result<Vec<u8>, EncodeError>>;
+}
+
+/// The start stub of a static Linux executable (`crate::elf`) around a
+/// kernel function. The sequence is [`StartStub::start`]'s, once for all
+/// arches; an arch gives its three pieces.
+pub trait StartStub: Encode {
+    /// Puts `iterations` into the first argument register.
+    fn start_count(&self, iterations: u64) -> Result<Vec<Inst>, EncodeError>;
+
+    /// The call at byte `at` of the stub to byte `to` (both from the stub's
+    /// first byte), which the encoders leave out (it is PC-relative):
+    /// placed by LLVM's bit layout or iced, and decoded again to prove its
+    /// target.
+    fn start_call(&self, at: i64, to: i64) -> Result<Line, KernelError>;
+
+    /// Exits with status 0 through the `exit` system call.
+    fn start_exit(&self) -> Result<Vec<Inst>, EncodeError>;
+
+    /// The stub: [`StartStub::start_count`] of `iterations`, the call of
+    /// the kernel `call_to` bytes from the stub's first byte (negative:
+    /// before the stub), [`StartStub::start_exit`]. Entered as the ELF
+    /// entry point, where the stack pointer is 16-byte aligned (each
+    /// psABI), and kept so at the call: no piece touches the stack. Every
+    /// instruction but the call is emitted by [`emit`].
+    fn start(&self, iterations: u64, call_to: i64) -> Result<Vec<Line>, KernelError> {
+        let mut out = Vec::new();
+        for i in &self.start_count(iterations)? {
+            out.push(emit(self, i)?);
+        }
+        let at: usize = out.iter().map(|l| l.bytes.len()).sum();
+        out.push(self.start_call(at as i64, call_to)?);
+        for i in &self.start_exit()? {
+            out.push(emit(self, i)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The per-arch hooks, all of them: what generic code holds
+/// (`&dyn Target`) and asks, never matching on an arch.
+pub trait Target:
+    Encode + Operands + HostPolicy + KernelFrame + AsmDialect + StartStub + Sync
+{
+}
+
+impl<T> Target for T where
+    T: Encode + Operands + HostPolicy + KernelFrame + AsmDialect + StartStub + Sync
+{
+}
