@@ -43,9 +43,8 @@ pub fn timestamp() -> String {
 }
 
 /// The CPU's model name from `/proc/cpuinfo`, read with the keys of
-/// `arch`'s kernel (x86 `model name`; AArch64 `CPU implementer` and `CPU
-/// part`; RISC-V `uarch`, else `mvendorid`/`marchid`), or why there is
-/// none: under qemu-user the file is the host's, of another arch.
+/// `arch`'s kernel ([`crate::arch::HostPolicy::cpu_model`]), or why there
+/// is none: under qemu-user the file is the host's, of another arch.
 pub fn cpu_name(arch: crate::isa::Arch) -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     cpu_name_in(arch, &info)
@@ -53,28 +52,14 @@ pub fn cpu_name(arch: crate::isa::Arch) -> String {
 
 /// [`cpu_name`] of the `/proc/cpuinfo` text `info`.
 pub fn cpu_name_in(arch: crate::isa::Arch, info: &str) -> String {
-    use crate::arch::host::cpuinfo_value as value;
-    use crate::isa::Arch;
-    let name = match arch {
-        Arch::X86_64 => value(info, "model name").map(str::to_string),
-        Arch::Aarch64 => value(info, "CPU part").map(|part| {
+    crate::arch::target(arch)
+        .cpu_model(info)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| {
             format!(
-                "CPU implementer {} part {part} (MIDR)",
-                value(info, "CPU implementer").unwrap_or("?")
+                "unknown: /proc/cpuinfo names no {arch} CPU (under an emulator it is the host's)"
             )
-        }),
-        Arch::Riscv64 => value(info, "uarch").map(str::to_string).or_else(|| {
-            let id = |k| value(info, k).filter(|v| !v.is_empty());
-            Some(format!(
-                "mvendorid {} marchid {}",
-                id("mvendorid")?,
-                id("marchid")?
-            ))
-        }),
-    };
-    name.filter(|n| !n.is_empty()).unwrap_or_else(|| {
-        format!("unknown: /proc/cpuinfo names no {arch} CPU (under an emulator it is the host's)")
-    })
+        })
 }
 
 impl Report {
@@ -137,6 +122,33 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_arch_reads_its_own_cpuinfo_keys() {
+        use crate::isa::Arch;
+        let x86 = "processor\t: 0\nmodel name\t: AMD EPYC 9R14\n";
+        let arm = "CPU implementer\t: 0x41\nCPU part\t: 0xd0c\n";
+        let rv = "isa\t\t: rv64imafdc\nmvendorid\t: 0x5b7\nmarchid\t\t: 0x0\n";
+        assert_eq!(cpu_name_in(Arch::X86_64, x86), "AMD EPYC 9R14");
+        assert_eq!(
+            cpu_name_in(Arch::Aarch64, arm),
+            "CPU implementer 0x41 part 0xd0c (MIDR)"
+        );
+        assert_eq!(
+            cpu_name_in(Arch::Riscv64, rv),
+            "mvendorid 0x5b7 marchid 0x0"
+        );
+        let uarch = format!("{rv}uarch\t\t: sifive,u74-mc\n");
+        assert_eq!(cpu_name_in(Arch::Riscv64, &uarch), "sifive,u74-mc");
+        // Another arch's file names no CPU of this one.
+        for (arch, text) in [
+            (Arch::X86_64, arm),
+            (Arch::Aarch64, rv),
+            (Arch::Riscv64, x86),
+        ] {
+            assert!(cpu_name_in(arch, text).starts_with("unknown: "), "{arch}");
+        }
+    }
 
     #[test]
     fn timestamps_look_like_winic_s() {

@@ -24,6 +24,7 @@ mod start;
 #[cfg(test)]
 mod tests;
 
+use super::host::cpuinfo_value;
 use super::{
     reg_imm_only, reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, OpValue, Operands,
 };
@@ -413,6 +414,12 @@ impl HostPolicy for AArch64 {
         } else {
             None
         }
+    }
+
+    fn cpu_model(&self, cpuinfo: &str) -> Option<String> {
+        let part = cpuinfo_value(cpuinfo, "CPU part")?;
+        let implementer = cpuinfo_value(cpuinfo, "CPU implementer").unwrap_or("?");
+        Some(format!("CPU implementer {implementer} part {part} (MIDR)"))
     }
 }
 

@@ -13,6 +13,7 @@ mod start;
 mod tests;
 pub mod vtype;
 
+use super::host::cpuinfo_value;
 use super::{
     bits, reserved_table, template, Check, Encode, EncodeError, HostPolicy, Inst, OpValue,
     Operands, Target,
@@ -289,6 +290,19 @@ impl HostPolicy for Riscv64 {
                 vlen.map_or("?".to_string(), |b| b.to_string())
             )
         })
+    }
+
+    fn cpu_model(&self, cpuinfo: &str) -> Option<String> {
+        let value = |k| cpuinfo_value(cpuinfo, k).filter(|v| !v.is_empty());
+        cpuinfo_value(cpuinfo, "uarch")
+            .map(str::to_string)
+            .or_else(|| {
+                Some(format!(
+                    "mvendorid {} marchid {}",
+                    value("mvendorid")?,
+                    value("marchid")?
+                ))
+            })
     }
 }
 

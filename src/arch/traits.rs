@@ -116,6 +116,15 @@ pub trait HostPolicy {
     fn vector_state(&self, _form: Instr) -> Option<String> {
         None
     }
+
+    /// The CPU's model as this arch's Linux kernel writes it into the
+    /// `/proc/cpuinfo` text `cpuinfo` (x86 `model name`; AArch64 `CPU
+    /// implementer` and `CPU part`; RISC-V `uarch`, else `mvendorid` and
+    /// `marchid`), or `None` when the text names none (under qemu-user it
+    /// is the host's, of another arch).
+    fn cpu_model(&self, _cpuinfo: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The kernel function `extern "C" fn(iterations: u64)` around a body,

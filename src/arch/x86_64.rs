@@ -15,6 +15,7 @@ mod start;
 #[cfg(test)]
 mod tests;
 
+use super::host::cpuinfo_value;
 use super::{reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, OpValue, Operands};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
@@ -105,6 +106,10 @@ impl HostPolicy for X86_64 {
             ("Feature source", "CPUID and XCR0".into()),
             ("Widest vector", widest.into()),
         ]
+    }
+
+    fn cpu_model(&self, cpuinfo: &str) -> Option<String> {
+        cpuinfo_value(cpuinfo, "model name").map(str::to_string)
     }
 }
 
