@@ -23,6 +23,9 @@ pub enum Arch {
     Riscv64,
 }
 
+// The matches on `Arch` below are its definition (its names, which one
+// this binary runs on, how users spell it), as `Isa::get` is the registry
+// of the tables; what an arch does is its `crate::arch::Target`'s.
 impl Arch {
     /// All arches, in a fixed order.
     pub const ALL: [Arch; 3] = [Arch::X86_64, Arch::Aarch64, Arch::Riscv64];
@@ -189,14 +192,23 @@ pub struct Isa {
     by_name: &'static [u32],
     pool: &'static [u16],
     strs: &'static [Str],
-    x86_encodings: &'static [X86EncodingDesc],
-    layouts: &'static [BitLayoutDesc],
+    encodings: EncodingTables,
     fields: &'static [BitFieldDesc],
     blob: &'static str,
+    asm_variant: usize,
+}
+
+/// How an arch's records describe their encodings (what build.rs writes
+/// from them): x86 records carry the fields of an opcode map (`OpMap`,
+/// `OpPrefix`, `Opcode`, `Form` …), the others the bit layout of their
+/// `Inst` field.
+enum EncodingTables {
+    X86(&'static [X86EncodingDesc]),
+    Bits(&'static [BitLayoutDesc]),
 }
 
 macro_rules! isa_of {
-    ($arch:expr, $m:ident, $x86:expr, $layouts:expr) => {
+    ($arch:expr, $m:ident, $encodings:expr, $asm_variant:expr) => {
         Isa {
             arch: $arch,
             instrs: &tables::$m::INSTRS,
@@ -210,17 +222,34 @@ macro_rules! isa_of {
             by_name: &tables::$m::BY_NAME,
             pool: &tables::$m::POOL,
             strs: &tables::$m::STRS,
-            x86_encodings: $x86,
-            layouts: $layouts,
+            encodings: $encodings,
             fields: &tables::$m::FIELDS,
             blob: tables::$m::BLOB,
+            asm_variant: $asm_variant,
         }
     };
 }
 
-static X86_64: Isa = isa_of!(Arch::X86_64, x86_64, &tables::x86_64::ENCODINGS, &[]);
-static AARCH64: Isa = isa_of!(Arch::Aarch64, aarch64, &[], &tables::aarch64::ENCODINGS);
-static RISCV64: Isa = isa_of!(Arch::Riscv64, riscv64, &[], &tables::riscv64::ENCODINGS);
+// The last argument is the variant of `{att|intel}` groups in `AsmString`s
+// that winic prints: Intel (1) on x86; AArch64 and RISC-V have one syntax.
+static X86_64: Isa = isa_of!(
+    Arch::X86_64,
+    x86_64,
+    EncodingTables::X86(&tables::x86_64::ENCODINGS),
+    1
+);
+static AARCH64: Isa = isa_of!(
+    Arch::Aarch64,
+    aarch64,
+    EncodingTables::Bits(&tables::aarch64::ENCODINGS),
+    0
+);
+static RISCV64: Isa = isa_of!(
+    Arch::Riscv64,
+    riscv64,
+    EncodingTables::Bits(&tables::riscv64::ENCODINGS),
+    0
+);
 
 fn slice<T>(all: &'static [T], r: Range) -> &'static [T] {
     &all[r.0 as usize..(r.0 + r.1) as usize]
@@ -234,7 +263,8 @@ impl Isa {
         &blob[s.0 as usize..(s.0 + s.1) as usize]
     }
 
-    /// The tables of `arch`.
+    /// The tables of `arch` (the registry: the one place that names the
+    /// tables of every arch).
     pub fn get(arch: Arch) -> &'static Isa {
         match arch {
             Arch::X86_64 => &X86_64,
@@ -432,8 +462,7 @@ impl Instr {
     /// The assembly template in the syntax winic prints: Intel on x86
     /// (variant 1 of `{att|intel}`), the only variant elsewhere.
     pub fn asm_template(&self) -> String {
-        let variant = if self.isa.arch == Arch::X86_64 { 1 } else { 0 };
-        select_asm_variant(self.asm_string(), variant)
+        select_asm_variant(self.asm_string(), self.isa.asm_variant)
     }
 
     /// The mnemonic of [`Instr::asm_template`] (empty for pseudos).
@@ -570,17 +599,17 @@ impl Instr {
     pub fn encoding(&self) -> Encoding {
         let (isa, enc) = (self.isa, self.d().enc);
         if enc == NO_ENCODING {
-            Encoding::None
-        } else if isa.arch == Arch::X86_64 {
-            Encoding::X86(X86Enc {
+            return Encoding::None;
+        }
+        match isa.encodings {
+            EncodingTables::X86(all) => Encoding::X86(X86Enc {
                 isa,
-                d: &isa.x86_encodings[enc as usize],
-            })
-        } else {
-            Encoding::Bits(BitEnc {
+                d: &all[enc as usize],
+            }),
+            EncodingTables::Bits(all) => Encoding::Bits(BitEnc {
                 isa,
-                d: &isa.layouts[enc as usize],
-            })
+                d: &all[enc as usize],
+            }),
         }
     }
 }
