@@ -405,8 +405,8 @@ pub fn read(bytes: &[u8]) -> Result<Header, String> {
 }
 
 /// The body `winic emit` wraps: one instance of `form`, as
-/// [`Target::example`] chooses its operands. (Throughput and latency
-/// bodies will replace this.)
+/// [`crate::arch::Operands::example`] chooses its operands. (Throughput
+/// and latency bodies will replace this.)
 pub fn body_of(t: &dyn Target, form: Instr) -> Result<Vec<Inst>, EncodeError> {
     Ok(vec![t.example(form)?])
 }

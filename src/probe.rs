@@ -176,10 +176,10 @@ pub fn report(t: &dyn Target, host: &HostFeatures) -> String {
 }
 
 /// The features `form` needs that the host lacks, as a reason: by the
-/// host's own feature source ([`Target::source_lacks`]), else by a probe
-/// where the source cannot tell ([`lacks`]). `None` when it has them,
-/// when winic does not run on `t`'s arch, or when nothing decides (then a
-/// SIGILL is the last safety net).
+/// host's own feature source ([`crate::arch::HostPolicy::source_lacks`]),
+/// else by a probe where the source cannot tell ([`lacks`]). `None` when it
+/// has them, when winic does not run on `t`'s arch, or when nothing decides
+/// (then a SIGILL is the last safety net).
 pub fn host_lacks(t: &dyn Target, form: Instr) -> Option<String> {
     t.source_lacks(form)
         .or_else(|| lacks(target(t.arch()), t.host_features()?, form))
@@ -193,10 +193,11 @@ pub fn host_cannot_tell(t: &dyn Target, form: Instr) -> Option<String> {
     cannot_tell(target(t.arch()), t.host_features()?, form)
 }
 
-/// What this host reports of itself ([`Target::source_report`]), and
-/// what the probes found of the features its source cannot report
-/// ([`report`]), as `(label, value)` lines for `winic host` and report
-/// headers. Empty when winic does not run on `t`'s arch.
+/// What this host reports of itself
+/// ([`crate::arch::HostPolicy::source_report`]), and what the probes found
+/// of the features its source cannot report ([`report`]), as `(label,
+/// value)` lines for `winic host` and report headers. Empty when winic does
+/// not run on `t`'s arch.
 pub fn host_report(t: &dyn Target) -> Vec<(&'static str, String)> {
     let mut lines = t.source_report();
     if let Some(host) = t.host_features() {

@@ -4,9 +4,9 @@
 //! code by the tables and the encoders — no external assembler.
 //!
 //! Accepted: instructions of every register/immediate form ([`matcher`]);
-//! labels, and branches to them ([`Target::branch`]: x86 `jmp`/`jcc`,
-//! AArch64 `b`, `b.cond`, `cbz`/`cbnz`, RISC-V B-type, their
-//! pseudo-instructions and `j`/`jal`), relaxed to the shortest encoding
+//! labels, and branches to them ([`crate::arch::AsmDialect::branch`]:
+//! x86 `jmp`/`jcc`, AArch64 `b`, `b.cond`, `cbz`/`cbnz`, RISC-V B-type,
+//! their pseudo-instructions and `j`/`jal`), relaxed to the shortest encoding
 //! that reaches; the directives `.text`, `.section`, `.globl`/`.global`,
 //! `.type`, `.size`, `.align`/`.p2align`/`.balign`, `.rept N`/`.endr`,
 //! `.intel_syntax noprefix`; comments `/* */`, `//` and `#` (on AArch64 only

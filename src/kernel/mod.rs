@@ -209,11 +209,11 @@ pub fn add_chain(t: &dyn Target, n: usize, unroll: usize) -> Result<Kernel, Kern
 }
 
 /// [`shape::COPIES`] independent one-cycle adds (copies of
-/// [`Target::chain_add`]'s form), `unroll` times: as fast as the core
-/// issues integer work, so it slows down as soon as the other hardware
-/// thread of the core runs anything at all (on the Zen 4 guest, 1.6 times
-/// slower beside a loop of `pause`). Batches time it between bodies to
-/// tell which of their samples were taken alone on the core.
+/// [`crate::arch::KernelFrame::chain_add`]'s form), `unroll` times: as fast
+/// as the core issues integer work, so it slows down as soon as the other
+/// hardware thread of the core runs anything at all (on the Zen 4 guest,
+/// 1.6 times slower beside a loop of `pause`). Batches time it between
+/// bodies to tell which of their samples were taken alone on the core.
 pub fn add_block(t: &dyn Target, unroll: usize) -> Result<Kernel, KernelError> {
     let add = t.chain_add()?;
     build(t, &shape::throughput(t, add.form, shape::COPIES)?, unroll)

@@ -13,7 +13,7 @@ use crate::isa::{Flag, Instr, McOperand, Reg};
 pub const COPIES: usize = 12;
 
 /// Why `form` must not run in a kernel, or `None`: LLVM's flags first,
-/// then the target's own rules ([`Target::cannot_run`]).
+/// then the target's own rules ([`crate::arch::KernelFrame::cannot_run`]).
 pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if form.has(Flag::IsPseudo) {
         return Some("pseudo instruction (LLVM isPseudo)".into());
@@ -83,10 +83,10 @@ fn implicit(form: Instr) -> Vec<Reg> {
 }
 
 /// Up to `copies` independent instances of `form`: the first as
-/// [`Target::instance`] gives it away from the implicit registers, each
-/// further one with fresh registers for everything it writes and the
-/// first one's registers for everything it only reads. Stops early when
-/// the registers run out: fewer copies, never a dependency.
+/// [`crate::arch::Operands::instance`] gives it away from the implicit
+/// registers, each further one with fresh registers for everything it
+/// writes and the first one's registers for everything it only reads. Stops
+/// early when the registers run out: fewer copies, never a dependency.
 pub fn throughput(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, EncodeError> {
     throughput_avoiding(t, form, copies, &[])
 }

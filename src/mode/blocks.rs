@@ -8,7 +8,7 @@ use crate::arch::Target;
 use crate::mode::tp::{Outcome, Row};
 
 /// `\tvector state: …` for a form measured in a vector state
-/// ([`crate::arch::Target::vector_state`]), else nothing.
+/// ([`crate::arch::HostPolicy::vector_state`]), else nothing.
 fn vector_state_line(t: &dyn Target, form: crate::isa::Instr) -> String {
     t.vector_state(form)
         .map_or(String::new(), |v| format!("\tvector state: {v}\n"))
