@@ -654,8 +654,12 @@ pub fn run(
             let Some(path) = path else {
                 why_not[u] = Some(
                     Failure::NoChain {
-                        kind: format!("no helper chain leads back from {} to {}", key.1, key.0),
-                        detail: None,
+                        kind: format!(
+                            "no helper chain leads back from {} to {}",
+                            file_of(&key.1),
+                            file_of(&key.0)
+                        ),
+                        detail: Some(format!("from {} to {}", key.1, key.0)),
                     }
                     .into(),
                 );
