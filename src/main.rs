@@ -11,7 +11,7 @@ use winic::exec::run::{self, Clock};
 use winic::inspect::{self, ListQuery};
 use winic::isa::{Arch, Isa};
 use winic::mode::{Mode, Request};
-use winic::{arch, asm, selfcheck};
+use winic::{arch, selfcheck};
 
 /// winic — instruction throughput and per-operand latency, measured on this
 /// machine, for x86-64, AArch64 and RISC-V, from LLVM's instruction records.
@@ -387,57 +387,20 @@ fn run(cli: Cli) -> Result<(), Error> {
             init_name,
             listing,
         } => {
-            let arch = arch_or_host(None)?;
-            let t = arch::target(arch);
-            let name = path.display().to_string();
-            let source = std::fs::read_to_string(&path)
-                .map_err(|e| Error::Io(format!("reading {name}"), e))?;
-            let program =
-                asm::assemble(t, &name, &source).map_err(|e| Error::BadInput(e.to_string()))?;
-            if listing {
-                for p in &program.listing {
-                    let hex: String = p.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                    eprintln!("{:6x}  {hex:<24} {}:{}  {}", p.offset, name, p.line, p.text);
+            let req = winic::mode::man::ManRequest {
+                path,
+                func_name,
+                n_inst,
+                init_name,
+                clock: clock_of(cli.frequency),
+            };
+            let t = arch::target(arch_or_host(None)?);
+            let line = winic::mode::man::run(t, &req, &mut |l| {
+                if listing {
+                    eprintln!("{l}");
                 }
-            }
-            let label = |l: &str| {
-                program.label(l).ok_or_else(|| {
-                    let known: Vec<&str> = program.labels.iter().map(|(n, _)| n.as_str()).collect();
-                    Error::BadInput(format!(
-                        "{name} has no label `{l}` (labels: {})",
-                        if known.is_empty() {
-                            "none".to_string()
-                        } else {
-                            known.join(", ")
-                        }
-                    ))
-                })
-            };
-            let entry = label(&func_name)?;
-            let init = init_name.as_deref().map(label).transpose()?;
-            let clock = clock_of(cli.frequency);
-            let opts = run::Options {
-                clock,
-                ..run::Options::default()
-            };
-            let c = run::function_cost(t, &program.code, entry, init, &opts)
-                .map_err(|e| Error::Failed(format!("{name}: {func_name}: {e}")))?;
-            let how = match clock {
-                Clock::Auto => format!("-f auto: measured, drift {:.1}%", 100.0 * c.clock_drift),
-                Clock::Fixed(_) => "-f: given".into(),
-            };
-            writeln!(
-                out,
-                "{func_name}: {:.3} cycles per instruction ({n_inst} instructions per iteration: {:.2} cycles, {:.3} ns at {:.2} GHz ({how}); {} iterations per run, spread {:.1}%{})",
-                c.cycles / n_inst as f64,
-                c.cycles,
-                c.ns,
-                c.ghz,
-                c.timing.iterations,
-                100.0 * c.timing.spread,
-                if c.timing.noisy { ", NOISY: repetitions disagreed" } else { "" }
-            )
-            .map_err(io)?;
+            })?;
+            writeln!(out, "{line}").map_err(io)?;
         }
         Command::List { arch, filter, all } => {
             let arch = arch_or_host(arch)?;

@@ -5,6 +5,7 @@
 pub mod blocks;
 pub mod common;
 pub mod lat;
+pub mod man;
 pub mod reason;
 mod select;
 mod sink;
