@@ -98,10 +98,14 @@ impl Default for Sampling {
     }
 }
 
+/// The most iterations a timed run is given: a kernel whose time does
+/// not grow with its iteration count reaches it.
+pub const MAX_ITERATIONS: u64 = 1 << 40;
+
 /// The iteration count for which `run(n)` lasts about `sample`: grows
 /// from 1 until a run lasts a quarter of it, then scales.
 pub fn iterations_for(sample: Duration, mut run: impl FnMut(u64) -> Duration) -> u64 {
-    let cap = 1u64 << 40;
+    let cap = MAX_ITERATIONS;
     let mut n = 1u64;
     loop {
         let t = run(n);
@@ -192,7 +196,7 @@ pub fn time(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> Timing {
 /// run), capped so a slow kernel does not run for ever.
 fn scale(plan: &Plan, run: &mut impl FnMut(u64) -> Duration) -> u64 {
     let mut n = plan.first_iterations.max(1);
-    let cap = 1u64 << 40;
+    let cap = MAX_ITERATIONS;
     while n < cap {
         let t = run(n);
         if t >= plan.min_run {

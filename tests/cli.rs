@@ -308,6 +308,43 @@ fn man_times_a_function_of_an_assembly_file() {
     );
 }
 
+/// A function that ignores its iteration count takes no longer for more
+/// iterations: 0 cycles per instruction is no cost a core can have, so
+/// MAN refuses it and says what the function must do.
+#[test]
+fn man_refuses_a_function_that_does_not_loop() {
+    let text = if cfg!(target_arch = "x86_64") {
+        ".intel_syntax noprefix\ntp:\n  add rax, rbx\n  ret\n"
+    } else if cfg!(target_arch = "aarch64") {
+        "tp:\n  add x1, x1, x2\n  ret\n"
+    } else {
+        "tp:\n  add t0, t0, t1\n  ret\n"
+    };
+    let dir = std::env::temp_dir().join(format!("winic-cli-noloop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("once.s");
+    std::fs::write(&path, text).unwrap();
+    let o = winic(&[
+        "-f",
+        "3",
+        "MAN",
+        "-p",
+        path.to_str().unwrap(),
+        "--funcName",
+        "tp",
+        "-n",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("must run its own loop"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn man_reports_bad_input_with_its_place() {
     let (path, func) = add_loop_file();
