@@ -176,3 +176,13 @@ pub(crate) fn skipped_lines(skipped: &std::collections::BTreeMap<&str, usize>) -
     }
     s
 }
+
+/// The widest register class among `form`'s operands, in bits (0 when it
+/// has none): helpers are ranked by it, narrow first.
+pub(crate) fn widest_operand(form: Instr) -> u32 {
+    form.operands()
+        .filter_map(|o| o.ty().class())
+        .map(|c| c.bits())
+        .max()
+        .unwrap_or(0)
+}

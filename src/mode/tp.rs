@@ -381,13 +381,7 @@ fn with_helpers(
         // (`cmp eax, imm32` reads EAX), the widest registers (8- and 16-bit
         // forms merge into the rest of theirs: `cmp r16, imm8` left adc at
         // 1.0), then by name, so every run picks the same.
-        let widest = |f: &Instr| {
-            f.operands()
-                .filter_map(|o| o.ty().class())
-                .map(|c| c.bits())
-                .max()
-                .unwrap_or(0)
-        };
+        let widest = |f: &Instr| super::common::widest_operand(*f);
         let fastest = |v: Vec<(Instr, f64)>| {
             let best = v.iter().map(|x| x.1).min_by(f64::total_cmp)?;
             v.into_iter()

@@ -330,13 +330,7 @@ fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Instr> {
     let reg = tp::implicit_dependency(t, e.form)
         .into_iter()
         .find(|r| !on_chain(*r))?;
-    let widest = |f: &Instr| {
-        f.operands()
-            .filter_map(|o| o.ty().class())
-            .map(|c| c.bits())
-            .max()
-            .unwrap_or(0)
-    };
+    let widest = |f: &Instr| tp::widest_operand(*f);
     // Compares first (as TP's helpers), then those reading no implicit
     // register (`cmp ax, imm16` reads AX) and with the widest registers
     // (no partial-register merge).
