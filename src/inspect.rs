@@ -1,6 +1,6 @@
 //! Human-readable views of the ISA tables: `winic list` and `winic show`.
 
-use crate::arch::{self, reg_imm_only};
+use crate::arch::{self, encodable_operands};
 use crate::error::Error;
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Encoding, Instr, Isa, Operand, OperandType};
@@ -238,9 +238,9 @@ pub fn show(i: &Instr) -> String {
 /// The example instruction `winic selfcheck` proves for `i`: its text,
 /// bytes and decode check, or why there is none.
 fn example(i: &Instr) -> String {
-    if !reg_imm_only(i) {
-        return "  example:    - (memory or PC-relative operands: selfcheck covers \
-                register/immediate forms)\n"
+    if !encodable_operands(i) {
+        return "  example:    - (PC-relative or special memory operand: selfcheck covers \
+                register, immediate and plain memory forms)\n"
             .into();
     }
     let row = selfcheck::check_form(arch::target(i.isa().arch()), *i);

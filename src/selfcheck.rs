@@ -3,7 +3,7 @@
 //! independent decoder; the outcomes are counted. This proves the encoders
 //! on the machine winic runs on, without an assembler.
 
-use crate::arch::{reg_imm_only, Check, EncodeError, Target};
+use crate::arch::{encodable_operands, Check, EncodeError, Target};
 use crate::isa::{Instr, Isa};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -72,7 +72,7 @@ fn unencodable(e: EncodeError) -> Outcome {
 
 /// The forms selfcheck covers: real, register/immediate operands only.
 pub fn forms(isa: &'static Isa) -> impl Iterator<Item = Instr> {
-    isa.real_instrs().filter(reg_imm_only)
+    isa.real_instrs().filter(encodable_operands)
 }
 
 /// Checks every covered form of `target`'s arch, calling `progress(done,
@@ -186,7 +186,7 @@ impl Summary {
     pub fn render(&self) -> String {
         let pct = |n: usize| 100.0 * n as f64 / self.total.max(1) as f64;
         let mut out = format!(
-            "{}: {} register/immediate forms checked in {:.2} s ({:.0} forms/s)\n",
+            "{}: {} register, immediate and memory forms checked in {:.2} s ({:.0} forms/s)\n",
             self.arch,
             self.total,
             self.seconds,
@@ -325,6 +325,7 @@ mod tests {
                 align_is_power: true,
                 hash_comment_anywhere: true,
                 pseudo: crate::arch::no_pseudo,
+                memory: None,
             }
         }
         fn nop(&self) -> Result<Inst, EncodeError> {

@@ -192,9 +192,17 @@ fn show_gives_an_example_instruction() {
             "{line:?}"
         );
     }
+    // A memory form's example addresses memory through a base register.
     let o = winic(&["show", "MOV64rm", "--arch", "x86"]);
     assert!(
-        stdout(&o).contains("example:    - (memory"),
+        stdout(&o).contains("example:    mov rcx, qword ptr [rdx]"),
+        "{}",
+        stdout(&o)
+    );
+    // A gather's vector index is not encoded: the example says why.
+    let o = winic(&["show", "VPGATHERDDZrm", "--arch", "x86"]);
+    assert!(
+        stdout(&o).contains("example:    - (PC-relative or special memory operand"),
         "{}",
         stdout(&o)
     );

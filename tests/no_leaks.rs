@@ -9,7 +9,7 @@ use std::time::Duration;
 use winic::arch::{target, Line};
 use winic::exec::{in_child, ChildError, Code};
 use winic::isa::Arch;
-use winic::kernel::assemble;
+use winic::kernel::{assemble, Regs};
 
 fn open_descriptors() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
@@ -28,7 +28,11 @@ fn a_thousand_faulting_kernels_leave_nothing_behind() {
         text: "illegal".into(),
         bytes: illegal,
     };
-    let kernel = assemble(target(arch), &[line], &[], 1, None).unwrap();
+    let none = Regs {
+        all: &[],
+        bases: &[],
+    };
+    let kernel = assemble(target(arch), &[line], &none, 1, None).unwrap();
     let code = Code::new(&kernel.bytes()).unwrap();
     // SAFETY: a complete kernel function; it runs only in the children.
     let f = unsafe { code.entry() };

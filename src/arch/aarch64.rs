@@ -178,7 +178,9 @@ fn field_values(
                 .iter()
                 .map(|v| match v {
                     OpValue::Imm(i) => Ok(*i),
-                    OpValue::Reg(_) => Err(bad(form, format!("{} takes immediates", op.name()))),
+                    OpValue::Reg(_) | OpValue::Mem(_) => {
+                        Err(bad(form, format!("{} takes immediates", op.name())))
+                    }
                 })
                 .collect::<Result<_, _>>()?;
             out.push((op.name(), complex_value(form, method, &imms)?));

@@ -32,6 +32,27 @@ pub enum OpValue {
     Reg(Reg),
     /// An immediate, as the assembly text writes it (not yet encoded).
     Imm(i64),
+    /// A memory reference (x86's addressing-mode operand): where a kernel
+    /// reads or writes, or what `lea` computes.
+    Mem(Mem),
+}
+
+/// A memory reference `[base + scale*index + disp]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mem {
+    /// The base register.
+    pub base: Reg,
+    /// The index register and its scale (1, 2, 4 or 8), if any.
+    pub index: Option<(Reg, u8)>,
+    /// The displacement in bytes.
+    pub disp: i32,
+}
+
+impl Mem {
+    /// The registers the address is computed from.
+    pub fn regs(&self) -> impl Iterator<Item = Reg> {
+        std::iter::once(self.base).chain(self.index.map(|(r, _)| r))
+    }
 }
 
 /// An instruction form with one value per machine operand.
@@ -78,12 +99,21 @@ pub enum Check {
     Mismatch(String),
 }
 
-/// Whether every machine operand of `form` is a register or an immediate:
-/// the forms `winic selfcheck` proves (no memory, no PC-relative target).
+/// Whether every machine operand of `form` is a register or an immediate
+/// (no memory, no PC-relative target).
 pub fn reg_imm_only(form: &Instr) -> bool {
     form.mc_operands()
         .iter()
         .all(|m| matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm))
+}
+
+/// Whether every machine operand of `form` is a register, an immediate or
+/// a plain memory reference (x86 `[base + scale*index + disp]`): the forms
+/// `winic selfcheck` proves and kernels may run.
+pub fn encodable_operands(form: &Instr) -> bool {
+    form.mc_operands().iter().all(|m| {
+        matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm) || m.ty.is_plain_memory()
+    })
 }
 
 /// For every register of `arch`, the reason of the first rule whose named
@@ -160,6 +190,11 @@ pub struct Dialect {
     /// (RISC-V `ret` is `jalr zero, 0(ra)`), given its mnemonic and
     /// operands; `None` for everything else.
     pub pseudo: fn(&str, &[&str]) -> Option<String>,
+    /// The memory reference inside a bracketed operand (x86 Intel
+    /// `rbx + 4*rcx + 64`, in any order and base), where a bracket is one
+    /// memory operand; `None` where brackets group sub-operands (AArch64's
+    /// `[x1, #8]`).
+    pub memory: Option<fn(&str) -> Option<Mem>>,
 }
 
 /// No pseudo-instructions.

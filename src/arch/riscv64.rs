@@ -466,6 +466,10 @@ fn field_value(form: &Instr, m: &McOperand, v: OpValue, width: u32) -> Result<u6
             Ok(e)
         }
         OpValue::Imm(v) => imm_field(form, m, v),
+        OpValue::Mem(_) => Err(bad(
+            form,
+            "no RISC-V operand is an x86 memory reference".into(),
+        )),
     }
 }
 
@@ -477,6 +481,10 @@ fn print_operand(form: &Instr, m: &McOperand, v: OpValue) -> Result<String, Enco
             _ => abi_name(r),
         }),
         OpValue::Imm(v) => print_imm(form, ImmKind::of(m), v),
+        OpValue::Mem(_) => Err(bad(
+            form,
+            "no RISC-V operand is an x86 memory reference".into(),
+        )),
     }
 }
 

@@ -68,6 +68,7 @@ pub trait Operands {
         match inst.ops[k] {
             OpValue::Reg(r) => vec![r],
             OpValue::Imm(_) => Vec::new(),
+            OpValue::Mem(m) => m.regs().collect(),
         }
     }
 
@@ -168,6 +169,17 @@ pub trait KernelFrame {
     /// general-purpose registers; one of a single instruction must not.
     /// `kernel` emits the longer ones first.
     fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError>;
+
+    /// Sets general-purpose register `reg` to the address `addr` (the
+    /// base of a memory operand, `crate::kernel::data`): the register set
+    /// and the instructions, as [`KernelFrame::init`] gives them. `Err` on
+    /// arches whose memory forms winic does not run yet.
+    fn init_address(&self, reg: Reg, _addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        Err(EncodeError::Unsupported(format!(
+            "{}: memory operands are not run on this arch",
+            reg.name()
+        )))
+    }
 
     /// Counts the loop counter down by one, setting what `branch_back`
     /// tests.

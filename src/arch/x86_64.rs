@@ -16,7 +16,10 @@ mod start;
 mod tests;
 
 use super::host::cpuinfo_value;
-use super::{reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, OpValue, Operands};
+use super::{
+    container_in, reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, Mem, OpValue,
+    Operands,
+};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
 use iced_x86::{Encoder, Instruction, OpCodeOperandKind, OpKind, Register, RoundingControl};
@@ -182,6 +185,7 @@ fn validate(inst: &Inst) -> Result<(), EncodeError> {
                 }
             }
             (OperandKind::Imm, OpValue::Imm(x)) => check_imm(m, *x)?,
+            (OperandKind::Mem, OpValue::Mem(a)) => check_mem(m, a)?,
             // `ret`'s `variable_ops` stands for nothing the text or the
             // encoding holds.
             _ if m.ty.name() == "variable_ops" => {}
@@ -199,6 +203,27 @@ fn validate(inst: &Inst) -> Result<(), EncodeError> {
 
 fn bad(name: &str, what: String) -> EncodeError {
     EncodeError::BadOperand(format!("${name}: {what}"))
+}
+
+/// A memory reference of 64-bit general-purpose registers, the index not
+/// `rsp`, the scale 1, 2, 4 or 8.
+fn check_mem(m: &crate::isa::McOperand, a: &Mem) -> Result<(), EncodeError> {
+    let gr64 = |r: Reg| container_in(Arch::X86_64, "GR64", r) == Some(r);
+    if !gr64(a.base) {
+        return Err(bad(
+            m.name,
+            format!("base {} is no 64-bit register", a.base.name()),
+        ));
+    }
+    if let Some((i, s)) = a.index {
+        if !gr64(i) || i.name() == "RSP" {
+            return Err(bad(m.name, format!("index {} cannot index", i.name())));
+        }
+        if !matches!(s, 1 | 2 | 4 | 8) {
+            return Err(bad(m.name, format!("scale {s}: 1, 2, 4 or 8")));
+        }
+    }
+    Ok(())
 }
 
 fn check_imm(m: &crate::isa::McOperand, x: i64) -> Result<(), EncodeError> {
@@ -239,6 +264,7 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
             Slot::Mc(i) => match inst.ops[i] {
                 OpValue::Reg(r) => set_reg(&mut ins, n, to_iced(r)?),
                 OpValue::Imm(x) => set_imm(&mut ins, n, *kind, x)?,
+                OpValue::Mem(m) => set_mem(&mut ins, n, m)?,
             },
         }
     }
@@ -247,6 +273,7 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
     }
     ins.set_zeroing_masking(plan.zeroing);
     ins.set_suppress_all_exceptions(plan.sae);
+    ins.set_is_broadcast(plan.broadcast);
     if let Some(OpValue::Imm(rc)) = plan.rc.map(|i| inst.ops[i]) {
         ins.set_rounding_control(rounding(rc)?);
     }
@@ -255,6 +282,22 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
 
 fn to_iced(r: Reg) -> Result<Register, EncodeError> {
     iced_reg(r).ok_or_else(|| EncodeError::BadOperand(format!("{}: no iced register", r.name())))
+}
+
+/// A memory operand `[base + scale*index + disp]`, with the shortest
+/// displacement that holds `disp` (as llvm-mc chooses).
+fn set_mem(ins: &mut Instruction, n: u32, m: Mem) -> Result<(), EncodeError> {
+    ins.set_op_kind(n, OpKind::Memory);
+    ins.set_memory_base(to_iced(m.base)?);
+    if let Some((index, scale)) = m.index {
+        ins.set_memory_index(to_iced(index)?);
+        ins.set_memory_index_scale(u32::from(scale));
+    } else {
+        ins.set_memory_index_scale(1);
+    }
+    ins.set_memory_displacement64(i64::from(m.disp) as u64);
+    ins.set_memory_displ_size(if m.disp == 0 { 0 } else { 1 });
+    Ok(())
 }
 
 fn set_reg(ins: &mut Instruction, n: u32, r: Register) {
@@ -330,14 +373,17 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         ops[i] = Some(match m.ty.kind() {
             OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
             OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
+            OperandKind::Mem if m.ty.is_plain_memory() => pick_mem(m, &used, apx)?,
             _ => {
                 return Err(EncodeError::Unsupported(
                     "memory or PC-relative operand".into(),
                 ))
             }
         });
-        if let Some(OpValue::Reg(r)) = ops[i] {
-            used.push(r);
+        match ops[i] {
+            Some(OpValue::Reg(r)) => used.push(r),
+            Some(OpValue::Mem(a)) => used.extend(a.regs()),
+            _ => {}
         }
     }
     // Tied operands take the value of what they are tied to.
@@ -357,10 +403,41 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
     Ok(Inst { form, ops })
 }
 
+/// A memory operand's address registers, chosen like register operands'.
+/// `lea` (`lea64mem`: it only computes the address) gets the two-part
+/// shape compilers emit for address arithmetic, `[base + index]`; an
+/// access gets `[base]`, whose displacement the kernel sets per slot of
+/// its data area (`crate::kernel::data`).
+fn pick_mem(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<OpValue, EncodeError> {
+    let gr64 = |avoid: &[Reg]| {
+        let class = crate::isa::Isa::get(Arch::X86_64)
+            .class("GR64_NOSP")
+            .ok_or_else(|| EncodeError::Unsupported("no class GR64_NOSP".into()))?;
+        pick_in(class, avoid, apx)
+    };
+    let base = gr64(used)?;
+    let index = if m.ty.name().starts_with("lea") {
+        let mut avoid = used.to_vec();
+        avoid.push(base);
+        Some((gr64(&avoid)?, 1))
+    } else {
+        None
+    };
+    Ok(OpValue::Mem(Mem {
+        base,
+        index,
+        disp: 0,
+    }))
+}
+
 fn pick_reg(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<Reg, EncodeError> {
     let class =
         m.ty.class()
             .ok_or_else(|| EncodeError::Unsupported(format!("${} has no class", m.name)))?;
+    pick_in(class, used, apx)
+}
+
+fn pick_in(class: crate::isa::RegClass, used: &[Reg], apx: bool) -> Result<Reg, EncodeError> {
     let cat = class_cat(class.name());
     let usable = |r: &Reg| {
         reserved_reason(*r).is_none()

@@ -8,7 +8,7 @@
 //! equal (numbers by value, case and spacing ignored).
 
 use super::tokens::{same, same_tok, tokens, Tok};
-use crate::arch::{Inst, OpValue, Target};
+use crate::arch::{Inst, Mem, OpValue, Target};
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Isa, McOperand};
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ fn build_index(t: &dyn Target) -> Index {
         if t.encode(&example).is_err() {
             continue;
         }
-        if let Some(m) = mnemonic(&canonical(t.arch(), &text)) {
+        if let Some(m) = mnemonic(&canonical(t, &text)) {
             by_mnemonic.entry(m).or_default().push((form, example));
         }
     }
@@ -89,10 +89,15 @@ fn register_names(arch: Arch) -> &'static HashMap<String, String> {
     })
 }
 
-/// `text` as tokens, register names in one spelling.
-fn canonical(arch: Arch, text: &str) -> Vec<Tok> {
-    let names = register_names(arch);
-    let mut toks = tokens(text);
+/// `text` as tokens, register names in one spelling, and (where the
+/// dialect's brackets are a memory operand) each memory reference one
+/// token, `[base+index*scale+disp]`, in one order and base.
+fn canonical(t: &dyn Target, text: &str) -> Vec<Tok> {
+    let names = register_names(t.arch());
+    let mut toks = match t.dialect().memory {
+        Some(parse) => tokens(&memory_as_one(text, parse)),
+        None => tokens(text),
+    };
     for t in &mut toks {
         if let Tok::Word(w) = t {
             if let Some(c) = names.get(w.as_str()) {
@@ -101,6 +106,63 @@ fn canonical(arch: Arch, text: &str) -> Vec<Tok> {
         }
     }
     toks
+}
+
+/// `text` with each bracketed memory reference `parse` takes replaced by
+/// one word (before tokenising, which would fold `rax*8+0x100` into a
+/// number).
+fn memory_as_one(text: &str, parse: fn(&str) -> Option<Mem>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']').map(|c| open + c) else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        match parse(&rest[open + 1..close]) {
+            Some(m) => {
+                out.push(' ');
+                out.push_str(&memory_word(&m));
+                out.push(' ');
+            }
+            None => out.push_str(&rest[open..=close]),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The one word of a memory reference: `mem@rbx@rcx@4@64` (`@n8` for a
+/// displacement of -8), read back by [`memory_of_word`].
+fn memory_word(m: &Mem) -> String {
+    let name = |r: crate::isa::Reg| r.asm_name().to_ascii_lowercase();
+    let (index, scale) = m.index.map_or((String::new(), 0), |(r, s)| (name(r), s));
+    let disp = if m.disp < 0 {
+        format!("n{}", -i64::from(m.disp))
+    } else {
+        m.disp.to_string()
+    };
+    format!("mem@{}@{index}@{scale}@{disp}", name(m.base))
+}
+
+/// The memory reference of a [`memory_word`], through the dialect's
+/// parser.
+fn memory_of_word(w: &str, parse: fn(&str) -> Option<Mem>) -> Option<Mem> {
+    let parts: Vec<&str> = w.strip_prefix("mem@")?.split('@').collect();
+    let [base, index, scale, disp] = parts[..] else {
+        return None;
+    };
+    let disp = match disp.strip_prefix('n') {
+        Some(d) => format!("-{d}"),
+        None => format!("+{disp}"),
+    };
+    let index = if index.is_empty() {
+        String::new()
+    } else {
+        format!("+{scale}*{index}")
+    };
+    parse(&format!("{base}{index}{disp}"))
 }
 
 /// Length of a leading pseudo-prefix such as `{vex}` (3 tokens), or 0.
@@ -133,7 +195,7 @@ pub struct NoMatch {
 /// as `text`, the one with the shortest encoding (the first in opcode
 /// order among equals).
 pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
-    let line = canonical(t.arch(), text);
+    let line = canonical(t, text);
     let Some(m) = mnemonic(&line) else {
         return Err(NoMatch {
             reason: "no mnemonic".into(),
@@ -157,11 +219,18 @@ pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
     if let Some((_, inst)) = best {
         return Ok(inst);
     }
-    let nearest = cands
+    // The forms whose text is nearest in length first (`add rax, xmm1`
+    // shows `add rax, rbx` before `add qword ptr [rcx], 2`).
+    let mut shown: Vec<(usize, String)> = cands
         .iter()
-        .take(12)
-        .filter_map(|(f, e)| t.print(e).ok().map(|p| format!("{p}   ({})", f.name())))
+        .filter_map(|(f, e)| {
+            let p = t.print(e).ok()?;
+            let d = canonical(t, &p).len().abs_diff(line.len());
+            Some((d, format!("{p}   ({})", f.name())))
+        })
         .collect();
+    shown.sort_by_key(|(d, _)| *d);
+    let nearest = shown.into_iter().take(12).map(|(_, s)| s).collect();
     Err(NoMatch {
         reason: format!("no form of `{m}` takes these operands"),
         nearest,
@@ -218,7 +287,7 @@ fn set(ops: &mut [OpValue], ties: &[Option<usize>], k: usize, v: OpValue) {
 /// The tokens `inst` prints to, aligned with `line`: a pseudo-prefix the
 /// line leaves out is dropped.
 fn printed(t: &dyn Target, inst: &Inst, line: &[Tok]) -> Option<Vec<Tok>> {
-    let mut p = canonical(t.arch(), &t.print(inst).ok()?);
+    let mut p = canonical(t, &t.print(inst).ok()?);
     let (pp, lp) = (prefix_len(&p), prefix_len(line));
     if pp == 3 && lp == 0 {
         p.drain(..3);
@@ -323,6 +392,11 @@ fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
             .filter(|&a| a != v)
             .map(OpValue::Imm)
             .collect(),
+        // Another displacement prints another memory token.
+        OpValue::Mem(m) => vec![OpValue::Mem(Mem {
+            disp: m.disp.wrapping_add(8),
+            ..m
+        })],
     }
 }
 
@@ -345,6 +419,15 @@ fn choose(
     match m.ty.kind() {
         OperandKind::Reg => m.ty.class()?.members().map(OpValue::Reg).find(|&v| fits(v)),
         OperandKind::Imm => imm_candidates(m, at, line).into_iter().find(|&v| fits(v)),
+        OperandKind::Mem => {
+            let parse = t.dialect().memory?;
+            let Tok::Word(w) = &line[*at.first()?] else {
+                return None;
+            };
+            memory_of_word(w, parse)
+                .map(OpValue::Mem)
+                .filter(|&v| fits(v))
+        }
         _ => None,
     }
 }

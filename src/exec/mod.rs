@@ -4,6 +4,7 @@
 //! a reason, never a crash of winic.
 
 mod child;
+pub mod data;
 pub mod once;
 pub mod run;
 
@@ -28,6 +29,9 @@ impl Code {
                 "no code to map",
             ));
         }
+        // Every kernel may address the data area: it exists before any
+        // code can run, in this process and in every child forked later.
+        data::ensure().map_err(io::Error::other)?;
         let mut rw = MmapMut::map_anon(bytes.len())?;
         rw.copy_from_slice(bytes);
         let map = rw.make_exec()?;

@@ -779,9 +779,48 @@ impl OperandType {
         self.isa.s(self.d.parser)
     }
 
-    /// Kind.
+    /// Kind. x86's `lea` operands (`lea64mem`) are complex operands of a
+    /// memory reference's five parts in LLVM, parsed as one memory
+    /// reference (`Mem`): one address, as every x86 memory operand.
     pub fn kind(&self) -> OperandKind {
+        if self.d.kind == OperandKind::Complex && self.parser_class() == "Mem" {
+            return OperandKind::Mem;
+        }
         self.d.kind
+    }
+
+    /// Whether this is a plain x86 memory reference `[base + scale*index
+    /// + disp]` with a general-purpose index (not a gather's vector index,
+    /// a string operation's implicit `rsi`/`rdi`, or an absolute `moffs`).
+    pub fn is_plain_memory(&self) -> bool {
+        self.kind() == OperandKind::Mem && self.unplain_memory().is_none()
+    }
+
+    /// For a memory operand that is not a plain `[base + scale*index +
+    /// disp]`, what it is instead (a skip reason); `None` for a plain one
+    /// and for operands that are no memory.
+    pub fn unplain_memory(&self) -> Option<&'static str> {
+        if self.kind() != OperandKind::Mem {
+            return None;
+        }
+        let subs: Vec<&str> = self.sub_operands().map(|(t, _)| t.name()).collect();
+        match subs.get(2) {
+            _ if subs.len() == 5 && matches!(subs[2], "ptr_rc_nosp" | "GR64_NOSP") => None,
+            Some(s) if s.starts_with("VR") => Some("gather or scatter (vector index operand)"),
+            _ if self.name().starts_with("offset") => Some("absolute address operand (moffs)"),
+            _ if self.name().contains("idx") => Some("string operation (rsi/rdi operand)"),
+            _ => Some("memory operand of another shape"),
+        }
+    }
+
+    /// The bytes an x86 memory operand accesses as LLVM's printer names
+    /// them (`qword` of `printqwordmem`), or `None` (`lea`, `prefetch`:
+    /// `printMemReference` names no size).
+    pub fn memory_size(&self) -> Option<&'static str> {
+        self.print_method()
+            .strip_prefix("print")?
+            .strip_suffix("mem")
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase()))
     }
 
     /// The register class of a register operand.

@@ -5,9 +5,10 @@
 //! encoded, printed and decode-checked; a check that disagrees stops the
 //! kernel from existing.
 
+pub mod data;
 pub mod shape;
 
-use crate::arch::{Inst, Line, ModeSwitch, OpValue, Target};
+use crate::arch::{Inst, Line, Mem, ModeSwitch, OpValue, Target};
 use crate::isa::Reg;
 
 pub use crate::arch::{emit, KernelError, LOOP_LABEL};
@@ -86,9 +87,10 @@ pub fn asm_file(t: &dyn Target, comment: &str, functions: &[(&str, &Kernel)]) ->
 pub fn registers_of(body: &[Inst]) -> Vec<Reg> {
     let mut out: Vec<Reg> = Vec::new();
     for inst in body {
-        let explicit = inst.ops.iter().filter_map(|v| match v {
-            OpValue::Reg(r) => Some(*r),
-            OpValue::Imm(_) => None,
+        let explicit = inst.ops.iter().flat_map(|v| match v {
+            OpValue::Reg(r) => vec![*r],
+            OpValue::Imm(_) => Vec::new(),
+            OpValue::Mem(m) => m.regs().collect(),
         });
         let implicit = inst.form.implicit_uses().chain(inst.form.implicit_defs());
         for r in explicit.chain(implicit) {
@@ -112,20 +114,75 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
         .unwrap_or(0)
 }
 
-/// Builds the kernel of `body` repeated `unroll` times.
+/// Builds the kernel of `body` repeated `unroll` times. A body with
+/// memory operands is emitted once per repetition, each memory access at
+/// its own slot of the data area ([`data::slot_disp`]); its base
+/// registers are set to the area ([`data::VALUES`]).
 pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
-    let lines = body
+    let accesses = body.iter().any(|i| i.ops.iter().any(|v| is_access(i, v)));
+    let reps = if accesses { unroll.max(1) } else { 1 };
+    let mut n = 0;
+    let mut lines = Vec::with_capacity(body.len() * reps);
+    for _ in 0..reps {
+        for inst in body {
+            lines.push(emit(t, &placed(inst, &mut n))?);
+        }
+    }
+    let regs = registers_of(body);
+    let bases: Vec<Reg> = regs
         .iter()
-        .map(|i| emit(t, i))
-        .collect::<Result<Vec<_>, _>>()?;
+        .copied()
+        .filter(|r| data::is_base(body, *r))
+        .collect();
     let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
     assemble(
         t,
         &lines,
-        &registers_of(body),
-        unroll,
+        &Regs {
+            all: &regs,
+            bases: &bases,
+        },
+        if accesses { 1 } else { unroll },
         t.mode_switch(&forms).as_ref(),
     )
+}
+
+/// Whether operand value `v` of `inst` is an access to memory (not the
+/// address arithmetic of `lea`, whose operand LLVM types `lea64mem` …).
+fn is_access(inst: &Inst, v: &OpValue) -> bool {
+    matches!(v, OpValue::Mem(_))
+        && !inst
+            .form
+            .operands()
+            .any(|o| o.ty().name().starts_with("lea"))
+}
+
+/// `inst` with each memory access moved to the next slot (`n` counts the
+/// kernel's accesses so far).
+fn placed(inst: &Inst, n: &mut usize) -> Inst {
+    let mut out = inst.clone();
+    for k in 0..out.ops.len() {
+        if let OpValue::Mem(m) = out.ops[k] {
+            if is_access(inst, &out.ops[k]) {
+                out.ops[k] = OpValue::Mem(Mem {
+                    disp: data::slot_disp(*n),
+                    ..m
+                });
+                *n += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The registers a kernel's body touches, and of them those it reads as
+/// the base of a memory operand.
+#[derive(Clone, Copy, Debug)]
+pub struct Regs<'a> {
+    /// Every register, explicit and implicit.
+    pub all: &'a [Reg],
+    /// The bases of memory operands, set to the data area.
+    pub bases: &'a [Reg],
 }
 
 /// The kernel around already emitted body lines touching `regs`, in the
@@ -134,7 +191,7 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
 pub fn assemble(
     t: &dyn Target,
     body: &[Line],
-    regs: &[Reg],
+    regs: &Regs,
     unroll: usize,
     mode: Option<&ModeSwitch>,
 ) -> Result<Kernel, KernelError> {
@@ -142,9 +199,9 @@ pub fn assemble(
         insts.iter().map(|i| emit(t, i)).collect()
     };
     // The prologue saves what the body and the mode switch change.
-    let mut saved: Vec<Reg> = regs.to_vec();
+    let mut saved: Vec<Reg> = regs.all.to_vec();
     if let Some(m) = mode {
-        saved.extend(m.clobbers.iter().filter(|c| !regs.contains(c)));
+        saved.extend(m.clobbers.iter().filter(|c| !regs.all.contains(c)));
     }
     let mut lines = emit_all(t.prologue(&saved)?)?;
     if let Some(m) = mode {
@@ -154,13 +211,18 @@ pub fn assemble(
     // may use scratch registers) before single ones.
     let mut inits: Vec<(Reg, Vec<Inst>)> = Vec::new();
     let mut uninitialised = Vec::new();
-    for &r in regs {
+    for &r in regs.all {
         if let Some(why) = t.reserved(r) {
             // Never set: the stack pointer, the loop counter …
             uninitialised.push((r, format!("reserved: {why}")));
             continue;
         }
-        match t.init(r) {
+        let init = if regs.bases.contains(&r) {
+            t.init_address(r, data::VALUES)
+        } else {
+            t.init(r)
+        };
+        match init {
             Ok((whole, insts)) => {
                 if !inits.iter().any(|(w, _)| *w == whole) {
                     inits.push((whole, insts));

@@ -6,6 +6,7 @@
 //! run in a kernel at all.
 
 use crate::arch::{reg_imm_only, EncodeError, Inst, OpValue, Target};
+use crate::isa::desc::OperandKind;
 use crate::isa::{Flag, Instr, McOperand, Reg};
 
 /// Copies of the form in a throughput body when registers allow (WINIC's
@@ -21,8 +22,16 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if form.has(Flag::IsCodeGenOnly) {
         return Some("code-generation only (LLVM isCodeGenOnly)".into());
     }
-    if !reg_imm_only(&form) {
-        return Some("memory or PC-relative operand".into());
+    let mc = form.mc_operands();
+    if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) {
+        return Some("PC-relative operand".into());
+    }
+    if let Some(why) = mc.iter().find_map(|m| m.ty.unplain_memory()) {
+        return Some(why.into());
+    }
+    let memory = mc.iter().any(|m| m.ty.kind() == OperandKind::Mem);
+    if !memory && !reg_imm_only(&form) {
+        return Some("operand that is no register, immediate or memory reference".into());
     }
     let control = [
         (Flag::IsBranch, "isBranch"),
@@ -39,8 +48,12 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if let Some((_, name)) = control.iter().find(|(f, _)| form.has(*f)) {
         return Some(format!("changes control flow (LLVM {name})"));
     }
-    if form.has(Flag::MayLoad) || form.has(Flag::MayStore) {
-        return Some("accesses memory (LLVM mayLoad/mayStore)".into());
+    if !memory && (form.has(Flag::MayLoad) || form.has(Flag::MayStore)) {
+        return Some(
+            "accesses memory through operands winic does not point at its data area \
+             (LLVM mayLoad/mayStore)"
+                .into(),
+        );
     }
     let inst = t.example(form).ok()?;
     written(&inst).into_iter().find_map(|r| {
@@ -74,7 +87,7 @@ pub fn written(inst: &Inst) -> Vec<Reg> {
 fn named(inst: &Inst) -> impl Iterator<Item = Reg> + '_ {
     inst.ops.iter().filter_map(|v| match v {
         OpValue::Reg(r) => Some(*r),
-        OpValue::Imm(_) => None,
+        OpValue::Imm(_) | OpValue::Mem(_) => None,
     })
 }
 
@@ -128,7 +141,7 @@ pub fn throughput_avoiding(
             break;
         };
         for (k, m) in mc.iter().enumerate() {
-            if !is_written(&mc, m) && matches!(next.ops[k], OpValue::Reg(_)) {
+            if !is_written(&mc, m) && matches!(next.ops[k], OpValue::Reg(_) | OpValue::Mem(_)) {
                 next.ops[k] = first.ops[k];
             }
         }
@@ -161,7 +174,7 @@ pub fn latency(t: &dyn Target, form: Instr, copies: usize) -> Result<Vec<Inst>, 
     if !tied {
         let reg = |k: usize| match inst.ops[k] {
             OpValue::Reg(r) => Some(r),
-            OpValue::Imm(_) => None,
+            OpValue::Imm(_) | OpValue::Mem(_) => None,
         };
         let outputs =
             (0..mc.len()).filter(|&k| mc[k].operand.is_def() && !t.early_clobber(form, k));
@@ -220,7 +233,7 @@ mod tests {
                 .filter(|(m, _)| m.operand.is_def() || m.operand.tied_to().is_none())
                 .filter_map(|(_, v)| match v {
                     OpValue::Reg(r) => Some(*r),
-                    OpValue::Imm(_) => None,
+                    OpValue::Imm(_) | OpValue::Mem(_) => None,
                 })
                 .collect();
             for (a, ra) in names.iter().enumerate() {

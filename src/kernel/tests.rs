@@ -259,8 +259,8 @@ fn faults_and_hangs_are_reported_with_their_reason() {
             text: what.into(),
             bytes,
         };
-        let once = assemble(t, std::slice::from_ref(&line), &regs, 1, None).unwrap();
-        let twice = assemble(t, &[line], &regs, 2, None).unwrap();
+        let once = assemble(t, std::slice::from_ref(&line), &regs_of(&regs), 1, None).unwrap();
+        let twice = assemble(t, &[line], &regs_of(&regs), 2, None).unwrap();
         let mut o = quick();
         o.deadline = Duration::from_secs(1);
         o.clock = Clock::Fixed(3.0);
@@ -493,8 +493,8 @@ fn a_batch_measures_past_faults() {
             text: what.into(),
             bytes,
         };
-        let once = assemble(t, std::slice::from_ref(&line), &regs, 1, None).unwrap();
-        let twice = assemble(t, &[line], &regs, 2, None).unwrap();
+        let once = assemble(t, std::slice::from_ref(&line), &regs_of(&regs), 1, None).unwrap();
+        let twice = assemble(t, &[line], &regs_of(&regs), 2, None).unwrap();
         pairs.push((once, twice, Some(want)));
         pairs.push((plain.clone(), plain2.clone(), None));
     }
@@ -576,4 +576,9 @@ fn legacy_sse_registers_are_set_without_dirtying_the_upper_halves() {
         let text = build(t, &body, 1).unwrap().text();
         assert!(text.contains("vpbroadcastq"), "{text}");
     }
+}
+
+/// Registers that are all data, none an address.
+fn regs_of(all: &[Reg]) -> Regs<'_> {
+    Regs { all, bases: &[] }
 }

@@ -44,6 +44,7 @@ impl AsmDialect for AArch64 {
             align_is_power: true,
             hash_comment_anywhere: false,
             pseudo,
+            memory: None,
         }
     }
 

@@ -18,6 +18,7 @@ impl AsmDialect for Riscv64 {
             align_is_power: true,
             hash_comment_anywhere: true,
             pseudo,
+            memory: None,
         }
     }
 

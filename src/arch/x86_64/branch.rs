@@ -40,6 +40,7 @@ impl AsmDialect for X86_64 {
             align_is_power: false,
             hash_comment_anywhere: true,
             pseudo: no_pseudo,
+            memory: Some(super::printer::parse_memory),
         }
     }
 

@@ -165,6 +165,14 @@ impl KernelFrame for X86_64 {
         Ok((whole, out))
     }
 
+    fn init_address(&self, reg: Reg, addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let g = container_in(A, "GR64", reg).ok_or_else(|| {
+            EncodeError::Unsupported(format!("{} cannot hold an address", reg.name()))
+        })?;
+        let v = OpValue::Imm(addr as i64);
+        Ok((g, vec![inst_of(A, "MOV64ri", &[OpValue::Reg(g), v])?]))
+    }
+
     fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
         let c = r(LOOP_COUNTER)?;
         Ok(vec![inst_of(A, "DEC64r", &[c, c])?])

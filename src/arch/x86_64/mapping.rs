@@ -53,6 +53,8 @@ pub struct Plan {
     pub sae: bool,
     /// The machine operand holding the static rounding mode.
     pub rc: Option<usize>,
+    /// An embedded broadcast (`{1to8}`) of the memory operand.
+    pub broadcast: bool,
     /// The mnemonic as LLVM's Intel syntax spells it.
     pub mnemonic: &'static str,
     /// The operands as printed, each a run of pieces.
@@ -178,12 +180,12 @@ fn modrm_in_opcode(key: Key) -> Key {
     }
 }
 
-/// `MRM4r` / `MRM4X` → 4.
+/// `MRM4r` / `MRM4X` / `MRM4m` → 4.
 fn group_of(form: &str) -> Option<i32> {
     let rest = form.strip_prefix("MRM")?;
     let (digit, tail) = rest.split_at(1.min(rest.len()));
     let n: i32 = digit.parse().ok()?;
-    matches!(tail, "r" | "X").then_some(n)
+    matches!(tail, "r" | "X" | "m").then_some(n)
 }
 
 fn encoding_kind(openc: &str) -> Result<EncodingKind, String> {
@@ -362,6 +364,7 @@ fn want(k: OK) -> Want {
 #[derive(Clone, Copy, Debug)]
 enum Have {
     Reg(Cat, usize),
+    Mem(usize),
     Imm(usize),
     Lit(&'static str),
 }
@@ -420,8 +423,16 @@ fn parse_operand(s: &str, names: &[&str]) -> Result<Vec<Tok>, String> {
         } else if word == "{z}" {
             out.push(Tok::Zero);
         } else if let Some(name) = word.strip_prefix('$') {
+            // `${src2}{1to8}`: an embedded broadcast after the operand.
+            let (name, bcst) = match name.find("}{1to") {
+                Some(at) => (&name[..at + 1], Some(&name[at + 1..])),
+                None => (name, None),
+            };
             let name = name.trim_start_matches('{').trim_end_matches('}');
             out.push(Tok::Mc(mc_index(names, name)?));
+            if let Some(b) = bcst {
+                out.push(Tok::Lit(leak(b.to_string())));
+            }
         } else {
             out.push(Tok::Lit(leak(word.to_string())));
         }
@@ -480,12 +491,14 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     let mc = form.mc_operands();
     let mut haves = Vec::new();
     let (mut mask, mut zeroing, mut sae, mut rc) = (None, false, false, None);
+    let mut broadcast = false;
     for op in &tpl.operands {
         for t in op {
             match *t {
                 Tok::Mask(i) => mask = Some(i),
                 Tok::Zero => zeroing = true,
                 Tok::Lit("{sae}") => sae = true,
+                Tok::Lit(l) if l.starts_with("{1to") => broadcast = true,
                 Tok::Lit(l) => haves.push(Have::Lit(l)),
                 Tok::Mc(i) => {
                     let ty = mc[i].ty;
@@ -498,6 +511,8 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
                         }
                         OperandKind::Imm if ty.name() == "AVX512RC" => rc = Some(i),
                         OperandKind::Imm => haves.push(Have::Imm(i)),
+                        OperandKind::Mem if ty.is_plain_memory() => haves.push(Have::Mem(i)),
+                        OperandKind::Mem => return Err(memory_reason(ty)),
                         _ => return Err(format!("operand kind of {}", ty.name())),
                     }
                 }
@@ -543,6 +558,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
         zeroing,
         sae,
         rc,
+        broadcast,
         mnemonic: tpl.mnemonic,
         operands: tpl.operands,
         pseudo,
@@ -631,7 +647,10 @@ fn fits(info: &OpCodeInfo, e: &X86Enc, mask: bool, z: bool, sae: bool, rc: bool)
             return false;
         }
     } else {
-        if !info.is_wig() && !info.is_wig32() && (info.w() == 1) != w {
+        // WIG32 ignores W in 16- and 32-bit mode only: in 64-bit mode W
+        // tells `vpextrd` (W0) from `vpextrq` (W1), also with a memory
+        // operand, which both codes' `rm` operand takes.
+        if !info.is_wig() && (info.w() == 1) != w {
             return false;
         }
         let l = if bits.has("evex_l2") {
@@ -665,6 +684,10 @@ fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
             j += 1;
         }
         match (want(k), haves.get(j)) {
+            (_, Some(&Have::Mem(i))) if takes_memory(k) => {
+                slots.push(Slot::Mc(i));
+                j += 1;
+            }
             (Want::Reg(c), Some(&Have::Reg(hc, i))) if c == hc => {
                 slots.push(Slot::Mc(i));
                 j += 1;
@@ -686,6 +709,22 @@ fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
         .iter()
         .all(|h| matches!(h, Have::Lit(_)));
     rest_literal.then_some(slots)
+}
+
+/// Whether an iced operand kind is (or may be) a memory reference with a
+/// general-purpose base: ModRM.rm as memory (`r64_or_mem`, `xmm_or_mem`,
+/// `mem`). Gathers' vector indices and `moffs` are not.
+fn takes_memory(k: OK) -> bool {
+    matches!(k, OK::mem | OK::mem_mpx | OK::mem_mib | OK::sibmem) || {
+        let name = format!("{k:?}");
+        name.ends_with("_or_mem") || name.ends_with("_or_mem_mpx")
+    }
+}
+
+/// Why a memory operand of type `ty` has no plan.
+fn memory_reason(ty: crate::isa::OperandType) -> String {
+    let what = ty.unplain_memory().unwrap_or("memory operand");
+    format!("{what}: {} is not encoded yet", ty.name())
 }
 
 /// How LLVM's Intel syntax spells a fixed register.

@@ -3,8 +3,9 @@
 //! llvm-mc could otherwise pick another encoding for the same text.
 
 use super::mapping::{Plan, Tok};
-use crate::arch::{EncodeError, Inst, OpValue};
+use crate::arch::{container_in, reg_named, EncodeError, Inst, Mem, OpValue};
 use crate::isa::desc::OperandKind;
+use crate::isa::Arch;
 use crate::isa::Reg;
 use std::fmt::Write;
 
@@ -16,7 +17,8 @@ pub fn print(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
     for (n, op) in plan.operands.iter().enumerate() {
         s.push_str(if n == 0 { " " } else { ", " });
         for (k, t) in op.iter().enumerate() {
-            if k > 0 {
+            // A broadcast follows its memory operand without a space.
+            if k > 0 && !matches!(t, Tok::Lit(l) if l.starts_with("{1to")) {
                 s.push(' ');
             }
             piece(&mut s, plan, inst, t)?;
@@ -56,6 +58,13 @@ fn piece(s: &mut String, plan: &Plan, inst: &Inst, t: &Tok) -> Result<(), Encode
             match (kind, value(i)?) {
                 (Some(OperandKind::Reg), v @ OpValue::Reg(_))
                 | (Some(OperandKind::Imm), v @ OpValue::Imm(_)) => reg_or_imm(s, v),
+                (Some(OperandKind::Mem), OpValue::Mem(m)) => {
+                    let ty = inst.form.mc_operands()[i].ty;
+                    if let Some(size) = ty.memory_size() {
+                        let _ = write!(s, "{size} ptr ");
+                    }
+                    memory(s, &m);
+                }
                 (_, v) => return Err(EncodeError::BadOperand(format!("operand {i}: {v:?}"))),
             }
         }
@@ -69,6 +78,101 @@ fn reg_or_imm(s: &mut String, v: OpValue) {
         OpValue::Imm(x) => {
             let _ = write!(s, "{x}");
         }
+        OpValue::Mem(m) => memory(s, &m),
+    }
+}
+
+/// `[rbx + 4*rcx + 64]`, as LLVM's `printMemReference` writes it: the
+/// scale before the index when it is not 1, the displacement in decimal,
+/// subtracted when negative, left out when 0.
+pub fn memory(s: &mut String, m: &Mem) {
+    s.push('[');
+    s.push_str(&reg_name(m.base));
+    if let Some((index, scale)) = m.index {
+        s.push_str(" + ");
+        if scale != 1 {
+            let _ = write!(s, "{scale}*");
+        }
+        s.push_str(&reg_name(index));
+    }
+    match m.disp {
+        0 => {}
+        d if d > 0 => {
+            let _ = write!(s, " + {d}");
+        }
+        d => {
+            let _ = write!(s, " - {}", -i64::from(d));
+        }
+    }
+    s.push(']');
+}
+
+/// The memory reference inside `[` `]` as Intel syntax writes it, in any
+/// order and base (`rbx + 4*rcx + 64`, `rsi+rax*8`, `rbp-0x8`), or `None`
+/// when it is none winic encodes (no 64-bit base, RIP-relative, a
+/// segment).
+pub fn parse_memory(inner: &str) -> Option<Mem> {
+    let mut base = None;
+    let mut index = None;
+    let mut disp: i64 = 0;
+    let mut sign = 1;
+    let mut term = String::new();
+    let gr64 = |name: &str| {
+        let r = reg_named(Arch::X86_64, name)?;
+        (container_in(Arch::X86_64, "GR64", r) == Some(r)).then_some(r)
+    };
+    let mut take = |term: &str, sign: i64| -> Option<()> {
+        if let Some(v) = number(term) {
+            disp += sign * v;
+        } else if let Some((a, b)) = term.split_once('*') {
+            let (scale, reg) = match number(a) {
+                Some(s) => (s, b),
+                None => (number(b)?, a),
+            };
+            if sign < 0 || index.is_some() || !matches!(scale, 1 | 2 | 4 | 8) {
+                return None;
+            }
+            index = Some((gr64(reg)?, scale as u8));
+        } else if sign < 0 {
+            return None;
+        } else if base.is_none() {
+            base = Some(gr64(term)?);
+        } else if index.is_none() {
+            index = Some((gr64(term)?, 1));
+        } else {
+            return None;
+        }
+        Some(())
+    };
+    for c in inner.chars().chain(std::iter::once('+')) {
+        match c {
+            '+' | '-' => {
+                if !term.is_empty() {
+                    take(&term, sign)?;
+                    term.clear();
+                    sign = 1;
+                }
+                if c == '-' {
+                    sign = -sign;
+                }
+            }
+            c if c.is_whitespace() => {}
+            c => term.push(c.to_ascii_lowercase()),
+        }
+    }
+    Some(Mem {
+        base: base?,
+        index,
+        disp: i32::try_from(disp).ok()?,
+    })
+}
+
+/// `64`, `0x40`.
+fn number(s: &str) -> Option<i64> {
+    match s.strip_prefix("0x") {
+        Some(h) => i64::from_str_radix(h, 16).ok(),
+        None if s.starts_with(|c: char| c.is_ascii_digit()) => s.parse().ok(),
+        None => None,
     }
 }
 

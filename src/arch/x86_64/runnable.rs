@@ -3,6 +3,7 @@
 //! feature) and the few value-dependent faults iced does not describe.
 
 use super::plan_of;
+use crate::isa::desc::OperandKind;
 use crate::isa::Instr;
 use iced_x86::{CpuidFeature, FlowControl, Mnemonic};
 
@@ -88,6 +89,22 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
             "faults (#GP) unless ECX is 0, which the kernel's initial values are not"
         }
         Mnemonic::Xend => "faults outside a transaction",
+        Mnemonic::Bt | Mnemonic::Btc | Mnemonic::Btr | Mnemonic::Bts
+            if bit_offset_in_register(form) =>
+        {
+            "the bit offset register addresses memory far beyond the data area \
+             (byte offset = its value / 8)"
+        }
+        Mnemonic::Ldmxcsr | Mnemonic::Vldmxcsr => {
+            "loads MXCSR from the data area, whose value sets reserved bits (#GP)"
+        }
+        Mnemonic::Lfs | Mnemonic::Lgs | Mnemonic::Lss => {
+            "loads a segment register with a selector from the data area (#GP)"
+        }
+        Mnemonic::Prefetchit0 | Mnemonic::Prefetchit1 => {
+            "prefetches only with a RIP-relative address (a nop otherwise), \
+             and RIP-relative operands are not run yet"
+        }
         Mnemonic::Incsspd
         | Mnemonic::Incsspq
         | Mnemonic::Rstorssp
@@ -96,6 +113,12 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         _ => return writes_segment_register(form),
     };
     Some(why.into())
+}
+
+/// `bt [mem], reg`: the register is a signed bit offset from the address.
+fn bit_offset_in_register(form: &Instr) -> bool {
+    let kinds: Vec<_> = form.mc_operands().iter().map(|m| m.ty.kind()).collect();
+    kinds.contains(&OperandKind::Mem) && kinds.contains(&OperandKind::Reg)
 }
 
 /// `mov ds, ax` and the like: a segment register written with an
