@@ -18,10 +18,13 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if form.has(Flag::IsPseudo) {
         return Some("pseudo instruction (LLVM isPseudo)".into());
     }
-    if form.has(Flag::IsCodeGenOnly) {
+    // Condition forms and branches to the next instruction the target
+    // runs although LLVM's flags say otherwise.
+    let anyway = t.runs_anyway(form);
+    if form.has(Flag::IsCodeGenOnly) && !anyway {
         return Some("code-generation only (LLVM isCodeGenOnly)".into());
     }
-    if !reg_imm_only(&form) {
+    if !reg_imm_only(&form) && !anyway {
         return Some("memory or PC-relative operand".into());
     }
     let control = [
@@ -36,7 +39,11 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if let Some(why) = t.cannot_run(form) {
         return Some(why);
     }
-    if let Some((_, name)) = control.iter().find(|(f, _)| form.has(*f)) {
+    if let Some((_, name)) = control
+        .iter()
+        .find(|(f, _)| form.has(*f))
+        .filter(|_| !anyway)
+    {
         return Some(format!("changes control flow (LLVM {name})"));
     }
     if form.has(Flag::MayLoad) || form.has(Flag::MayStore) {
