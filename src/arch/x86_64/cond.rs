@@ -122,3 +122,93 @@ pub fn outcomes(inst: &Inst) -> Vec<(String, Inst)> {
         ),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::{target, Operands};
+    use crate::isa::{Arch, Isa};
+
+    fn form(name: &str) -> Instr {
+        Isa::get(Arch::X86_64).instr(name).unwrap()
+    }
+
+    /// Every condition of every condition form: the opcode's low nibble is
+    /// the condition, the text spells it, capstone agrees.
+    #[test]
+    fn every_condition_encodes_prints_and_checks() {
+        let t = target(Arch::X86_64);
+        for (name, opcode_at) in [
+            ("CMOV16rr", 2),
+            ("CMOV32rr", 1),
+            ("CMOV64rr", 2),
+            ("SETCCr", 1),
+            ("JCC_1", 0),
+        ] {
+            let f = form(name);
+            assert!(runs_anyway(&f), "{name}");
+            let base = t.example(f).unwrap();
+            let k = f.mc_operands().iter().position(is_cond).unwrap();
+            assert_eq!(base.ops[k], OpValue::Imm(DEFAULT), "{name}");
+            for (c, cc) in CONDITIONS.iter().enumerate() {
+                let mut inst = base.clone();
+                inst.ops[k] = OpValue::Imm(c as i64);
+                let line = crate::arch::emit(t, &inst).unwrap_or_else(|e| panic!("{name} {cc}: {e}"));
+                let mnemonic = line.text.split_whitespace().next().unwrap();
+                let prefix = &f.asm_template()[..f.asm_template().find('$').unwrap()];
+                assert_eq!(mnemonic, format!("{prefix}{cc}"), "{}", line.text);
+                assert_eq!(line.bytes[opcode_at] & 0x0f, c as u8, "{name} {cc}: {:02x?}", line.bytes);
+                if name == "JCC_1" {
+                    // To the next instruction: displacement 0.
+                    assert_eq!(line.text, format!("j{cc} .+2"));
+                    assert_eq!(line.bytes, vec![0x70 + c as u8, 0]);
+                }
+            }
+        }
+        let jmp = crate::arch::emit(t, &t.example(form("JMP_1")).unwrap()).unwrap();
+        assert_eq!((jmp.text.as_str(), jmp.bytes.as_slice()), ("jmp .+2", &[0xeb, 0][..]));
+    }
+
+    #[test]
+    fn a_condition_out_of_range_is_refused() {
+        let t = target(Arch::X86_64);
+        let mut inst = t.example(form("SETCCr")).unwrap();
+        inst.ops[1] = OpValue::Imm(16);
+        assert!(crate::arch::emit(t, &inst).is_err());
+    }
+
+    #[test]
+    fn only_short_branches_and_register_condition_forms_run() {
+        for (name, runs) in [
+            ("CMOV64rr", true),
+            ("SETCCr", true),
+            ("JCC_1", true),
+            ("JMP_1", true),
+            ("JCC_4", false),
+            ("JMP_4", false),
+            ("CMOV64rm", false),
+            ("SETCCm", false),
+            ("CMOV64rr_ND", false),
+            ("ADD64rr", false),
+        ] {
+            assert_eq!(runs_anyway(&form(name)), runs, "{name}");
+            let skip = crate::kernel::shape::skip_reason(target(Arch::X86_64), form(name));
+            if runs {
+                assert_eq!(skip, None, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_jcc_has_two_outcomes_and_a_jmp_none() {
+        let t = target(Arch::X86_64);
+        let jcc = t.example(form("JCC_1")).unwrap();
+        let o = t.outcomes(&jcc);
+        assert_eq!(o.len(), 2);
+        assert!(o[0].0.starts_with("taken") && o[1].0.starts_with("not taken"));
+        assert_eq!(t.print(&o[0].1).unwrap(), "jne .+2");
+        assert_eq!(t.print(&o[1].1).unwrap(), "je .+2");
+        assert!(t.outcomes(&t.example(form("JMP_1")).unwrap()).is_empty());
+        assert!(t.outcomes(&t.example(form("CMOV64rr")).unwrap()).is_empty());
+    }
+}
