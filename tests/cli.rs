@@ -1178,7 +1178,15 @@ fn x86_condition_forms_and_branches_are_measured() {
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     let o = winic(&[
-        "TP", "-i", "CMOV64rr", "SETCCr", "JCC_1", "JMP_1", "-o", db_arg, "--noReport",
+        "TP",
+        "-i",
+        "CMOV64rr",
+        "SETCCr",
+        "JCC_1",
+        "JMP_1",
+        "-o",
+        db_arg,
+        "--noReport",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("measured:   4"), "{}", stdout(&o));
@@ -1192,9 +1200,19 @@ fn x86_condition_forms_and_branches_are_measured() {
     // Taken: at most two a cycle. JCC_1's range: not taken to taken.
     assert!(v("JMP_1", "throughput") >= 0.45, "{text}");
     assert!(v("JCC_1", "throughputMax") >= 0.45, "{text}");
-    assert!(v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"), "{text}");
+    assert!(
+        v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"),
+        "{text}"
+    );
     let o = winic(&[
-        "LAT", "-i", "CMOV64rr", "JCC_1", "ADD64rr", "-o", db_arg, "--noReport",
+        "LAT",
+        "-i",
+        "CMOV64rr",
+        "JCC_1",
+        "ADD64rr",
+        "-o",
+        db_arg,
+        "--noReport",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

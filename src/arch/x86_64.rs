@@ -247,7 +247,9 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
                 OpValue::Reg(r) => set_reg(&mut ins, n, to_iced(r)?),
                 // A branch target, bytes from the instruction's first byte
                 // (encoded at address 0).
-                OpValue::Imm(x) if matches!(kind, OpCodeOperandKind::br64_1 | OpCodeOperandKind::br64_4) => {
+                OpValue::Imm(x)
+                    if matches!(kind, OpCodeOperandKind::br64_1 | OpCodeOperandKind::br64_4) =>
+                {
                     ins.set_op_kind(n, OpKind::NearBranch64);
                     ins.set_near_branch64(x as u64);
                 }

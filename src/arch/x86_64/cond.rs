@@ -126,7 +126,7 @@ pub fn outcomes(inst: &Inst) -> Vec<(String, Inst)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::{target, Operands};
+    use crate::arch::target;
     use crate::isa::{Arch, Isa};
 
     fn form(name: &str) -> Instr {
@@ -153,11 +153,17 @@ mod tests {
             for (c, cc) in CONDITIONS.iter().enumerate() {
                 let mut inst = base.clone();
                 inst.ops[k] = OpValue::Imm(c as i64);
-                let line = crate::arch::emit(t, &inst).unwrap_or_else(|e| panic!("{name} {cc}: {e}"));
+                let line =
+                    crate::arch::emit(t, &inst).unwrap_or_else(|e| panic!("{name} {cc}: {e}"));
                 let mnemonic = line.text.split_whitespace().next().unwrap();
                 let prefix = &f.asm_template()[..f.asm_template().find('$').unwrap()];
                 assert_eq!(mnemonic, format!("{prefix}{cc}"), "{}", line.text);
-                assert_eq!(line.bytes[opcode_at] & 0x0f, c as u8, "{name} {cc}: {:02x?}", line.bytes);
+                assert_eq!(
+                    line.bytes[opcode_at] & 0x0f,
+                    c as u8,
+                    "{name} {cc}: {:02x?}",
+                    line.bytes
+                );
                 if name == "JCC_1" {
                     // To the next instruction: displacement 0.
                     assert_eq!(line.text, format!("j{cc} .+2"));
@@ -166,7 +172,10 @@ mod tests {
             }
         }
         let jmp = crate::arch::emit(t, &t.example(form("JMP_1")).unwrap()).unwrap();
-        assert_eq!((jmp.text.as_str(), jmp.bytes.as_slice()), ("jmp .+2", &[0xeb, 0][..]));
+        assert_eq!(
+            (jmp.text.as_str(), jmp.bytes.as_slice()),
+            ("jmp .+2", &[0xeb, 0][..])
+        );
     }
 
     #[test]
