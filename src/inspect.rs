@@ -238,6 +238,22 @@ pub fn show(i: &Instr) -> String {
 /// The example instruction `winic selfcheck` proves for `i`: its text,
 /// bytes and decode check, or why there is none.
 fn example(i: &Instr) -> String {
+    let t = arch::target(i.isa().arch());
+    if t.runs_anyway(*i) {
+        return match t.example(*i).map(|inst| crate::kernel::emit(t, &inst)) {
+            Ok(Ok(line)) => format!(
+                "  example:    {}\n  bytes:      {}  (decodes as intended; a kernel runs it)\n",
+                line.text,
+                line.bytes
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Ok(Err(e)) => format!("  example:    - ({e})\n"),
+            Err(e) => format!("  example:    - ({e})\n"),
+        };
+    }
     if !encodable_operands(i) {
         return "  example:    - (PC-relative or special memory operand: selfcheck covers \
                 register, immediate and plain memory forms)\n"

@@ -1158,3 +1158,78 @@ fn features_the_kernel_cannot_report_are_probed_before_anything_runs() {
     assert!(summary.contains("TP: 6 forms"), "{summary}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The value of `field` in the entry of `form` in a database text.
+fn entry_value(text: &str, form: &str, field: &str) -> Option<f64> {
+    let start = text.find(&format!("llvmName:        {form}\n"))?;
+    let rest = &text[start..];
+    let end = rest[1..].find("- llvmName:").map_or(rest.len(), |e| e + 1);
+    rest[..end]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{field}:")))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// x86 condition forms and branches to the next instruction are measured:
+/// values present and physically possible (at most two taken branches a
+/// cycle, a cmov no faster than its chain allows), and LAT says why a
+/// branch has no latency.
+#[test]
+fn x86_condition_forms_and_branches_are_measured() {
+    if host_arch() != "x86_64" || std::env::var_os("WINIC_EMULATED").is_some() {
+        eprintln!("skipped: x86 hardware only (timings)");
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cond-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let o = winic(&[
+        "TP",
+        "-i",
+        "CMOV64rr",
+        "SETCCr",
+        "JCC_1",
+        "JMP_1",
+        "-o",
+        db_arg,
+        "--noReport",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("measured:   4"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    let v = |form: &str, field: &str| {
+        entry_value(&text, form, field).unwrap_or_else(|| panic!("{form} {field}: {text}"))
+    };
+    for form in ["CMOV64rr", "SETCCr"] {
+        assert!(v(form, "throughput") >= 0.1, "{form}: {text}");
+    }
+    // Taken: at most two a cycle. JCC_1's range: not taken to taken.
+    assert!(v("JMP_1", "throughput") >= 0.45, "{text}");
+    assert!(v("JCC_1", "throughputMax") >= 0.45, "{text}");
+    assert!(
+        v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"),
+        "{text}"
+    );
+    let o = winic(&[
+        "LAT",
+        "-i",
+        "CMOV64rr",
+        "JCC_1",
+        "ADD64rr",
+        "-o",
+        db_arg,
+        "--noReport",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a branch: latency is not meaningful"),
+        "{}",
+        stdout(&o)
+    );
+    let text = std::fs::read_to_string(&db).unwrap();
+    let lat = entry_value(&text, "CMOV64rr", "latency").unwrap_or_else(|| panic!("{text}"));
+    assert!(lat >= 1.0, "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

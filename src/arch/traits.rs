@@ -72,6 +72,15 @@ pub trait Operands {
         }
     }
 
+    /// The outcomes of `inst` (an instance of a form that
+    /// [`KernelFrame::runs_anyway`]) that TP measures and reports
+    /// separately, each with a label naming it, the default first: x86
+    /// `jcc` to the next instruction taken (`jne`) and not taken (`je`).
+    /// Empty for every other form.
+    fn outcomes(&self, _inst: &Inst) -> Vec<(String, Inst)> {
+        Vec::new()
+    }
+
     /// Whether output operand `k` (machine operand index) of `form` must
     /// differ from every input: LLVM's `@earlyclobber`, plus what a target
     /// knows beyond it.
@@ -138,6 +147,16 @@ pub trait KernelFrame {
     /// `None`. Generic reasons from LLVM's flags are `crate::kernel::shape`'s.
     fn cannot_run(&self, _form: Instr) -> Option<String> {
         None
+    }
+
+    /// Whether `form` runs in a kernel although LLVM's flags alone would
+    /// keep it out (`isCodeGenOnly`, a branch, a PC-relative target): x86
+    /// condition forms (`cmov${cond}`, reached by the assembler through one
+    /// alias per condition) and direct short branches, which
+    /// [`Operands::instance`] gives a condition and the next instruction
+    /// as target.
+    fn runs_anyway(&self, _form: Instr) -> bool {
+        false
     }
 
     /// The state `body` must run in, when it is not the default one

@@ -6,6 +6,7 @@
 
 mod branch;
 pub mod checker;
+pub mod cond;
 mod frame;
 pub mod host;
 pub mod mapping;
@@ -79,6 +80,10 @@ impl Operands for X86_64 {
 
     fn aliases(&self, a: Reg, b: Reg) -> bool {
         a.overlaps(b) || same_vector(a, b)
+    }
+
+    fn outcomes(&self, inst: &Inst) -> Vec<(String, Inst)> {
+        cond::outcomes(inst)
     }
 }
 
@@ -186,6 +191,7 @@ fn validate(inst: &Inst) -> Result<(), EncodeError> {
             }
             (OperandKind::Imm, OpValue::Imm(x)) => check_imm(m, *x)?,
             (OperandKind::Mem, OpValue::Mem(a)) => check_mem(m, a)?,
+            (OperandKind::PcRel, OpValue::Imm(_)) => {}
             // `ret`'s `variable_ops` stands for nothing the text or the
             // encoding holds.
             _ if m.ty.name() == "variable_ops" => {}
@@ -254,8 +260,9 @@ fn imm_range(m: &crate::isa::McOperand) -> (i64, i64) {
 /// Builds the iced instruction of `inst` under `plan`.
 fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
     let mut ins = Instruction::default();
-    ins.set_code(plan.code);
-    let kinds = plan.code.op_code().op_kinds();
+    let code = plan.code_of(inst).map_err(EncodeError::BadOperand)?;
+    ins.set_code(code);
+    let kinds = code.op_code().op_kinds();
     for (n, (slot, kind)) in plan.slots.iter().zip(kinds).enumerate() {
         let n = n as u32;
         match *slot {
@@ -263,6 +270,14 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
             Slot::One => set_imm(&mut ins, n, *kind, 1)?,
             Slot::Mc(i) => match inst.ops[i] {
                 OpValue::Reg(r) => set_reg(&mut ins, n, to_iced(r)?),
+                // A branch target, bytes from the instruction's first byte
+                // (encoded at address 0).
+                OpValue::Imm(x)
+                    if matches!(kind, OpCodeOperandKind::br64_1 | OpCodeOperandKind::br64_4) =>
+                {
+                    ins.set_op_kind(n, OpKind::NearBranch64);
+                    ins.set_near_branch64(x as u64);
+                }
                 OpValue::Imm(x) => set_imm(&mut ins, n, *kind, x)?,
                 OpValue::Mem(m) => set_mem(&mut ins, n, m)?,
             },
@@ -374,6 +389,7 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
             OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
             OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
             OperandKind::Mem if m.ty.is_plain_memory() => pick_mem(m, &used, apx)?,
+            OperandKind::PcRel if cond::runs_anyway(&form) => OpValue::Imm(0),
             _ => {
                 return Err(EncodeError::Unsupported(
                     "memory or PC-relative operand".into(),
@@ -400,7 +416,12 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         .into_iter()
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| EncodeError::Unsupported("unresolved tied operand".into()))?;
-    Ok(Inst { form, ops })
+    let mut inst = Inst { form, ops };
+    // A branch goes to the next instruction.
+    if let Some(k) = mc.iter().position(|m| m.ty.kind() == OperandKind::PcRel) {
+        inst.ops[k] = OpValue::Imm(cond::next_instruction(&inst)?);
+    }
+    Ok(inst)
 }
 
 /// A memory operand's address registers, chosen like register operands'.
@@ -485,6 +506,9 @@ fn same_slot(cat: Option<Cat>, a: Reg, b: Reg) -> bool {
 fn pick_imm(form: &Instr, m: &crate::isa::McOperand) -> i64 {
     if m.ty.name() == "AVX512RC" {
         return 1;
+    }
+    if cond::is_cond(m) {
+        return cond::DEFAULT;
     }
     let immt = match form.encoding() {
         crate::isa::Encoding::X86(e) => e.immt(),

@@ -19,18 +19,21 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if form.has(Flag::IsPseudo) {
         return Some("pseudo instruction (LLVM isPseudo)".into());
     }
-    if form.has(Flag::IsCodeGenOnly) {
+    // Condition forms and branches to the next instruction the target
+    // runs although LLVM's flags say otherwise.
+    let anyway = t.runs_anyway(form);
+    if form.has(Flag::IsCodeGenOnly) && !anyway {
         return Some("code-generation only (LLVM isCodeGenOnly)".into());
     }
     let mc = form.mc_operands();
-    if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) {
+    if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) && !anyway {
         return Some("PC-relative operand".into());
     }
     if let Some(why) = mc.iter().find_map(|m| m.ty.unplain_memory()) {
         return Some(why.into());
     }
     let memory = mc.iter().any(|m| m.ty.kind() == OperandKind::Mem);
-    if !memory && !reg_imm_only(&form) {
+    if !memory && !reg_imm_only(&form) && !anyway {
         return Some("operand that is no register, immediate or memory reference".into());
     }
     let control = [
@@ -45,7 +48,11 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
     if let Some(why) = t.cannot_run(form) {
         return Some(why);
     }
-    if let Some((_, name)) = control.iter().find(|(f, _)| form.has(*f)) {
+    if let Some((_, name)) = control
+        .iter()
+        .find(|(f, _)| form.has(*f))
+        .filter(|_| !anyway)
+    {
         return Some(format!("changes control flow (LLVM {name})"));
     }
     if !memory && (form.has(Flag::MayLoad) || form.has(Flag::MayStore)) {

@@ -35,6 +35,12 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 ));
             }
             s.push_str(&format!("\t{name} [{low};{high:.3}]\n"));
+            for (label, cycles) in &m.outcomes {
+                s.push_str(&format!("\t\t{label}: {cycles:.3}\n"));
+            }
+            if !m.outcomes.is_empty() {
+                s.push_str("\t(the range: the fastest outcome to the slowest; the kernel below is the first)\n");
+            }
             s.push_str(&format!(
                 "\tkernel: {} independent copies{}\n",
                 m.copies,

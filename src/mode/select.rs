@@ -14,16 +14,20 @@ pub fn select_forms(
     min_opcode: Option<u32>,
     max_opcode: Option<u32>,
 ) -> Result<Vec<crate::isa::Instr>, Error> {
+    // Real forms, and the records the target runs although LLVM marks
+    // them codegen-only (x86 `cmov${cond}`, reached through aliases).
+    let t = crate::arch::target(arch);
     let mut forms = inspect::select(&ListQuery {
         arch,
         filter,
-        all: false,
+        all: true,
     })?;
+    forms.retain(|f| f.is_real() || t.runs_anyway(*f));
     if !names.is_empty() {
         let mut named = Vec::new();
         for n in names {
             let f = inspect::find(arch, n)?;
-            if !f.is_real() {
+            if !f.is_real() && !t.runs_anyway(f) {
                 // VMULSDrr is codegen-only; its twin VMULSDrr_Int is real.
                 let twins: Vec<&str> = f
                     .isa()

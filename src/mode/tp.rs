@@ -129,6 +129,11 @@ pub struct Measured {
     /// than the form, or a difference below the core's [`Floor`]): the
     /// value is an upper bound only.
     pub held_back: Option<String>,
+    /// The outcomes measured apart ([`crate::arch::Operands::outcomes`]:
+    /// a conditional branch taken and not taken), each with its label and
+    /// cycles, the default (`cycles`) first; empty for other forms. Then
+    /// the range is [fastest outcome, slowest outcome].
+    pub outcomes: Vec<(String, f64)>,
 }
 
 /// A helper form: writes the register a measured form reads and writes
@@ -150,6 +155,12 @@ impl Measured {
     /// exact without an implicit dependency, [combined − helper, combined]
     /// with a helper, `None` as lower bound when no helper was found.
     pub fn range(&self) -> (Option<f64>, f64) {
+        if !self.outcomes.is_empty() {
+            let values = || self.outcomes.iter().map(|o| o.1);
+            let low = values().fold(f64::INFINITY, f64::min);
+            let high = values().fold(f64::NEG_INFINITY, f64::max);
+            return (Some(low), high);
+        }
         if self.held_back.is_some() {
             let high = self
                 .helper
@@ -263,6 +274,7 @@ pub fn run(
                         body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
                         helper: None,
                         held_back: None,
+                        outcomes: Vec::new(),
                     }),
                 }
             }
@@ -278,7 +290,67 @@ pub fn run(
     if !crate::interrupt::requested() {
         with_helpers(t, &mut rows, opts, floor, known, row);
     }
+    if !crate::interrupt::requested() {
+        with_outcomes(t, &mut rows, opts, row);
+    }
     rows
+}
+
+/// The third pass: every measured form whose target names outcomes
+/// ([`crate::arch::Operands::outcomes`]: `jcc` taken and not taken) is
+/// measured again in each other outcome; the row, reported again, holds
+/// every outcome's value and the range over them.
+fn with_outcomes(t: &dyn Target, rows: &mut [Row], opts: &Options, row: &mut dyn FnMut(&Row)) {
+    // (row, label, body) of every outcome but the default.
+    let mut plans: Vec<(usize, String, Vec<crate::arch::Inst>)> = Vec::new();
+    let mut labels: Vec<(usize, String)> = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        if !matches!(r.outcome, Outcome::Measured(_)) {
+            continue;
+        }
+        let Ok(body) = shape::throughput(t, r.form, shape::COPIES) else {
+            continue;
+        };
+        let per_copy: Vec<Vec<(String, crate::arch::Inst)>> =
+            body.iter().map(|i| t.outcomes(i)).collect();
+        let n = per_copy.first().map_or(0, Vec::len);
+        if n < 2 || per_copy.iter().any(|o| o.len() != n) {
+            continue;
+        }
+        labels.push((k, per_copy[0][0].0.clone()));
+        for j in 1..n {
+            let other = per_copy.iter().map(|o| o[j].1.clone()).collect();
+            plans.push((k, per_copy[0][j].0.clone(), other));
+        }
+    }
+    if plans.is_empty() {
+        return;
+    }
+    let make = |i: usize| pair_of_kernels(t, &plans[i].2);
+    let width = |i: usize| kernel::widest_bits(&plans[i].2);
+    let mut got_values: Vec<(usize, String, f64)> = Vec::new();
+    batch_costs(t, plans.len(), &make, &width, opts, &mut |i, got| {
+        let (k, label, body) = &plans[i];
+        if let Some(cost) = got.ok().filter(|c| c.positive()) {
+            got_values.retain(|(u, l, _)| !(u == k && l == label));
+            got_values.push((*k, label.clone(), per_copy(&cost, body.len(), body.len())));
+        }
+    });
+    for (k, default) in labels {
+        let Outcome::Measured(m) = &mut rows[k].outcome else {
+            continue;
+        };
+        let others: Vec<(String, f64)> = got_values
+            .iter()
+            .filter(|(u, _, _)| *u == k)
+            .map(|(_, l, v)| (l.clone(), *v))
+            .collect();
+        if others.is_empty() {
+            continue;
+        }
+        m.outcomes = std::iter::once((default, m.cycles)).chain(others).collect();
+        row(&rows[k]);
+    }
 }
 
 /// Bodies of `form` copies interleaved with `helper` copies on registers
@@ -467,6 +539,7 @@ fn with_helpers(
                 body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
                 helper: Some(helper.clone()),
                 held_back,
+                outcomes: Vec::new(),
             },
         ));
     });
@@ -618,6 +691,7 @@ mod tests {
                 without: 1.0,
             }),
             held_back: None,
+            outcomes: Vec::new(),
         };
         assert_eq!(m.range().1, 1.0);
         assert!(m.range().0.is_some());

@@ -208,6 +208,11 @@ fn normalize(text: &str) -> Norm {
 }
 
 fn number(s: &str) -> Option<i64> {
+    // A branch target `.+2` (from the instruction's first byte): capstone
+    // decodes at address 0 and prints the target's address, `0x2`.
+    if let Some(off) = s.strip_prefix('.') {
+        return number(off.strip_prefix('+').unwrap_or(off));
+    }
     let (neg, s) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s),

@@ -45,6 +45,10 @@ impl KernelFrame for X86_64 {
         super::runnable::cannot_run(&form)
     }
 
+    fn runs_anyway(&self, form: Instr) -> bool {
+        super::cond::runs_anyway(&form)
+    }
+
     fn prologue(&self, touched: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
         let mut out = Vec::new();
         for reg in saved(touched)? {

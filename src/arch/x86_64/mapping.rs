@@ -61,6 +61,27 @@ pub struct Plan {
     pub operands: Vec<Vec<Tok>>,
     /// Pseudo-prefix that pins the encoding llvm-mc must choose.
     pub pseudo: &'static str,
+    /// The machine operand holding the condition (`$cond` of `cmov${cond}`,
+    /// LLVM's `printCondCode`) with the iced code of each of its 16 values
+    /// (the condition is added to the opcode: forms `*CC`).
+    pub cond: Option<(usize, Vec<Code>)>,
+}
+
+impl Plan {
+    /// The iced code of `inst`: [`Plan::code`], or for a condition form the
+    /// code of its condition.
+    pub fn code_of(&self, inst: &crate::arch::Inst) -> Result<Code, String> {
+        let Some((k, codes)) = &self.cond else {
+            return Ok(self.code);
+        };
+        match inst.ops.get(*k) {
+            Some(crate::arch::OpValue::Imm(c)) => usize::try_from(*c)
+                .ok()
+                .and_then(|c| codes.get(c).copied())
+                .ok_or_else(|| format!("condition code {c} outside 0..=15")),
+            v => Err(format!("condition operand {v:?}")),
+        }
+    }
 }
 
 /// The plan of `form`, or why it has none. Computed once per record, when
@@ -294,6 +315,8 @@ enum Want {
     Imm,
     Fixed(Register),
     One,
+    /// A PC-relative branch target (`rel8`, `rel32`).
+    Branch,
     Other,
 }
 
@@ -343,6 +366,7 @@ fn want(k: OK) -> Want {
         | OK::imm32sex64
         | OK::imm64 => Want::Imm,
         OK::imm8_const_1 => Want::One,
+        OK::br64_1 | OK::br64_4 => Want::Branch,
         OK::al => Want::Fixed(Register::AL),
         OK::cl => Want::Fixed(Register::CL),
         OK::ax => Want::Fixed(Register::AX),
@@ -366,6 +390,7 @@ enum Have {
     Reg(Cat, usize),
     Mem(usize),
     Imm(usize),
+    Branch(usize),
     Lit(&'static str),
 }
 
@@ -513,38 +538,35 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
                         OperandKind::Imm => haves.push(Have::Imm(i)),
                         OperandKind::Mem if ty.is_plain_memory() => haves.push(Have::Mem(i)),
                         OperandKind::Mem => return Err(memory_reason(ty)),
+                        OperandKind::PcRel => haves.push(Have::Branch(i)),
                         _ => return Err(format!("operand kind of {}", ty.name())),
                     }
                 }
             }
         }
     }
-    // iced writes a fixed ModRM byte into the opcode (`0F 01 CA`, x87
-    // `D8 C0+i`): look there when the ModRM-group key has no code.
-    // Both may hold codes: `DE /0` is also `fiadd m16int`.
-    let alt = modrm_in_opcode(key);
-    let lists = [index().get(&key), index().get(&alt).filter(|_| alt != key)];
-    if lists.iter().all(Option::is_none) {
-        return Err(no_code_reason(&e, &key));
-    }
-    let cands: Vec<Code> = lists.into_iter().flatten().flatten().copied().collect();
-    let mut found = None;
-    for &code in &cands {
-        let info = code.op_code();
-        if !fits(info, &e, mask.is_some(), zeroing, sae, rc.is_some()) {
-            continue;
+    let found = |key: Key| find_code(key, &e, &haves, mask, zeroing, sae, rc);
+    let (code, slots) = found(key)?;
+    // A condition form (`cmov${cond}`, `j${cond}`): the condition is
+    // added to the opcode, as LLVM's encoder does for forms `*CC`.
+    let cond = match mc
+        .iter()
+        .position(|m| m.ty.print_method() == "printCondCode")
+    {
+        Some(k) if e.form().contains("CC") => {
+            let codes = (0..16)
+                .map(|c| {
+                    found(Key {
+                        opcode: key.opcode + c,
+                        ..key
+                    })
+                    .map(|(code, _)| code)
+                })
+                .collect::<Result<Vec<Code>, String>>()?;
+            Some((k, codes))
         }
-        if let Some(slots) = match_ops(info.op_kinds(), &haves) {
-            found = Some((code, slots));
-            break;
-        }
-    }
-    let (code, slots) = found.ok_or_else(|| {
-        format!(
-            "no iced-x86 code with these operands ({} candidates share the opcode)",
-            cands.len()
-        )
-    })?;
+        _ => None,
+    };
     let pseudo = match (tpl.pseudo, key.enc) {
         ("", EncodingKind::VEX) => "{vex} ",
         ("", EncodingKind::EVEX) => "{evex} ",
@@ -562,7 +584,43 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
         mnemonic: tpl.mnemonic,
         operands: tpl.operands,
         pseudo,
+        cond,
     })
+}
+
+/// The first iced code under `key` (or its ModRM-in-opcode spelling) that
+/// fits the record and its printed operands.
+fn find_code(
+    key: Key,
+    e: &X86Enc,
+    haves: &[Have],
+    mask: Option<usize>,
+    zeroing: bool,
+    sae: bool,
+    rc: Option<usize>,
+) -> Result<(Code, Vec<Slot>), String> {
+    // iced writes a fixed ModRM byte into the opcode (`0F 01 CA`, x87
+    // `D8 C0+i`): look there when the ModRM-group key has no code.
+    // Both may hold codes: `DE /0` is also `fiadd m16int`.
+    let alt = modrm_in_opcode(key);
+    let lists = [index().get(&key), index().get(&alt).filter(|_| alt != key)];
+    if lists.iter().all(Option::is_none) {
+        return Err(no_code_reason(e, &key));
+    }
+    let cands: Vec<Code> = lists.into_iter().flatten().flatten().copied().collect();
+    for &code in &cands {
+        let info = code.op_code();
+        if !fits(info, e, mask.is_some(), zeroing, sae, rc.is_some()) {
+            continue;
+        }
+        if let Some(slots) = match_ops(info.op_kinds(), haves) {
+            return Ok((code, slots));
+        }
+    }
+    Err(format!(
+        "no iced-x86 code with these operands ({} candidates share the opcode)",
+        cands.len()
+    ))
 }
 
 /// Whether llvm-mc would drop the 66 operand-size prefix of this 16-bit
@@ -692,7 +750,7 @@ fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
                 slots.push(Slot::Mc(i));
                 j += 1;
             }
-            (Want::Imm, Some(&Have::Imm(i))) => {
+            (Want::Imm, Some(&Have::Imm(i))) | (Want::Branch, Some(&Have::Branch(i))) => {
                 slots.push(Slot::Mc(i));
                 j += 1;
             }

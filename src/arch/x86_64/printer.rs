@@ -13,7 +13,7 @@ use std::fmt::Write;
 pub fn print(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
     let mut s = String::with_capacity(48);
     s.push_str(plan.pseudo);
-    s.push_str(plan.mnemonic);
+    s.push_str(&super::cond::mnemonic(plan, inst)?);
     for (n, op) in plan.operands.iter().enumerate() {
         s.push_str(if n == 0 { " " } else { ", " });
         for (k, t) in op.iter().enumerate() {
@@ -64,6 +64,9 @@ fn piece(s: &mut String, plan: &Plan, inst: &Inst, t: &Tok) -> Result<(), Encode
                         let _ = write!(s, "{size} ptr ");
                     }
                     memory(s, &m);
+                }
+                (Some(OperandKind::PcRel), OpValue::Imm(x)) => {
+                    s.push_str(&super::cond::pc_relative(x))
                 }
                 (_, v) => return Err(EncodeError::BadOperand(format!("operand {i}: {v:?}"))),
             }

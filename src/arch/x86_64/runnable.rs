@@ -28,6 +28,9 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
     }
     match code.flow_control() {
         FlowControl::Next => {}
+        // To the next instruction (`super::cond`).
+        FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch
+            if code.is_jmp_short() || code.is_jcc_short() => {}
         FlowControl::XbeginXabortXend if mnemonic == Mnemonic::Xabort => {}
         other => return Some(format!("changes control flow ({other:?})")),
     }

@@ -366,7 +366,15 @@ pub fn run(
     for (k, &form) in forms.iter().enumerate() {
         let (edges, left) = chain::edges(t, form);
         let skip = tp::early_skip(t, form, x87).or_else(|| {
+            // A branch to the next instruction writes nothing a chain
+            // could follow: its cost is TP's (taken and not taken).
+            let branch = form.has(crate::isa::Flag::IsBranch);
             edges.is_empty().then(|| {
+                if branch {
+                    return "a branch: latency is not meaningful (it writes no register; TP measures \
+                            its throughput, taken and not taken)"
+                        .to_string();
+                }
                 "no sub-latency: reads or writes no register a chain can run through".to_string()
             })
         });
