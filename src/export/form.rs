@@ -265,6 +265,9 @@ fn x86_named_operand(form: Instr, name: &str) -> Result<Value, String> {
         }
         OperandKind::Mem => Ok(x86_memory(ty)),
         OperandKind::PcRel => Ok(map(&[("class", s("identifier"))])),
+        OperandKind::Imm => Err(format!(
+            "operand `${name}` (AVX512RC: rounding control, `{{rn-sae}}`) has no OSACA spelling"
+        )),
         _ => Err(format!(
             "operand `${name}` ({}) has no OSACA spelling",
             ty.name()

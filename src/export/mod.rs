@@ -146,7 +146,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
         forms.insert(entry.llvm_name.as_str(), osaca);
     }
     for c in &mut keys {
-        c.entries.sort_by(|a, b| representative_order(a, b));
+        c.entries.sort_by(representative_order);
     }
     let representatives: std::collections::HashSet<&str> = keys
         .iter()
@@ -482,8 +482,8 @@ fn new_form(
     m
 }
 
-/// Without a base, the ports are abstract: as many as the fastest form's
-/// reciprocal throughput allows per cycle, and a form of reciprocal
+/// Without a base, the ports are abstract: as many as the fastest
+/// measured form issues per cycle, and a form of reciprocal
 /// throughput `t` spread evenly over the first `round(1/t)` of them (one
 /// port for `t >= 1`), so that each form alone is bound at its measured
 /// throughput. Which unit a form really uses, and so which forms compete,
@@ -513,7 +513,7 @@ impl DerivedPorts {
 fn derived_ports(keys: &[Candidate]) -> DerivedPorts {
     let fastest = keys
         .iter()
-        .filter_map(|c| c.entries[0].0.throughput)
+        .flat_map(|c| c.entries.iter().filter_map(|(e, _)| e.throughput))
         .filter(|t| *t > 0.0)
         .reduce(f64::min);
     let n = fastest.map_or(1, |t| ((1.0 / t).round() as usize).clamp(1, 16));

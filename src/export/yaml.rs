@@ -34,7 +34,12 @@ pub fn flow(v: &Value) -> String {
 fn number(n: &serde_yaml::Number) -> String {
     if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
         if f.is_finite() {
-            return format!("{f}");
+            // `1.0`, not `1`: a float stays a float when read back.
+            return if f.fract() == 0.0 && f.abs() < 1e15 {
+                format!("{f:.1}")
+            } else {
+                format!("{f}")
+            };
         }
         return "~".into();
     }
