@@ -233,6 +233,8 @@ fn export_refuses_a_missing_database_and_a_missing_format() {
     let o = common::winic_command(&[
         "export",
         "--osaca",
+        "--arch",
+        "x86",
         &dir.0.join("nope.yml").display().to_string(),
     ])
     .output()
