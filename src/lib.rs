@@ -13,7 +13,7 @@
 //! [`report`] (report files),
 //! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
 //! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
-//! run per database).
+//! run per database), [`export`] (a database as an OSACA machine file).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -23,6 +23,7 @@ pub mod db;
 pub mod elf;
 pub mod error;
 pub mod exec;
+pub mod export;
 pub mod inspect;
 pub mod interrupt;
 pub mod isa;

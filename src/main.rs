@@ -222,6 +222,45 @@ enum Command {
         #[arg(long, value_name = "FILE", required_unless_present = "dump_asm")]
         elf: Option<std::path::PathBuf>,
     },
+    /// Write a winic database as an OSACA machine file (OSACA 0.7.1 loads
+    /// it: `osaca --arch FILE kernel.s`).
+    ///
+    /// Every measured form becomes an OSACA instruction form: its name and
+    /// operands as OSACA spells them (derived from LLVM's assembly string
+    /// and operand types: AT&T order and mnemonic on x86, with the Intel
+    /// mnemonic as a second name where it differs), winic's throughput,
+    /// its latency (the largest exact sub-latency) and llvm_name. With
+    /// --base (one of OSACA's files for the same core, e.g. zen4.yml) its
+    /// top-level fields and port model are kept, its forms take winic's
+    /// values (port pressure scaled to the measured throughput) and forms
+    /// it lacks are added; without, the ports are abstract and the file's
+    /// header says what it cannot know. The counts go to standard output
+    /// and into the file's header.
+    Export {
+        /// Write an OSACA machine file (the only format).
+        #[arg(long, required = true)]
+        osaca: bool,
+        /// The winic databases (e.g. a TP and a LAT file), merged in
+        /// order.
+        #[arg(value_name = "DB", default_value = "winic.yaml", num_args = 1..)]
+        databases: Vec<std::path::PathBuf>,
+        /// An OSACA machine file of the same core whose port model and
+        /// forms are kept (e.g. OSACA's zen4.yml).
+        #[arg(long, value_name = "FILE")]
+        base: Option<std::path::PathBuf>,
+        /// The machine file to write.
+        #[arg(
+            short = 'o',
+            long = "output",
+            value_name = "FILE",
+            default_value = "osaca.yml"
+        )]
+        output: std::path::PathBuf,
+        /// The arch the database was measured on: x86_64 (x86) or aarch64
+        /// (arm64); default: this machine's.
+        #[arg(long, value_parser = parse_arch)]
+        arch: Option<Arch>,
+    },
 }
 
 /// The options TP and LAT share (WINIC's).
@@ -548,6 +587,22 @@ fn run(cli: Cli) -> Result<(), Error> {
                     winic::elf::BASE + winic::elf::CODE_OFFSET + program.kernel_size as u64
                 );
             }
+        }
+        Command::Export {
+            osaca: _,
+            databases,
+            base,
+            output,
+            arch,
+        } => {
+            let req = winic::export::OsacaRequest {
+                arch: arch_or_host(arch)?,
+                databases,
+                base,
+                output,
+            };
+            let done = winic::export::osaca(&req)?;
+            write!(out, "{}", done.summary).map_err(io)?;
         }
     }
     Ok(())

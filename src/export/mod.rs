@@ -1,0 +1,787 @@
+//! `winic export --osaca`: a winic database as an OSACA machine file.
+//!
+//! Each measured form becomes an OSACA instruction form ([`form`]: name
+//! and operands from LLVM's assembly string and operand types) with
+//! winic's `throughput`, its `latency` (the form's largest exact
+//! sub-latency, [`crate::db::form_latency`]: what a dependency through its
+//! result costs) and its `llvm_name`.
+//!
+//! With a base (one of OSACA's shipped files for the same core), the
+//! base's top-level fields and port model are kept as written; a base
+//! form with the same name and operands takes winic's values, and its
+//! port pressure is scaled so that the form alone is bound at winic's
+//! throughput (OSACA predicts throughput from port pressure, not from the
+//! `throughput` field). Forms the base lacks are added with the port
+//! pressure of the same LLVM form under its other name where the base has
+//! that (`add` for `addq`), else none. winic's forms come first, so OSACA
+//! (which takes the first form that matches) prefers them to a base form
+//! with wildcards. Without a base the file is complete but its ports are
+//! abstract ([`derived_ports`]).
+//!
+//! Several LLVM forms can be one OSACA form (OSACA's `gpr` has no width,
+//! a mask or broadcast is matched as the plain operand, `_REV` encodings
+//! print alike): the OSACA form takes the values of the general one (no
+//! fixed register, no mask or broadcast), of the slowest of those, and
+//! names the others in a comment.
+
+pub mod form;
+mod yaml;
+
+use crate::db::{Database, Entry};
+use crate::error::Error;
+use crate::isa::{Arch, Isa};
+use form::{osaca_form, OsacaForm};
+use serde_yaml::{Mapping, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// What to export.
+pub struct OsacaRequest {
+    /// The arch the databases were measured on.
+    pub arch: Arch,
+    /// winic databases (TP and LAT, or one with both), merged in order.
+    pub databases: Vec<PathBuf>,
+    /// An OSACA machine file of the same core whose port model is kept.
+    pub base: Option<PathBuf>,
+    /// The machine file to write.
+    pub output: PathBuf,
+}
+
+/// The counts of an export.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Counts {
+    /// Database entries with a throughput or a latency.
+    pub measured: usize,
+    /// Of those, forms OSACA cannot spell, by reason (with an example).
+    pub not_exportable: BTreeMap<String, (usize, String)>,
+    /// OSACA forms of the base that took winic's values.
+    pub updated: usize,
+    /// Of those, forms whose port pressure was scaled to winic's
+    /// throughput.
+    pub rescaled: usize,
+    /// OSACA forms the base lacked (all of them without a base).
+    pub added: usize,
+    /// Of the added, forms with the base's port pressure of the same LLVM
+    /// form under its other name.
+    pub added_with_ports: usize,
+    /// Base forms left as the base had them.
+    pub kept: usize,
+    /// LLVM forms whose OSACA form took another LLVM form's values.
+    pub folded: usize,
+}
+
+/// The result: the counts and the summary printed.
+pub struct Exported {
+    /// The counts.
+    pub counts: Counts,
+    /// The summary for standard output.
+    pub summary: String,
+}
+
+/// One OSACA form winic measured: its name and operands, and the
+/// database entries (LLVM forms) spelled so, the representative first.
+struct Candidate<'a> {
+    name: String,
+    operands: Vec<Value>,
+    entries: Vec<(&'a Entry, (bool, bool))>,
+}
+
+/// Reads the databases, writes the OSACA machine file.
+pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
+    if req.arch == Arch::Riscv64 {
+        return Err(Error::Unsupported(
+            "--arch riscv64: OSACA (0.7.1 and its current sources) has no RISC-V parser or \
+             ISA model, so no machine file of it could be loaded; export x86_64 or aarch64"
+                .into(),
+        ));
+    }
+    let db = load_databases(&req.databases)?;
+    let base = req.base.as_deref().map(Base::load).transpose()?;
+    if let Some(b) = &base {
+        b.check_isa(req.arch)?;
+    }
+    let isa = Isa::get(req.arch);
+    let mut counts = Counts::default();
+    // Every OSACA key (name, operands) winic measured, in first-seen order.
+    let mut keys: Vec<Candidate> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut forms: HashMap<&str, OsacaForm> = HashMap::new();
+    for entry in &db.entries {
+        if entry.throughput.is_none() && entry.latency.is_none() {
+            continue;
+        }
+        counts.measured += 1;
+        let form = isa.instr(&entry.llvm_name).ok_or_else(|| {
+            Error::BadInput(format!(
+                "{} is no {} form: the database is of another arch (give --arch) or of \
+                 another LLVM version",
+                entry.llvm_name, req.arch
+            ))
+        })?;
+        let osaca = match osaca_form(form) {
+            Ok(f) => f,
+            Err(why) => {
+                let slot = counts
+                    .not_exportable
+                    .entry(reason_class(&why))
+                    .or_insert((0, format!("{}: {why}", entry.llvm_name)));
+                slot.0 += 1;
+                continue;
+            }
+        };
+        for name in &osaca.names {
+            let k = key_of(name, &osaca.operands);
+            let i = *by_key.entry(k).or_insert_with(|| {
+                keys.push(Candidate {
+                    name: name.clone(),
+                    operands: osaca.operands.clone(),
+                    entries: Vec::new(),
+                });
+                keys.len() - 1
+            });
+            keys[i]
+                .entries
+                .push((entry, (osaca.fixed, osaca.decorated)));
+        }
+        forms.insert(entry.llvm_name.as_str(), osaca);
+    }
+    for c in &mut keys {
+        c.entries.sort_by(representative_order);
+    }
+    let representatives: std::collections::HashSet<&str> = keys
+        .iter()
+        .map(|c| c.entries[0].0.llvm_name.as_str())
+        .collect();
+    counts.folded = forms
+        .keys()
+        .filter(|n| !representatives.contains(*n))
+        .count();
+
+    let mut out = String::new();
+    let mut winic_forms = String::new();
+    let mut kept_forms = String::new();
+    match &base {
+        Some(base) => {
+            let base_keys: HashMap<String, usize> = base
+                .forms
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, f)| (key_of(&form_name(f), &form_operands(f)), i))
+                .collect();
+            // The base form each LLVM form matched under any of its names:
+            // the ports an added name of it borrows.
+            let mut ports_of: HashMap<&str, &Mapping> = HashMap::new();
+            for c in &keys {
+                if let Some(&i) = base_keys.get(&key_of(&c.name, &c.operands)) {
+                    for (e, _) in &c.entries {
+                        ports_of
+                            .entry(e.llvm_name.as_str())
+                            .or_insert(&base.forms[i]);
+                    }
+                }
+            }
+            let mut used = vec![false; base.forms.len()];
+            for c in &keys {
+                let entry = c.entries[0].0;
+                let k = key_of(&c.name, &c.operands);
+                let mapping = match base_keys.get(&k) {
+                    Some(&i) => {
+                        used[i] = true;
+                        counts.updated += 1;
+                        let (m, scaled) = updated_form(&base.forms[i], entry);
+                        counts.rescaled += scaled as usize;
+                        m
+                    }
+                    None => {
+                        counts.added += 1;
+                        let borrowed = ports_of.get(entry.llvm_name.as_str()).copied();
+                        counts.added_with_ports += borrowed.is_some() as usize;
+                        new_form(c, entry, borrowed, None)
+                    }
+                };
+                comment_folded(&mut winic_forms, c);
+                yaml::form_entry(&mut winic_forms, &mapping);
+            }
+            for (f, used) in base.forms.iter().zip(&used) {
+                if !used {
+                    counts.kept += 1;
+                    yaml::form_entry(&mut kept_forms, f);
+                }
+            }
+            header(&mut out, req, &counts, Some(base));
+            out.push_str(&base.top);
+        }
+        None => {
+            let ports = derived_ports(&keys);
+            for c in &keys {
+                counts.added += 1;
+                let mapping = new_form(c, c.entries[0].0, None, Some(&ports));
+                comment_folded(&mut winic_forms, c);
+                yaml::form_entry(&mut winic_forms, &mapping);
+            }
+            header(&mut out, req, &counts, None);
+            top_level_without_base(&mut out, req, &ports);
+        }
+    }
+    out.push_str("instruction_forms:\n");
+    if !winic_forms.is_empty() {
+        out.push_str("# measured by winic\n");
+        out.push_str(&winic_forms);
+    }
+    if !kept_forms.is_empty() {
+        out.push_str("# as the base had them\n");
+        out.push_str(&kept_forms);
+    }
+    write_file(&req.output, &out)?;
+    let summary = summary(req, &counts);
+    Ok(Exported { counts, summary })
+}
+
+/// The databases merged: a later file's throughputs and latencies are
+/// taken into the entries of the same forms (a TP file and a LAT file
+/// make one with both).
+fn load_databases(paths: &[PathBuf]) -> Result<Database, Error> {
+    if paths.is_empty() {
+        return Err(Error::BadInput(
+            "no database given: name winic's YAML file(s)".into(),
+        ));
+    }
+    let mut db = Database::default();
+    for p in paths {
+        if !p.exists() {
+            return Err(Error::BadInput(format!(
+                "{}: no such database (give the file `winic TP -o FILE` or `winic LAT -o FILE` wrote)",
+                p.display()
+            )));
+        }
+        for entry in Database::load(p)?.entries {
+            if entry.throughput.is_some() {
+                db.merge_throughput(entry.clone());
+            }
+            if entry.latency.is_some() || !entry.operand_latencies.is_empty() {
+                db.merge_latency(entry.clone());
+            }
+            if db.get(&entry.llvm_name).is_none() {
+                db.merge(entry);
+            }
+        }
+    }
+    Ok(db)
+}
+
+/// The kind of a reason a form is not exported, for the counts (the
+/// operand text removed).
+fn reason_class(why: &str) -> String {
+    if why.contains("rounding") {
+        "rounding or exception control operand".into()
+    } else if why.contains("fixed memory") {
+        "fixed memory operand (string instructions)".into()
+    } else if why.contains("mnemonic") {
+        "mnemonic is no plain word".into()
+    } else if why.contains("has no OSACA prefix") {
+        "register class without OSACA prefix".into()
+    } else {
+        "operand OSACA cannot spell".into()
+    }
+}
+
+/// The identity OSACA gives a form: its name (case-insensitive) and its
+/// operands' types, without what it does not match on (source,
+/// destination, mask, zeroing, width).
+fn key_of(name: &str, operands: &[Value]) -> String {
+    let ops: Vec<String> = operands.iter().map(operand_key).collect();
+    format!("{}({})", name.to_lowercase(), ops.join(","))
+}
+
+fn operand_key(op: &Value) -> String {
+    let Value::Mapping(m) = op else {
+        return yaml::flow(op).to_lowercase();
+    };
+    const KEYS: [&str; 12] = [
+        "class",
+        "name",
+        "prefix",
+        "shape",
+        "lanes",
+        "imd",
+        "base",
+        "offset",
+        "index",
+        "scale",
+        "pre_indexed",
+        "post_indexed",
+    ];
+    let mut parts = Vec::new();
+    for k in KEYS {
+        if let Some(v) = m.get(k) {
+            let v = match v {
+                Value::Mapping(inner) => inner
+                    .get("name")
+                    .or_else(|| inner.get("prefix"))
+                    .map(yaml::flow)
+                    .unwrap_or_else(|| yaml::flow(v)),
+                Value::Number(n) => n.as_f64().map(|f| f.to_string()).unwrap_or_default(),
+                _ => yaml::flow(v),
+            };
+            parts.push(format!("{k}={}", v.trim_matches('"').to_lowercase()));
+        }
+    }
+    parts.join(";")
+}
+
+/// The representative of LLVM forms spelled alike comes first: a general
+/// one before one with a fixed register (`add $imm, %rax`, whose
+/// throughput is its chain through rax), a plain one before a masked or
+/// broadcast one, then the slowest (largest throughput, then latency),
+/// then by name.
+fn representative_order(
+    a: &(&Entry, (bool, bool)),
+    b: &(&Entry, (bool, bool)),
+) -> std::cmp::Ordering {
+    let num = |v: Option<f64>| v.unwrap_or(f64::NEG_INFINITY);
+    a.1.cmp(&b.1)
+        .then(num(b.0.throughput).total_cmp(&num(a.0.throughput)))
+        .then(num(b.0.latency).total_cmp(&num(a.0.latency)))
+        .then(a.0.llvm_name.cmp(&b.0.llvm_name))
+}
+
+fn comment_folded(out: &mut String, c: &Candidate) {
+    if c.entries.len() > 1 {
+        let others: Vec<&str> = c.entries[1..]
+            .iter()
+            .map(|(e, _)| e.llvm_name.as_str())
+            .collect();
+        out.push_str(&format!(
+            "# {}: {} spelled alike in OSACA: {}\n",
+            c.entries[0].0.llvm_name,
+            c.name,
+            others.join(", ")
+        ));
+    }
+}
+
+fn num(v: f64) -> Value {
+    Value::Number(serde_yaml::Number::from(v))
+}
+
+/// The port pressure's bound: the largest load it puts on one port, as
+/// OSACA averages it (`[[c, ports]]` puts c / len(ports) on each).
+fn port_bound(pp: &Value) -> Option<f64> {
+    let mut load: HashMap<String, f64> = HashMap::new();
+    for item in pp.as_sequence()? {
+        let pair = item.as_sequence()?;
+        let cycles = pair.first()?.as_f64()?;
+        let ports: Vec<String> = match pair.get(1)? {
+            Value::String(s) => s.chars().map(|c| c.to_string()).collect(),
+            Value::Sequence(l) => l
+                .iter()
+                .map(|p| yaml::flow(p).trim_matches('"').to_string())
+                .collect(),
+            _ => return None,
+        };
+        if ports.is_empty() {
+            return None;
+        }
+        for p in &ports {
+            *load.entry(p.clone()).or_default() += cycles / ports.len() as f64;
+        }
+    }
+    load.values().copied().reduce(f64::max)
+}
+
+/// `pp` with every cycle count scaled so that its bound is `tp`; `None`
+/// when it is already within 1% (or has no bound).
+fn scaled_ports(pp: &Value, tp: f64) -> Option<Value> {
+    let bound = port_bound(pp).filter(|b| *b > 0.0)?;
+    if ((bound - tp) / bound).abs() < 0.01 {
+        return None;
+    }
+    let factor = tp / bound;
+    let items = pp
+        .as_sequence()?
+        .iter()
+        .map(|item| {
+            let pair = item.as_sequence().expect("checked by port_bound");
+            let cycles = pair[0].as_f64().expect("checked by port_bound");
+            let c = (cycles * factor * 10_000.0).round() / 10_000.0;
+            Value::Sequence(vec![num(c), pair[1].clone()])
+        })
+        .collect();
+    Some(Value::Sequence(items))
+}
+
+/// A base form with winic's values: latency and throughput where winic
+/// has them, the port pressure scaled to the throughput, `llvm_name`
+/// added; its other fields stay. Also whether the ports were scaled.
+fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
+    let mut m = base.clone();
+    let mut scaled = false;
+    m.insert(
+        Value::from("llvm_name"),
+        Value::from(entry.llvm_name.as_str()),
+    );
+    if let Some(lat) = entry.latency {
+        m.insert(Value::from("latency"), num(lat));
+    }
+    if let Some(tp) = entry.throughput {
+        m.insert(Value::from("throughput"), num(tp));
+        if let Some(pp) = base
+            .get("port_pressure")
+            .and_then(|pp| scaled_ports(pp, tp))
+        {
+            m.insert(Value::from("port_pressure"), pp);
+            scaled = true;
+        }
+    }
+    (m, scaled)
+}
+
+/// A form the base lacks: winic's values; the port pressure of `borrowed`
+/// (the base form of the same LLVM form under another name) scaled to the
+/// throughput, or of the derived `ports` without a base, else none.
+fn new_form(
+    c: &Candidate,
+    entry: &Entry,
+    borrowed: Option<&Mapping>,
+    ports: Option<&DerivedPorts>,
+) -> Mapping {
+    let mut m = Mapping::new();
+    m.insert(Value::from("name"), Value::from(c.name.as_str()));
+    m.insert(
+        Value::from("llvm_name"),
+        Value::from(entry.llvm_name.as_str()),
+    );
+    m.insert(Value::from("operands"), Value::Sequence(c.operands.clone()));
+    m.insert(
+        Value::from("latency"),
+        entry.latency.map_or(Value::Null, num),
+    );
+    m.insert(
+        Value::from("throughput"),
+        entry.throughput.map_or(Value::Null, num),
+    );
+    let pp = match (borrowed, ports, entry.throughput) {
+        (Some(b), _, tp) => {
+            let pp = b
+                .get("port_pressure")
+                .cloned()
+                .unwrap_or(Value::Sequence(vec![]));
+            match tp {
+                Some(tp) => scaled_ports(&pp, tp).unwrap_or(pp),
+                None => pp,
+            }
+        }
+        (None, Some(p), Some(tp)) => p.pressure(tp),
+        _ => Value::Sequence(vec![]),
+    };
+    m.insert(Value::from("port_pressure"), pp);
+    if let Some(uops) = borrowed.and_then(|b| b.get("uops")) {
+        m.insert(Value::from("uops"), uops.clone());
+    }
+    m
+}
+
+/// Without a base, the ports are abstract: as many as the fastest
+/// measured form issues per cycle, and a form of reciprocal
+/// throughput `t` spread evenly over the first `round(1/t)` of them (one
+/// port for `t >= 1`), so that each form alone is bound at its measured
+/// throughput. Which unit a form really uses, and so which forms compete,
+/// no throughput or latency tells.
+pub struct DerivedPorts {
+    names: Vec<String>,
+}
+
+impl DerivedPorts {
+    fn pressure(&self, tp: f64) -> Value {
+        if tp <= 0.0 {
+            return Value::Sequence(vec![]);
+        }
+        let k = ((1.0 / tp).round() as usize).clamp(1, self.names.len());
+        let ports = self.names[..k]
+            .iter()
+            .map(|p| Value::from(p.as_str()))
+            .collect();
+        let cycles = (tp * k as f64 * 10_000.0).round() / 10_000.0;
+        Value::Sequence(vec![Value::Sequence(vec![
+            num(cycles),
+            Value::Sequence(ports),
+        ])])
+    }
+}
+
+fn derived_ports(keys: &[Candidate]) -> DerivedPorts {
+    let fastest = keys
+        .iter()
+        .flat_map(|c| c.entries.iter().filter_map(|(e, _)| e.throughput))
+        .filter(|t| *t > 0.0)
+        .reduce(f64::min);
+    let n = fastest.map_or(1, |t| ((1.0 / t).round() as usize).clamp(1, 16));
+    DerivedPorts {
+        names: (0..n).map(|i| i.to_string()).collect(),
+    }
+}
+
+/// A base machine file: its top-level text up to `instruction_forms:`,
+/// kept as written, and its forms, one per name (`name: [jo, jno]` is
+/// two, as OSACA reads it).
+struct Base {
+    path: PathBuf,
+    top: String,
+    isa: String,
+    forms: Vec<Mapping>,
+}
+
+impl Base {
+    fn load(path: &Path) -> Result<Base, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io(format!("reading the base {}", path.display()), e))?;
+        let bad = |what: String| {
+            Error::BadInput(format!(
+                "--base {}: {what}; give one of OSACA's machine files (e.g. zen4.yml from \
+                 OSACA's data directory)",
+                path.display()
+            ))
+        };
+        let doc: Value = serde_yaml::from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
+        let top_map = doc
+            .as_mapping()
+            .ok_or_else(|| bad("not a mapping of OSACA's fields".into()))?;
+        let forms = top_map
+            .get("instruction_forms")
+            .and_then(Value::as_sequence)
+            .ok_or_else(|| bad("no `instruction_forms` list".into()))?;
+        let isa = top_map
+            .get("isa")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("no `isa` field".into()))?
+            .to_string();
+        let cut = text
+            .lines()
+            .scan(0usize, |pos, l| {
+                let at = *pos;
+                *pos += l.len() + 1;
+                Some((at, l))
+            })
+            .find(|(_, l)| l.starts_with("instruction_forms:"))
+            .map(|(at, _)| at)
+            .ok_or_else(|| bad("no `instruction_forms:` line at the start of a line".into()))?;
+        let top = text[..cut].to_string();
+        let mut expanded = Vec::new();
+        for (i, f) in forms.iter().enumerate() {
+            let m = f
+                .as_mapping()
+                .ok_or_else(|| bad(format!("instruction form {} is no mapping", i + 1)))?;
+            match m.get("name") {
+                Some(Value::Sequence(names)) => {
+                    for n in names {
+                        let mut one = m.clone();
+                        one.insert(Value::from("name"), n.clone());
+                        expanded.push(one);
+                    }
+                }
+                Some(Value::String(_)) => expanded.push(m.clone()),
+                _ => return Err(bad(format!("instruction form {} has no name", i + 1))),
+            }
+        }
+        Ok(Base {
+            path: path.to_path_buf(),
+            top,
+            isa,
+            forms: expanded,
+        })
+    }
+
+    fn check_isa(&self, arch: Arch) -> Result<(), Error> {
+        let want = osaca_isa(arch);
+        if !self.isa.eq_ignore_ascii_case(want) {
+            return Err(Error::BadInput(format!(
+                "--base {}: its isa is `{}`, the database's is {arch} (`{want}` in OSACA): \
+                 give a base of the same core",
+                self.path.display(),
+                self.isa
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn form_name(f: &Mapping) -> String {
+    f.get("name")
+        .map(|n| yaml::flow(n).trim_matches('"').to_string())
+        .unwrap_or_default()
+}
+
+fn form_operands(f: &Mapping) -> Vec<Value> {
+    f.get("operands")
+        .and_then(Value::as_sequence)
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn osaca_isa(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => "x86",
+        Arch::Aarch64 => "AArch64",
+        Arch::Riscv64 => "riscv",
+    }
+}
+
+fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>) {
+    let dbs: Vec<String> = req
+        .databases
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    out.push_str(&format!(
+        "# OSACA machine file written by winic {} (`winic export --osaca`)\n\
+         # from the winic database(s) {} ({})\n",
+        env!("CARGO_PKG_VERSION"),
+        dbs.join(", "),
+        req.arch
+    ));
+    match base {
+        Some(b) => out.push_str(&format!(
+            "# base: {} (its top-level fields and port model are kept as written)\n\
+             # forms: {} updated with winic's values ({} with the port pressure scaled to\n\
+             #   winic's throughput), {} added ({} with the base's ports of the same LLVM\n\
+             #   form under its other name, the others with none: OSACA counts no port\n\
+             #   pressure for them), {} left as the base had them\n",
+            b.path.display(),
+            c.updated,
+            c.rescaled,
+            c.added,
+            c.added_with_ports,
+            c.kept
+        )),
+        None => out.push_str(&format!(
+            "# no base: {} forms, all measured by winic.\n\
+             # What this file cannot know: the port model. winic measures throughput and\n\
+             #   latency with timers, not performance counters, so which execution unit a\n\
+             #   form uses, and which forms compete for one, is unknown. The ports below are\n\
+             #   abstract: as many as the fastest form issues per cycle; a form of\n\
+             #   reciprocal throughput t is spread over the first round(1/t) of them, so it\n\
+             #   alone is bound at t, and forms of different units are modelled as sharing.\n\
+             #   Load/store latencies and throughputs, the reorder buffer and the scheduler\n\
+             #   are unknown (~).\n",
+            c.added
+        )),
+    }
+    out.push_str(&format!(
+        "# latency: the form's largest exact sub-latency (winic's `latency`); throughput:\n\
+         #   reciprocal, cycles per instruction; llvm_name: the LLVM record measured.\n\
+         # {} LLVM forms share their OSACA form with another whose values it has\n\
+         #   (OSACA's gpr has no width; masks and broadcasts match the plain operand):\n\
+         #   the general form is taken (no fixed register, mask or broadcast), the\n\
+         #   slowest of those; comments name the others.\n",
+        c.folded
+    ));
+    let skipped: usize = c.not_exportable.values().map(|v| v.0).sum();
+    if skipped > 0 {
+        out.push_str(&format!(
+            "# {skipped} measured forms are not here: OSACA cannot spell an operand of them\n"
+        ));
+    }
+}
+
+fn top_level_without_base(out: &mut String, req: &OsacaRequest, ports: &DerivedPorts) {
+    let null = Value::Null;
+    let kinds: &[&str] = match req.arch {
+        Arch::X86_64 => &["gpr", "mm", "xmm", "ymm", "zmm"],
+        _ => &["w", "x", "b", "h", "s", "d", "q", "v", "z"],
+    };
+    let mut lat = Mapping::new();
+    for k in kinds {
+        lat.insert(Value::from(*k), Value::Null);
+    }
+    let port_list = Value::Sequence(
+        ports
+            .names
+            .iter()
+            .map(|p| Value::from(p.as_str()))
+            .collect(),
+    );
+    let fields: Vec<(&str, Value)> = vec![
+        ("osaca_version", Value::from("0.7.1")),
+        (
+            "micro_architecture",
+            Value::from(format!("measured by winic ({})", req.arch)),
+        ),
+        ("arch_code", Value::from("winic")),
+        ("isa", Value::from(osaca_isa(req.arch))),
+        ("ROB_size", null.clone()),
+        ("retired_uOps_per_cycle", null.clone()),
+        ("scheduler_size", null.clone()),
+        ("hidden_loads", Value::Bool(false)),
+        ("load_latency", Value::Mapping(lat)),
+        ("load_throughput", Value::Sequence(vec![])),
+        ("load_throughput_default", Value::Sequence(vec![])),
+        ("store_throughput", Value::Sequence(vec![])),
+        ("store_throughput_default", Value::Sequence(vec![])),
+        ("store_to_load_forward_latency", null),
+        ("ports", port_list),
+        (
+            "port_model_scheme",
+            Value::from(format!(
+                "{} abstract ports derived from winic's throughputs (no unit is known)\n",
+                ports.names.len()
+            )),
+        ),
+    ];
+    for (k, v) in &fields {
+        yaml::top_level(out, k, v);
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "osaca.yml".into());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::Io(format!("writing {}", path.display()), e)
+        })
+}
+
+fn summary(req: &OsacaRequest, c: &Counts) -> String {
+    let mut s = format!(
+        "OSACA machine file {} ({}): {} measured forms in the database(s)\n",
+        req.output.display(),
+        req.arch,
+        c.measured
+    );
+    match &req.base {
+        Some(b) => s.push_str(&format!(
+            "  base {}: {} forms updated ({} port pressures scaled to winic's throughput), \
+             {} added ({} with the base's ports under another name of the form, {} without \
+             ports), {} left as the base had them\n",
+            b.display(),
+            c.updated,
+            c.rescaled,
+            c.added,
+            c.added_with_ports,
+            c.added - c.added_with_ports,
+            c.kept
+        )),
+        None => s.push_str(&format!(
+            "  no base: {} forms added; the ports are abstract (derived from the \
+             throughputs: the file's header says what it cannot know)\n",
+            c.added
+        )),
+    }
+    s.push_str(&format!(
+        "  {} LLVM forms share their OSACA form with another (named in comments)\n",
+        c.folded
+    ));
+    for (reason, (n, example)) in &c.not_exportable {
+        s.push_str(&format!("  not exported: {n} ({reason}; e.g. {example})\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

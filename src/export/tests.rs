@@ -1,0 +1,249 @@
+use super::*;
+use crate::db::Measured;
+
+fn entry(name: &str, tp: Option<f64>, lat: Option<f64>) -> Entry {
+    let form = Isa::get(Arch::X86_64).instr(name).expect(name);
+    let mut e = Entry::for_form(form);
+    e.measured = Measured {
+        latency: lat,
+        throughput: tp,
+        throughput_min: tp,
+        throughput_max: tp,
+        ..Measured::default()
+    };
+    e
+}
+
+const BASE: &str = r#"osaca_version: 0.5.3
+micro_architecture: Test core
+arch_code: TEST
+isa: x86
+load_latency: {gpr: 4.0}
+ports: ['0', '1', '2', '3']
+port_model_scheme: |
+  four ALUs
+instruction_forms:
+- name: [jmp, jne]
+  operands:
+  - class: identifier
+  throughput: 0.0
+  latency: 0.0
+  port_pressure: []
+- name: add  # the plain one
+  operands:
+  - class: register
+    name: gpr
+  - class: register
+    name: gpr
+  latency: 1
+  port_pressure: [[1, '0123']]
+  throughput: 0.25
+  uops: 1
+- name: vaddpd
+  operands:
+  - class: register
+    name: zmm
+  - class: register
+    name: zmm
+  - class: register
+    name: zmm
+  latency: 5
+  port_pressure: [[1, '01']]
+  throughput: 0.5
+"#;
+
+/// Writes `entries` as a database and `base` (if any) into a fresh
+/// directory, exports, and returns the counts and the written file.
+fn export(tag: &str, entries: Vec<Entry>, base: Option<&str>) -> (Counts, String) {
+    let dir = std::env::temp_dir().join(format!("winic-export-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    Database { entries }.save(&db).unwrap();
+    let base_path = base.map(|text| {
+        let p = dir.join("base.yml");
+        std::fs::write(&p, text).unwrap();
+        p
+    });
+    let req = OsacaRequest {
+        arch: Arch::X86_64,
+        databases: vec![db],
+        base: base_path,
+        output: dir.join("out.yml"),
+    };
+    let done = osaca(&req).unwrap();
+    let text = std::fs::read_to_string(&req.output).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (done.counts, text)
+}
+
+fn forms(text: &str) -> Vec<Mapping> {
+    let doc: Value = serde_yaml::from_str(text).unwrap();
+    doc["instruction_forms"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_mapping().unwrap().clone())
+        .collect()
+}
+
+fn find<'a>(forms: &'a [Mapping], llvm: &str) -> &'a Mapping {
+    forms
+        .iter()
+        .find(|f| f.get("llvm_name").and_then(Value::as_str) == Some(llvm))
+        .unwrap_or_else(|| panic!("no form of {llvm}"))
+}
+
+#[test]
+fn without_a_base_every_form_is_added_with_abstract_ports() {
+    let (counts, text) = export(
+        "nobase",
+        vec![
+            entry("ADD64rr", Some(0.25), Some(1.0)),
+            entry("ADD32rr", Some(0.3), Some(1.0)),
+            entry("VADDPDZrr", Some(0.5), Some(3.0)),
+            entry("VADDPDZrrk", Some(0.5), Some(8.0)),
+            entry("VADDPDZrrb", Some(0.5), Some(3.0)),
+            entry("DIV64r", Some(14.0), None),
+        ],
+        None,
+    );
+    assert_eq!(counts.measured, 6);
+    assert_eq!(counts.added, 3, "{text}");
+    assert_eq!(counts.folded, 2, "ADD64rr into ADD32rr, the masked form");
+    assert_eq!(
+        counts.not_exportable.values().map(|v| v.0).sum::<usize>(),
+        1
+    );
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    // The fastest form issues 4 per cycle: 4 abstract ports.
+    assert_eq!(
+        doc["ports"],
+        serde_yaml::from_str::<Value>("['0','1','2','3']").unwrap()
+    );
+    assert_eq!(doc["isa"], Value::from("x86"));
+    assert!(
+        text.contains("What this file cannot know: the port model"),
+        "{text}"
+    );
+    let f = forms(&text);
+    // gpr has no width: the slowest of add r32/r64 stands for both.
+    let add = find(&f, "ADD32rr");
+    assert_eq!(add["name"], Value::from("add"));
+    assert_eq!(add["throughput"].as_f64(), Some(0.3));
+    assert!(
+        text.contains("# ADD32rr: add spelled alike in OSACA: ADD64rr\n"),
+        "{text}"
+    );
+    // The plain form, not the masked one (whose 8 is a range's bound).
+    let vadd = find(&f, "VADDPDZrr");
+    assert_eq!(vadd["latency"].as_f64(), Some(3.0));
+    assert_eq!(
+        vadd["port_pressure"],
+        serde_yaml::from_str::<Value>("[[1.0, ['0', '1']]]").unwrap()
+    );
+    // No latency measured: OSACA's `~`, not a made-up value.
+    let div = find(&f, "DIV64r");
+    assert_eq!(div["latency"], Value::Null);
+    assert_eq!(port_bound(&div["port_pressure"]), Some(14.0));
+}
+
+#[test]
+fn a_base_keeps_its_port_model_and_takes_winics_values() {
+    let (counts, text) = export(
+        "base",
+        vec![
+            entry("ADD64rr", Some(0.25), Some(1.0)),
+            entry("VADDPDZrr", Some(1.0), Some(4.0)),
+            entry("VMULPDZrr", Some(1.0), Some(4.0)),
+        ],
+        Some(BASE),
+    );
+    assert_eq!(
+        (counts.updated, counts.added, counts.kept, counts.rescaled),
+        (2, 1, 2, 1),
+        "{text}"
+    );
+    assert!(
+        text.contains("port_model_scheme: |\n  four ALUs\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# forms: 2 updated with winic's values"),
+        "{text}"
+    );
+    let f = forms(&text);
+    let vadd = find(&f, "VADDPDZrr");
+    assert_eq!(vadd["latency"].as_f64(), Some(4.0));
+    assert_eq!(vadd["throughput"].as_f64(), Some(1.0));
+    // The base's ports, scaled: alone it is bound at winic's 1.0.
+    assert_eq!(port_bound(&vadd["port_pressure"]), Some(1.0));
+    let add = find(&f, "ADD64rr");
+    assert_eq!(add["uops"].as_f64(), Some(1.0));
+    assert_eq!(
+        add["port_pressure"],
+        serde_yaml::from_str::<Value>("[[1, '0123']]").unwrap()
+    );
+    // Added forms have no ports the base could give; the list names
+    // (jmp, jne) were kept one per name, as OSACA reads them.
+    assert_eq!(
+        find(&f, "VMULPDZrr")["port_pressure"],
+        Value::Sequence(vec![])
+    );
+    let names: Vec<&str> = f.iter().filter_map(|m| m["name"].as_str()).collect();
+    assert_eq!(names, ["add", "vaddpd", "vmulpd", "jmp", "jne"]);
+}
+
+#[test]
+fn bad_input_names_the_value_and_what_would_do() {
+    let dir = std::env::temp_dir().join(format!("winic-export-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    Database {
+        entries: vec![entry("ADD64rr", Some(0.25), None)],
+    }
+    .save(&db)
+    .unwrap();
+    let req = |arch, base: Option<PathBuf>, dbs: Vec<PathBuf>| OsacaRequest {
+        arch,
+        databases: dbs,
+        base,
+        output: dir.join("out.yml"),
+    };
+    let err = |r: OsacaRequest| osaca(&r).err().expect("an error").to_string();
+    let e = err(req(Arch::Aarch64, None, vec![db.clone()]));
+    assert!(
+        e.contains("ADD64rr is no aarch64 form") && e.contains("--arch"),
+        "{e}"
+    );
+    let e = err(req(Arch::X86_64, None, vec![dir.join("none.yaml")]));
+    assert!(e.contains("none.yaml: no such database"), "{e}");
+    let e = err(req(Arch::Riscv64, None, vec![db.clone()]));
+    assert!(e.contains("no RISC-V parser"), "{e}");
+    let v2 = dir.join("v2.yml");
+    std::fs::write(&v2, BASE.replace("isa: x86", "isa: AArch64")).unwrap();
+    let e = err(req(Arch::X86_64, Some(v2), vec![db.clone()]));
+    assert!(
+        e.contains("its isa is `AArch64`") && e.contains("x86"),
+        "{e}"
+    );
+    let broken = dir.join("broken.yml");
+    std::fs::write(&broken, "isa: x86\nports: []\n").unwrap();
+    let e = err(req(Arch::X86_64, Some(broken), vec![db]));
+    assert!(e.contains("no `instruction_forms` list"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn port_pressure_bound_is_osacas_average() {
+    let pp: Value = serde_yaml::from_str("[[1, '0246'], [2, ['1D', '3D']]]").unwrap();
+    assert_eq!(port_bound(&pp), Some(1.0));
+    let scaled = scaled_ports(&pp, 0.5).unwrap();
+    assert_eq!(port_bound(&scaled), Some(0.5));
+    assert_eq!(
+        scaled_ports(&pp, 1.005),
+        None,
+        "within 1%: as the base had it"
+    );
+    assert_eq!(port_bound(&Value::Sequence(vec![])), None);
+}

@@ -1,0 +1,332 @@
+//! `winic export --osaca` through the binary: a small database (a TP file
+//! and a LAT file, as the two runs write them) becomes an OSACA machine
+//! file, and OSACA itself loads it and finds winic's values
+//! (scripts/osaca-check.py, run by the python of `WINIC_OSACA_PYTHON`: a
+//! virtual environment with `pip install osaca==0.7.1`, which .ci/run
+//! creates; without it that test says so and passes).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const TP: &str = r#"---
+- llvmName:        ADD64rr
+  name:            add
+  operands:
+    - class:           register
+      name:            GR64
+      read:            true
+      write:           true
+    - class:           register
+      name:            GR64
+      read:            true
+      write:           false
+  latency:         null
+  operandLatencies: []
+  throughput:      0.25
+  throughputMin:   0.25
+  throughputMax:   0.25
+- llvmName:        VADDPDYrr
+  name:            vaddpd
+  operands:
+    - class:           register
+      name:            VR256
+      read:            false
+      write:           true
+    - class:           register
+      name:            VR256
+      read:            true
+      write:           false
+    - class:           register
+      name:            VR256
+      read:            true
+      write:           false
+  latency:         null
+  operandLatencies: []
+  throughput:      0.5
+  throughputMin:   0.5
+  throughputMax:   0.5
+- llvmName:        VPERMQZri
+  name:            vpermq
+  operands:
+    - class:           register
+      name:            VR512
+      read:            false
+      write:           true
+    - class:           register
+      name:            VR512
+      read:            true
+      write:           false
+    - class:           immediate
+      imd:             int
+      read:            true
+      write:           false
+  latency:         null
+  operandLatencies: []
+  throughput:      1
+  throughputMin:   1
+  throughputMax:   1
+...
+"#;
+
+const LAT: &str = r#"---
+- llvmName:        VADDPDYrr
+  name:            vaddpd
+  operands:
+    - class:           register
+      name:            VR256
+      read:            false
+      write:           true
+    - class:           register
+      name:            VR256
+      read:            true
+      write:           false
+    - class:           register
+      name:            VR256
+      read:            true
+      write:           false
+  latency:         3
+  operandLatencies:
+    - sourceOperand:   '1'
+      targetOperand:   '0'
+      latencyMin:      3
+      latencyMax:      3
+    - sourceOperand:   '2'
+      targetOperand:   '0'
+      latencyMin:      3
+      latencyMax:      3
+  throughput:      null
+  throughputMin:   null
+  throughputMax:   null
+...
+"#;
+
+/// A base as OSACA's shipped files are laid out (zen4.yml's fields).
+const BASE: &str = r#"osaca_version: 0.5.3
+micro_architecture: AMD Zen4
+arch_code: ZEN4
+isa: x86
+ROB_size: 320
+retired_uOps_per_cycle: ~
+scheduler_size: ~
+hidden_loads: false
+load_latency: {gpr: 4.0, mm: 4.0, xmm: 4.0, ymm: 4.0, zmm: 4.0}
+load_throughput:
+- {dst: gpr, base: "*", index: "*", offset: "*", scale: "*", port_pressure:  [[1, '135'], [1, ['1D', '3D', '5D']]]}
+load_throughput_default: [[1, '135'], [1, ['1D', '3D']]]
+store_throughput:
+- {src: gpr, base: "*", index: "*", offset: "*", scale: "*", port_pressure:  [[1, ['1', '3']], [1, ['8', '13']]]}
+store_throughput_default: [[1 , ['1', '3']], [1, ['13']]]
+store_to_load_forward_latency: 0.0
+ports: ['0', '1', 1D, '2', '3', 3D, '4', 4DV, '5', 5D, '6', '7', '8', '9', 9DV, '10', '11', 11DV, '12', '13']
+port_model_scheme: |
+  ALU 0 2 4 6, AGU 1 3 5, FP 9-12
+instruction_forms:
+- name: add
+  operands:
+  - class: register
+    name: gpr
+  - class: register
+    name: gpr
+  latency: 1
+  port_pressure: [[1, '0246']]
+  throughput: 0.25
+  uops: 1
+- name: vaddpd
+  operands:
+  - class: register
+    name: ymm
+  - class: register
+    name: ymm
+  - class: register
+    name: ymm
+  latency: 4
+  port_pressure: [[1, ['10', '12']]]
+  throughput: 0.5
+- name: [jmp, jne]
+  operands:
+  - class: identifier
+  throughput: 0.0
+  latency: 0.0
+  port_pressure: []
+"#;
+
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn fixture(tag: &str) -> Dir {
+    let dir = std::env::temp_dir().join(format!("winic-export-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tp.yml"), TP).unwrap();
+    std::fs::write(dir.join("lat.yml"), LAT).unwrap();
+    std::fs::write(dir.join("zen4.yml"), BASE).unwrap();
+    Dir(dir)
+}
+
+fn export(dir: &Path, base: bool) -> Output {
+    let p = |n: &str| dir.join(n).display().to_string();
+    let mut args = vec![
+        "export".to_string(),
+        "--osaca".into(),
+        "--arch".into(),
+        "x86_64".into(),
+        p("tp.yml"),
+        p("lat.yml"),
+        "-o".into(),
+        p("out.yml"),
+    ];
+    if base {
+        args.extend(["--base".into(), p("zen4.yml")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::winic_command(&args).output().unwrap()
+}
+
+#[test]
+fn export_merges_tp_and_lat_into_the_base() {
+    let dir = fixture("base");
+    let o = export(&dir.0, true);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("3 measured forms"), "{stdout}");
+    assert!(
+        stdout.contains("2 forms updated")
+            && stdout.contains("1 added")
+            && stdout.contains("2 left as the base had them"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(dir.0.join("out.yml")).unwrap();
+    assert!(
+        text.starts_with("# OSACA machine file written by winic"),
+        "{text}"
+    );
+    assert!(text.contains("port_model_scheme: |\n  ALU 0 2 4 6, AGU 1 3 5, FP 9-12\n"));
+    // vaddpd ymm: winic's TP from one file, its latency 3 from the other
+    // (the base said 4).
+    assert!(
+        text.contains(
+            "- name: \"vaddpd\"\n  operands:\n  - class: \"register\"\n    name: \"ymm\"\n  - class: \"register\"\n    name: \"ymm\"\n  - class: \"register\"\n    name: \"ymm\"\n  latency: 3.0\n  port_pressure: [[1, [\"10\", \"12\"]]]\n  throughput: 0.5\n  llvm_name: \"VADDPDYrr\"\n"
+        ),
+        "{text}"
+    );
+    // vpermq zmm, zmm, imm: added, AT&T order (the immediate first).
+    assert!(
+        text.contains("- name: \"vpermq\"\n  llvm_name: \"VPERMQZri\"\n  operands:\n  - class: \"immediate\"\n    imd: \"int\"\n  - class: \"register\"\n    name: \"zmm\"\n  - class: \"register\"\n    name: \"zmm\"\n  latency: ~\n  throughput: 1.0\n  port_pressure: []\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn export_refuses_a_missing_database_and_a_missing_format() {
+    let dir = fixture("bad");
+    let o = common::winic_command(&[
+        "export",
+        "--osaca",
+        "--arch",
+        "x86",
+        &dir.0.join("nope.yml").display().to_string(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope.yml: no such database"));
+    let o = common::winic_command(&["export", &dir.0.join("tp.yml").display().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--osaca"));
+}
+
+/// The python of a virtual environment with OSACA 0.7.1, or why there is
+/// none.
+fn osaca_python() -> Result<PathBuf, String> {
+    let Some(p) = std::env::var_os("WINIC_OSACA_PYTHON") else {
+        return Err("WINIC_OSACA_PYTHON is not set (a venv's python with `pip install osaca==0.7.1`; .ci/run sets it)".into());
+    };
+    let p = PathBuf::from(p);
+    let ok = std::process::Command::new(&p)
+        .args(["-c", "import osaca"])
+        .output()
+        .map_err(|e| format!("WINIC_OSACA_PYTHON={}: {e}", p.display()))?;
+    if !ok.status.success() {
+        return Err(format!(
+            "WINIC_OSACA_PYTHON={}: cannot import osaca",
+            p.display()
+        ));
+    }
+    Ok(p)
+}
+
+/// OSACA's view of every form winic measured: (name, latency,
+/// throughput, bound of the port pressure) per LLVM name.
+fn osaca_view(python: &Path, file: &Path) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/osaca-check.py");
+    let o = std::process::Command::new(python)
+        .arg(script)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "OSACA does not load {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn osaca_loads_the_export_and_sees_winics_values() {
+    let python = match osaca_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED osaca_loads_the_export_and_sees_winics_values: {why}");
+            return;
+        }
+    };
+    for base in [true, false] {
+        let dir = fixture(if base { "osaca-base" } else { "osaca-nobase" });
+        let o = export(&dir.0, base);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let view = osaca_view(&python, &dir.0.join("out.yml"));
+        assert_eq!(view["isa"], "x86");
+        let want = [
+            ("ADD64rr", "add", None, 0.25),
+            ("VADDPDYrr", "vaddpd", Some(3.0), 0.5),
+            ("VPERMQZri", "vpermq", None, 1.0),
+        ];
+        for (llvm, name, lat, tp) in want {
+            let got = &view["winic"][llvm][0];
+            assert_eq!(got["name"], name, "{llvm}: {view}");
+            assert_eq!(got["throughput"].as_f64(), Some(tp), "{llvm}: {view}");
+            if let Some(lat) = lat {
+                assert_eq!(got["latency"].as_f64(), Some(lat), "{llvm}: {view}");
+            }
+            // OSACA's throughput comes from the port pressure: bound at
+            // winic's (added forms with a base have no ports).
+            if let Some(bound) = got["bound"].as_f64() {
+                assert!(
+                    (bound - tp).abs() < 1e-3,
+                    "{llvm}: bound {bound}, not {tp}: {view}"
+                );
+            } else {
+                assert!(base && llvm == "VPERMQZri", "{llvm} has no ports: {view}");
+            }
+        }
+        if base {
+            // The base's add kept its latency (winic measured none).
+            assert_eq!(view["winic"]["ADD64rr"][0]["latency"].as_f64(), Some(1.0));
+        }
+    }
+}
