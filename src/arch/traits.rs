@@ -81,6 +81,20 @@ pub trait Operands {
         Vec::new()
     }
 
+    /// The registers `inst` reads as the base of a memory access: a
+    /// kernel sets them to its data area (`crate::kernel::data`). None on
+    /// arches whose memory forms winic does not run.
+    fn address_bases(&self, _inst: &Inst) -> Vec<Reg> {
+        Vec::new()
+    }
+
+    /// `inst` with its memory access moved `offset` bytes from its base
+    /// (each access of a kernel gets its own slot of the data area), or
+    /// `None` when `inst` accesses no memory through an operand.
+    fn at_offset(&self, _inst: &Inst, _offset: i32) -> Option<Inst> {
+        None
+    }
+
     /// Whether output operand `k` (machine operand index) of `form` must
     /// differ from every input: LLVM's `@earlyclobber`, plus what a target
     /// knows beyond it.

@@ -82,6 +82,34 @@ impl Operands for X86_64 {
         a.overlaps(b) || same_vector(a, b)
     }
 
+    /// The base of each memory operand, `lea`'s included.
+    fn address_bases(&self, inst: &Inst) -> Vec<Reg> {
+        inst.ops
+            .iter()
+            .filter_map(|v| match v {
+                OpValue::Mem(m) => Some(m.base),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each memory operand's displacement; `lea` (`lea64mem`: address
+    /// arithmetic, no access) has none to move.
+    fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {
+        if inst.form.operands().any(|o| o.ty().name().starts_with("lea")) {
+            return None;
+        }
+        let mut out = inst.clone();
+        let mut any = false;
+        for v in &mut out.ops {
+            if let OpValue::Mem(m) = v {
+                m.disp = offset;
+                any = true;
+            }
+        }
+        any.then_some(out)
+    }
+
     fn outcomes(&self, inst: &Inst) -> Vec<(String, Inst)> {
         cond::outcomes(inst)
     }

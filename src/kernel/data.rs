@@ -19,8 +19,6 @@
 //! loads of the same body. [`SLOTS_USED`] slots (16 KiB) stay in the L1
 //! data cache of every core winic targets.
 
-use crate::isa::Reg;
-
 /// The area's first byte. Below 2^31, so that an address also fits a
 /// sign-extended 32-bit immediate (x86 `mov r32, imm32`, RISC-V
 /// `lui`+`addi`) and lies inside the user address space of every paging
@@ -81,17 +79,6 @@ pub fn contents() -> Vec<u8> {
     (0..SIZE / 8)
         .flat_map(|i| word_at(BASE + 8 * i).to_le_bytes())
         .collect()
-}
-
-/// Whether `reg` is read as an address by some instruction of `body`
-/// (the base of a memory operand): the kernel frame sets it to
-/// [`VALUES`] instead of the data value.
-pub fn is_base(body: &[crate::arch::Inst], reg: Reg) -> bool {
-    body.iter().any(|i| {
-        i.ops
-            .iter()
-            .any(|v| matches!(v, crate::arch::OpValue::Mem(m) if m.base == reg))
-    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 pub mod data;
 pub mod shape;
 
-use crate::arch::{Inst, Line, Mem, ModeSwitch, OpValue, Target};
+use crate::arch::{Inst, Line, ModeSwitch, OpValue, Target};
 use crate::isa::Reg;
 
 pub use crate::arch::{emit, KernelError, LOOP_LABEL};
@@ -114,25 +114,29 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
         .unwrap_or(0)
 }
 
-/// Builds the kernel of `body` repeated `unroll` times. A body with
-/// memory operands is emitted once per repetition, each memory access at
-/// its own slot of the data area ([`data::slot_disp`]); its base
-/// registers are set to the area ([`data::VALUES`]).
+/// Builds the kernel of `body` repeated `unroll` times. A body that
+/// accesses memory is emitted once per repetition, each access at its own
+/// slot of the data area ([`data::slot_disp`],
+/// [`crate::arch::Operands::at_offset`]); the registers it addresses
+/// memory through ([`crate::arch::Operands::address_bases`]) are set to
+/// the area ([`data::VALUES`]).
 pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
-    let accesses = body.iter().any(|i| i.ops.iter().any(|v| is_access(i, v)));
+    let accesses = body.iter().any(|i| t.at_offset(i, 0).is_some());
     let reps = if accesses { unroll.max(1) } else { 1 };
     let mut n = 0;
     let mut lines = Vec::with_capacity(body.len() * reps);
     for _ in 0..reps {
         for inst in body {
-            lines.push(emit(t, &placed(inst, &mut n))?);
+            let placed = t.at_offset(inst, data::slot_disp(n));
+            n += usize::from(placed.is_some());
+            lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
     }
     let regs = registers_of(body);
     let bases: Vec<Reg> = regs
         .iter()
         .copied()
-        .filter(|r| data::is_base(body, *r))
+        .filter(|r| body.iter().any(|i| t.address_bases(i).contains(r)))
         .collect();
     let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
     assemble(
@@ -145,34 +149,6 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         if accesses { 1 } else { unroll },
         t.mode_switch(&forms).as_ref(),
     )
-}
-
-/// Whether operand value `v` of `inst` is an access to memory (not the
-/// address arithmetic of `lea`, whose operand LLVM types `lea64mem` …).
-fn is_access(inst: &Inst, v: &OpValue) -> bool {
-    matches!(v, OpValue::Mem(_))
-        && !inst
-            .form
-            .operands()
-            .any(|o| o.ty().name().starts_with("lea"))
-}
-
-/// `inst` with each memory access moved to the next slot (`n` counts the
-/// kernel's accesses so far).
-fn placed(inst: &Inst, n: &mut usize) -> Inst {
-    let mut out = inst.clone();
-    for k in 0..out.ops.len() {
-        if let OpValue::Mem(m) = out.ops[k] {
-            if is_access(inst, &out.ops[k]) {
-                out.ops[k] = OpValue::Mem(Mem {
-                    disp: data::slot_disp(*n),
-                    ..m
-                });
-                *n += 1;
-            }
-        }
-    }
-    out
 }
 
 /// The registers a kernel's body touches, and of them those it reads as

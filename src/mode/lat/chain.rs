@@ -110,8 +110,18 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         }
         ok
     };
+    // A register a form addresses memory through carries no chain: a
+    // result written into it would send the next access anywhere.
+    let example = t.example(form).ok();
+    let address = |k: usize| {
+        example.as_ref().is_some_and(|i| {
+            t.operand_regs(i, k)
+                .iter()
+                .any(|r| t.address_bases(i).contains(r))
+        })
+    };
     let mut sources: Vec<End> = (0..mc.len())
-        .filter(|&k| !mc[k].operand.is_def() && mc[k].ty.class().is_some())
+        .filter(|&k| !mc[k].operand.is_def() && mc[k].ty.class().is_some() && !address(k))
         .map(End::Op)
         .collect();
     sources.extend(form.implicit_uses().filter(|r| keep(*r)).map(End::Implicit));
