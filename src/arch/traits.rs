@@ -88,6 +88,15 @@ pub trait Operands {
         Vec::new()
     }
 
+    /// Whether a latency chain may run through the address of memory
+    /// operand `k` of `form` into its results: the address is what the
+    /// form computes (`lea`), or the form's result is the bytes it loaded
+    /// (`mov`, unmasked vector loads), so that a load from the data area's
+    /// chase part returns the address it read from (a pointer chase).
+    fn address_source(&self, _form: Instr, _k: usize) -> bool {
+        false
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
     /// `None` when `inst` accesses no memory through an operand.

@@ -93,6 +93,78 @@ impl Operands for X86_64 {
             .collect()
     }
 
+    /// `lea`, and the loads whose result is the bytes they read: moves
+    /// (full width or merging into the low bits, so a chase cell's address
+    /// comes back whole in the 64-bit register or the low lane), without
+    /// a write mask (a masked-off lane would keep another value).
+    fn address_source(&self, form: Instr, k: usize) -> bool {
+        let mc = form.mc_operands();
+        if !mc.get(k).is_some_and(|m| m.ty.is_plain_memory()) {
+            return false;
+        }
+        if form.operands().any(|o| o.ty().name().starts_with("lea")) {
+            return true;
+        }
+        // The chain comes back to the base from a general-purpose result
+        // of 16 bits or more only: an 8-bit one may be a high byte (AH,
+        // the loaded byte in bits 8-15 of the address), and the helpers
+        // back from a vector result need not copy bits (a `vptestnmb` to a
+        // mask): the next address would be anything.
+        let gpr_result = form.operands().any(|o| {
+            o.is_def()
+                && o.ty().class().is_some_and(|c| {
+                    matches!(class_cat(c.name()), Some(Cat::R16 | Cat::R32 | Cat::R64))
+                })
+        });
+        let Ok(plan) = plan_of(&form) else {
+            return false;
+        };
+        use iced_x86::Mnemonic as M;
+        gpr_result &&
+        plan.mask.is_none()
+            && !plan.broadcast
+            && matches!(
+                plan.code.mnemonic(),
+                M::Mov
+                    | M::Movq
+                    | M::Movd
+                    | M::Movaps
+                    | M::Movapd
+                    | M::Movups
+                    | M::Movupd
+                    | M::Movdqa
+                    | M::Movdqu
+                    | M::Movsd
+                    | M::Movss
+                    | M::Movlps
+                    | M::Movlpd
+                    | M::Lddqu
+                    | M::Movntdqa
+                    | M::Vmovaps
+                    | M::Vmovapd
+                    | M::Vmovups
+                    | M::Vmovupd
+                    | M::Vmovdqa
+                    | M::Vmovdqu
+                    | M::Vmovdqa32
+                    | M::Vmovdqa64
+                    | M::Vmovdqu8
+                    | M::Vmovdqu16
+                    | M::Vmovdqu32
+                    | M::Vmovdqu64
+                    | M::Vmovq
+                    | M::Vmovd
+                    | M::Vmovsd
+                    | M::Vmovss
+                    | M::Vmovlps
+                    | M::Vmovlpd
+                    | M::Vlddqu
+                    | M::Vmovntdqa
+                    | M::Vpbroadcastq
+                    | M::Vbroadcastsd
+            )
+    }
+
     /// Each memory operand's displacement; `lea` (`lea64mem`: address
     /// arithmetic, no access) has none to move.
     fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {

@@ -813,6 +813,19 @@ impl OperandType {
         }
     }
 
+    /// The register class of a memory operand's base: its first
+    /// sub-operand's class, or for LLVM's pointer class `ptr_rc` (a
+    /// register class chosen per subtarget) x86-64's `GR64`.
+    pub fn address_class(&self) -> Option<RegClass> {
+        if self.kind() != OperandKind::Mem {
+            return None;
+        }
+        let (base, _) = self.sub_operands().next()?;
+        base.class().or_else(|| {
+            (base.name() == "ptr_rc").then(|| self.isa.class("GR64")).flatten()
+        })
+    }
+
     /// The bytes an x86 memory operand accesses as LLVM's printer names
     /// them (`qword` of `printqwordmem`), or `None` (`lea`, `prefetch`:
     /// `printMemReference` names no size).

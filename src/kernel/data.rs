@@ -65,6 +65,25 @@ pub fn slot_disp(n: usize) -> i32 {
     FIRST_DISP + (n % SLOTS_USED) as i32 * SLOT
 }
 
+/// How a kernel's accesses are placed, for reports.
+pub fn slots_note() -> String {
+    format!(
+        "the bases hold {VALUES:#x} (winic's data area: every word {WORD:#x}); \
+         each access of the kernel has its own {SLOT}-byte line at displacement \
+         {FIRST_DISP} + {SLOT}*n (n = 0..{}, then again), so no copy waits on another \
+         through memory and no store aliases a load; the lines above show displacement 0",
+        SLOTS_USED - 1
+    )
+}
+
+/// How a chain through a load's address runs, for reports.
+pub fn chase_note() -> String {
+    format!(
+        "the base starts at {CHASE:#x}, where every word holds its own address, \
+         displacement 0: each load returns the address it read (a pointer chase)"
+    )
+}
+
 /// The word at `addr` of the area (`addr` 8-byte aligned, inside it).
 pub fn word_at(addr: u64) -> u64 {
     if addr >= CHASE {

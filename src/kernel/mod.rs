@@ -121,22 +121,33 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
 /// memory through ([`crate::arch::Operands::address_bases`]) are set to
 /// the area ([`data::VALUES`]).
 pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
-    let accesses = body.iter().any(|i| t.at_offset(i, 0).is_some());
+    // A base the body also writes is a pointer chase (a latency chain
+    // through a load's address): it starts in the chase part, and its
+    // loads stay at offset 0, where each returns the address it read.
+    let written: Vec<Reg> = body.iter().flat_map(shape::written).collect();
+    let chased = |r: Reg| written.iter().any(|w| t.aliases(*w, r));
+    let placeable = |i: &Inst| !t.address_bases(i).into_iter().any(chased);
+    let accesses = body
+        .iter()
+        .any(|i| placeable(i) && t.at_offset(i, 0).is_some());
     let reps = if accesses { unroll.max(1) } else { 1 };
     let mut n = 0;
     let mut lines = Vec::with_capacity(body.len() * reps);
     for _ in 0..reps {
         for inst in body {
-            let placed = t.at_offset(inst, data::slot_disp(n));
+            let placed = placeable(inst)
+                .then(|| t.at_offset(inst, data::slot_disp(n)))
+                .flatten();
             n += usize::from(placed.is_some());
             lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
     }
     let regs = registers_of(body);
-    let bases: Vec<Reg> = regs
+    let bases: Vec<(Reg, u64)> = regs
         .iter()
         .copied()
         .filter(|r| body.iter().any(|i| t.address_bases(i).contains(r)))
+        .map(|r| (r, if chased(r) { data::CHASE } else { data::VALUES }))
         .collect();
     let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
     assemble(
@@ -157,8 +168,9 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
 pub struct Regs<'a> {
     /// Every register, explicit and implicit.
     pub all: &'a [Reg],
-    /// The bases of memory operands, set to the data area.
-    pub bases: &'a [Reg],
+    /// The bases of memory operands, each with the address of the data
+    /// area it is set to.
+    pub bases: &'a [(Reg, u64)],
 }
 
 /// The kernel around already emitted body lines touching `regs`, in the
@@ -187,16 +199,22 @@ pub fn assemble(
     // may use scratch registers) before single ones.
     let mut inits: Vec<(Reg, Vec<Inst>)> = Vec::new();
     let mut uninitialised = Vec::new();
-    for &r in regs.all {
+    // Address bases first: a base holds its address even where a part of
+    // it is also data (`mov cx, [rcx]` of a pointer chase).
+    let ordered = regs
+        .all
+        .iter()
+        .filter(|r| regs.bases.iter().any(|(b, _)| b == *r))
+        .chain(regs.all.iter().filter(|r| !regs.bases.iter().any(|(b, _)| b == *r)));
+    for &r in ordered {
         if let Some(why) = t.reserved(r) {
             // Never set: the stack pointer, the loop counter …
             uninitialised.push((r, format!("reserved: {why}")));
             continue;
         }
-        let init = if regs.bases.contains(&r) {
-            t.init_address(r, data::VALUES)
-        } else {
-            t.init(r)
+        let init = match regs.bases.iter().find(|(b, _)| *b == r) {
+            Some(&(_, addr)) => t.init_address(r, addr),
+            None => t.init(r),
         };
         match init {
             Ok((whole, insts)) => {

@@ -78,8 +78,11 @@ pub fn chainable(t: &dyn Target, reg: Reg) -> bool {
     is_flags(reg) || (t.reserved(reg).is_none() && t.init(reg).is_ok())
 }
 
+/// The class of operand `k`'s register: its class, or a memory operand's
+/// base class (a chain through an address puts the register on the base).
 fn class_of(form: Instr, k: usize) -> Option<RegClass> {
-    form.mc_operands().get(k)?.ty.class()
+    let ty = form.mc_operands().get(k)?.ty;
+    ty.class().or_else(|| ty.address_class())
 }
 
 /// Machine operands that name the same register as `k` (tied to it, or it
@@ -121,7 +124,10 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         })
     };
     let mut sources: Vec<End> = (0..mc.len())
-        .filter(|&k| !mc[k].operand.is_def() && mc[k].ty.class().is_some() && !address(k))
+        .filter(|&k| {
+            !mc[k].operand.is_def()
+                && ((mc[k].ty.class().is_some() && !address(k)) || t.address_source(form, k))
+        })
         .map(End::Op)
         .collect();
     sources.extend(form.implicit_uses().filter(|r| keep(*r)).map(End::Implicit));
@@ -216,7 +222,7 @@ pub struct Chain {
 /// The registers machine operand `k` of `inst` occupies.
 fn op_regs(t: &dyn Target, inst: &Inst, k: usize) -> Vec<Reg> {
     match inst.ops.get(k) {
-        Some(OpValue::Reg(_)) => t.operand_regs(inst, k),
+        Some(OpValue::Reg(_) | OpValue::Mem(_)) => t.operand_regs(inst, k),
         _ => Vec::new(),
     }
 }
@@ -262,6 +268,10 @@ fn read_on(t: &dyn Target, inst: &mut Inst, ks: usize, r: Reg) -> Result<Reg, St
 }
 
 fn set_reg(inst: &mut Inst, k: usize, r: Reg) {
+    if let OpValue::Mem(m) = &mut inst.ops[k] {
+        m.base = r;
+        return;
+    }
     let mc = inst.form.mc_operands();
     for j in tied_group(&mc, k) {
         inst.ops[j] = OpValue::Reg(r);
@@ -456,7 +466,11 @@ fn aligned_for(
     ks: usize,
     r: Reg,
 ) -> Result<Reg, String> {
-    let n = op_regs(t, &body[q], ks).len();
+    // A memory operand's registers (base and index) are no group.
+    let n = match body[q].ops[ks] {
+        OpValue::Mem(_) => 1,
+        _ => op_regs(t, &body[q], ks).len(),
+    };
     if n <= 1 {
         return Ok(r);
     }

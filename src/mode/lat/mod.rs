@@ -138,7 +138,10 @@ pub fn type_of(form: Instr, end: End) -> String {
             .classes()
             .filter(|c| c.contains(r))
             .max_by_key(|c| c.members().count()),
-        End::Op(k) => form.mc_operands()[k].ty.class(),
+        End::Op(k) => {
+            let ty = form.mc_operands()[k].ty;
+            ty.class().or_else(|| ty.address_class())
+        }
     };
     let Some(class) = class else {
         return match end {
