@@ -97,6 +97,12 @@ pub trait Operands {
         false
     }
 
+    /// The bytes `inst` accesses in memory (its widest access), where
+    /// known; 64 (a cache line) where not.
+    fn access_bytes(&self, _inst: &Inst) -> u32 {
+        64
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
     /// `None` when `inst` accesses no memory through an operand.

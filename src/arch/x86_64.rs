@@ -165,6 +165,28 @@ impl Operands for X86_64 {
             )
     }
 
+    /// By LLVM's printer of the memory operand (`qword` 8, `zmmword` 64;
+    /// a broadcast reads one element); 64 where it names no size
+    /// (`prefetch`, `fxsave`: at least a line).
+    fn access_bytes(&self, inst: &Inst) -> u32 {
+        inst.form
+            .mc_operands()
+            .iter()
+            .filter(|m| m.ty.kind() == OperandKind::Mem)
+            .map(|m| match m.ty.memory_size() {
+                Some("byte") => 1,
+                Some("word") => 2,
+                Some("dword") => 4,
+                Some("qword") => 8,
+                Some("tbyte") => 10,
+                Some("xmmword") => 16,
+                Some("ymmword") => 32,
+                _ => 64,
+            })
+            .max()
+            .unwrap_or(64)
+    }
+
     /// Each memory operand's displacement; `lea` (`lea64mem`: address
     /// arithmetic, no access) has none to move.
     fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {

@@ -13,11 +13,11 @@
 //!   address, so `mov rax, [rax]` loads the address it read from again (a
 //!   pointer chase, the load-to-use latency's chain).
 //!
-//! Memory operands of a kernel address [`SLOT`]-byte slots of the value
-//! part, each occurrence its own slot ([`slot_disp`]): independent copies
-//! never wait on each other through memory, and stores never alias the
-//! loads of the same body. [`SLOTS_USED`] slots (16 KiB) stay in the L1
-//! data cache of every core winic targets.
+//! Memory operands of a kernel address blocks of the value part one after
+//! the other, each of the access's own size ([`Slots`]): independent
+//! copies never wait on each other through memory, and stores never alias
+//! the loads of the same body. They cycle through [`SPAN`] bytes (16
+//! KiB), which stay in the L1 data cache of every core winic targets.
 
 /// The area's first byte. Below 2^31, so that an address also fits a
 /// sign-extended 32-bit immediate (x86 `mov r32, imm32`, RISC-V
@@ -45,34 +45,48 @@ pub const CHASE: u64 = BASE + VALUE_BYTES;
 /// and bfloat16; the 32- and 64-bit lanes are normal numbers too).
 pub const WORD: u64 = 0x4000_4000_4000_4000;
 
-/// Bytes per slot: one cache line on every core winic targets, and the
-/// alignment of the widest access (a 512-bit vector, `cmpxchg16b`'s 16,
-/// `fxsave`'s 16, `xsave`'s 64).
-pub const SLOT: i32 = 64;
+/// Bytes of the value part a kernel's accesses cycle through: 16 KiB,
+/// half of the smallest L1 data cache of the cores measured so far.
+pub const SPAN: i32 = 16 * 1024;
 
-/// Slots a kernel cycles through: 256 × 64 bytes = 16 KiB, half of the
-/// smallest L1 data cache of the cores measured so far.
-pub const SLOTS_USED: usize = 256;
-
-/// The first slot's displacement: large enough that every slot needs a
-/// 32-bit displacement (also as EVEX's compressed `disp8*N` with N up to
+/// The first access's displacement: large enough that every access needs
+/// a 32-bit displacement (also as EVEX's compressed `disp8*N` with N up to
 /// 64), so that every copy of a form has the same length.
 pub const FIRST_DISP: i32 = 8192;
 
-/// The displacement of the `n`-th memory operand of a kernel from a base
-/// register holding [`VALUES`].
-pub fn slot_disp(n: usize) -> i32 {
-    FIRST_DISP + (n % SLOTS_USED) as i32 * SLOT
+/// Where the accesses of one kernel go: one after the other, each a block
+/// of its own size aligned to that size (8 to 64 bytes), as a loop
+/// streaming through an array touches them: no two overlap, so no copy
+/// waits on another through memory and no store aliases a load, while
+/// accesses of a few bytes share cache lines as real code's do (stores to
+/// a new line each: 1 per cycle on Zen 4, not its 2).
+#[derive(Clone, Debug, Default)]
+pub struct Slots {
+    next: i32,
+}
+
+impl Slots {
+    /// The displacement (from a base holding [`VALUES`]) of the next
+    /// access of `bytes` bytes.
+    pub fn next(&mut self, bytes: u32) -> i32 {
+        let size = (bytes.clamp(8, 64)).next_power_of_two() as i32;
+        let mut at = (self.next + size - 1) / size * size;
+        if at + size > SPAN {
+            at = 0;
+        }
+        self.next = at + size;
+        FIRST_DISP + at
+    }
 }
 
 /// How a kernel's accesses are placed, for reports.
 pub fn slots_note() -> String {
     format!(
         "the bases hold {VALUES:#x} (winic's data area: every word {WORD:#x}); \
-         each access of the kernel has its own {SLOT}-byte line at displacement \
-         {FIRST_DISP} + {SLOT}*n (n = 0..{}, then again), so no copy waits on another \
-         through memory and no store aliases a load; the lines above show displacement 0",
-        SLOTS_USED - 1
+         the kernel's accesses take consecutive blocks of their own size from \
+         displacement {FIRST_DISP} on (through {SPAN} bytes, then again), so no copy \
+         waits on another through memory and no store aliases a load; the lines \
+         above show displacement 0"
     )
 }
 
@@ -119,12 +133,20 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_distinct_lines_inside_the_value_part() {
-        let d: Vec<i32> = (0..SLOTS_USED).map(slot_disp).collect();
-        assert!(d.windows(2).all(|w| w[1] - w[0] == SLOT));
-        assert_eq!(slot_disp(SLOTS_USED), FIRST_DISP);
+    fn accesses_take_aligned_blocks_of_their_size_and_never_overlap() {
+        let mut s = Slots::default();
+        let got: Vec<i32> = [8, 8, 64, 4, 32, 16, 1]
+            .iter()
+            .map(|&b| s.next(b) - FIRST_DISP)
+            .collect();
+        assert_eq!(got, [0, 8, 64, 128, 160, 192, 208]);
+        // Around the span, back to its start.
+        let mut s = Slots::default();
+        let n = (SPAN / 64) as usize;
+        let d: Vec<i32> = (0..=n).map(|_| s.next(64)).collect();
+        assert_eq!(d[n], FIRST_DISP);
+        assert!(((d[n - 1] + 64) as u64) <= VALUE_BYTES);
         assert!(FIRST_DISP / 64 > 127, "a compressed disp8 would fit");
-        assert!((d[SLOTS_USED - 1] + SLOT) as u64 <= VALUE_BYTES);
         assert!(BASE + SIZE < 1 << 31);
     }
 }

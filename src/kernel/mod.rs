@@ -116,7 +116,7 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
 
 /// Builds the kernel of `body` repeated `unroll` times. A body that
 /// accesses memory is emitted once per repetition, each access at its own
-/// slot of the data area ([`data::slot_disp`],
+/// block of the data area ([`data::Slots`],
 /// [`crate::arch::Operands::at_offset`]); the registers it addresses
 /// memory through ([`crate::arch::Operands::address_bases`]) are set to
 /// the area ([`data::VALUES`]).
@@ -131,14 +131,14 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         .iter()
         .any(|i| placeable(i) && t.at_offset(i, 0).is_some());
     let reps = if accesses { unroll.max(1) } else { 1 };
-    let mut n = 0;
+    let mut slots = data::Slots::default();
     let mut lines = Vec::with_capacity(body.len() * reps);
     for _ in 0..reps {
         for inst in body {
             let placed = placeable(inst)
-                .then(|| t.at_offset(inst, data::slot_disp(n)))
-                .flatten();
-            n += usize::from(placed.is_some());
+                .then(|| t.at_offset(inst, 0))
+                .flatten()
+                .and_then(|_| t.at_offset(inst, slots.next(t.access_bytes(inst))));
             lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
     }
