@@ -350,3 +350,73 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
         "{core}: {off} required rows not exact and equal\n{report}"
     );
 }
+
+/// A published value of a form with a memory operand: a throughput, or
+/// the sub-latency `from` -> `to`.
+#[derive(serde::Deserialize)]
+struct MemoryRow {
+    #[serde(rename = "llvmName")]
+    llvm_name: String,
+    throughput: Option<f64>,
+    from: Option<String>,
+    to: Option<String>,
+    latency: Option<f64>,
+    source: String,
+}
+
+#[test]
+fn memory_forms_agree_with_published_values() {
+    let Some(core) = core_to_compare() else {
+        return;
+    };
+    let path = format!(
+        "{}/tests/fixtures/reference-memory.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut tables: BTreeMap<String, Vec<MemoryRow>> =
+        serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let Some(table) = tables.remove(core) else {
+        eprintln!("skipped: no memory table for {core}");
+        return;
+    };
+    assert!(table.iter().all(|r| !r.source.is_empty()));
+    let names = || {
+        let mut n: Vec<String> = table.iter().map(|r| r.llvm_name.clone()).collect();
+        n.dedup();
+        n.into_iter()
+    };
+    let tp = measure("TP", names());
+    let lat = measure("LAT", names());
+    let mut wrong = Vec::new();
+    for r in &table {
+        let verdict = match (r.throughput, &r.from, &r.to, r.latency) {
+            (Some(want), ..) => match tp.get(&r.llvm_name).and_then(|e| e.throughput) {
+                Some(v) if (v / want - 1.0).abs() <= 0.10 => Ok(format!("{v:.3}")),
+                v => Err(format!("throughput {v:?}, published {want}")),
+            },
+            (None, Some(from), Some(to), Some(want)) => {
+                let lr = LatencyRow {
+                    llvm_name: r.llvm_name.clone(),
+                    from: from.clone(),
+                    to: to.clone(),
+                    latency: want,
+                    source: r.source.clone(),
+                    required: true,
+                };
+                match lat.get(&r.llvm_name) {
+                    Some(e) => latency_verdict(e, &lr),
+                    None => Err("no latency measured".into()),
+                }
+            }
+            _ => panic!(
+                "{}: a row needs a throughput or from/to/latency",
+                r.llvm_name
+            ),
+        };
+        eprintln!("  {:<12} {verdict:?}   ({})", r.llvm_name, r.source);
+        if let Err(v) = verdict {
+            wrong.push(format!("{}: {v} ({})", r.llvm_name, r.source));
+        }
+    }
+    assert!(wrong.is_empty(), "{core}: {}", wrong.join("\n"));
+}

@@ -120,8 +120,8 @@ impl Operands for X86_64 {
             return false;
         };
         use iced_x86::Mnemonic as M;
-        gpr_result &&
-        plan.mask.is_none()
+        gpr_result
+            && plan.mask.is_none()
             && !plan.broadcast
             && matches!(
                 plan.code.mnemonic(),
@@ -190,7 +190,11 @@ impl Operands for X86_64 {
     /// Each memory operand's displacement; `lea` (`lea64mem`: address
     /// arithmetic, no access) has none to move.
     fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {
-        if inst.form.operands().any(|o| o.ty().name().starts_with("lea")) {
+        if inst
+            .form
+            .operands()
+            .any(|o| o.ty().name().starts_with("lea"))
+        {
             return None;
         }
         let mut out = inst.clone();

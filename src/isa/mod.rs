@@ -822,7 +822,9 @@ impl OperandType {
         }
         let (base, _) = self.sub_operands().next()?;
         base.class().or_else(|| {
-            (base.name() == "ptr_rc").then(|| self.isa.class("GR64")).flatten()
+            (base.name() == "ptr_rc")
+                .then(|| self.isa.class("GR64"))
+                .flatten()
         })
     }
 

@@ -205,7 +205,11 @@ pub fn assemble(
         .all
         .iter()
         .filter(|r| regs.bases.iter().any(|(b, _)| b == *r))
-        .chain(regs.all.iter().filter(|r| !regs.bases.iter().any(|(b, _)| b == *r)));
+        .chain(
+            regs.all
+                .iter()
+                .filter(|r| !regs.bases.iter().any(|(b, _)| b == *r)),
+        );
     for &r in ordered {
         if let Some(why) = t.reserved(r) {
             // Never set: the stack pointer, the loop counter …

@@ -71,7 +71,10 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 s.push_str(&format!("\t\t{l}\n"));
             }
             if accesses_memory(t, row.form) {
-                s.push_str(&format!("\tmemory: {}\n", crate::kernel::data::slots_note()));
+                s.push_str(&format!(
+                    "\tmemory: {}\n",
+                    crate::kernel::data::slots_note()
+                ));
             }
             s.push_str(&format!(
                 "\ttimings: body once {:.3} ns/iteration ({} iterations, spread {:.1}%), twice {:.3} ns/iteration ({} iterations, spread {:.1}%); difference {:.3} ns = {:.3} cycles at {:.3} GHz (clock drift {:.1}%)\n",
