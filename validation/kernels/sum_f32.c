@@ -1,0 +1,10 @@
+// sum reduction, float: one accumulator, latency-bound
+// elem: 4
+#include "bench.h"
+INLINE void kernel(const float *restrict a, long n) {
+    float s = 0.0f;
+    for (long i = 0; i < n; i++) s += a[i];
+    SINK_FP(s);
+}
+INLINE void run(long n) { kernel(ARR(0, float), n); }
+BENCH

@@ -1,0 +1,9 @@
+// STREAM triad: a[i] = b[i] + s * c[i]
+// elem: 8
+#include "bench.h"
+INLINE void kernel(double *restrict a, const double *restrict b, const double *restrict c, long n) {
+    double s = opaque_d(1.0);
+    for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i];
+}
+INLINE void run(long n) { kernel(ARR(0, double), ARR(1, double), ARR(2, double), n); }
+BENCH
