@@ -1233,3 +1233,59 @@ fn x86_condition_forms_and_branches_are_measured() {
     assert!(lat >= 1.0, "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Memory forms run against the data area and give values a core can
+/// have: no core loads more than 4 or stores more than 2 per cycle, and
+/// no load returns its data sooner than 3 cycles after its address.
+#[test]
+fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
+    if host_arch() != "x86_64" || std::env::var_os("WINIC_EMULATED").is_some() {
+        eprintln!("skipped: x86 hardware only (timings)");
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("mem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let forms = ["MOV64rm", "MOV64mr", "ADD64rm", "ADD64mr", "LEA64r", "MOVUPSmr"];
+    // In its own directory, so that the report is this run's.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
+        .current_dir(&dir)
+        .args(["TP", "-o", db_arg, "-i"])
+        .args(forms)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("measured:   6"), "{}", stdout(&o));
+    // The report says where the accesses go.
+    let report = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().contains("report_TP_"))
+        .expect("a report");
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        text.contains("memory: the bases hold 0x40000000"),
+        "{text}"
+    );
+    let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
+    args.extend(forms);
+    args.push("ADD64rr");
+    let o = winic(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    let v = |form: &str, field: &str| {
+        entry_value(&text, form, field).unwrap_or_else(|| panic!("{form} {field}: {text}"))
+    };
+    assert!(v("MOV64rm", "throughput") >= 0.24, "{text}");
+    assert!(v("ADD64rm", "throughput") >= 0.24, "{text}");
+    assert!(v("MOV64mr", "throughput") >= 0.45, "{text}");
+    assert!(v("MOVUPSmr", "throughput") >= 0.45, "{text}");
+    assert!(v("LEA64r", "throughput") >= 0.16, "{text}");
+    // Load-to-use through the pointer chase, and lea's one cycle or more.
+    assert!(v("MOV64rm", "latency") >= 3.0, "{text}");
+    assert!(v("LEA64r", "latency") >= 1.0, "{text}");
+    assert!(v("ADD64rm", "latency") >= 1.0, "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
