@@ -103,6 +103,13 @@ pub trait Operands {
         64
     }
 
+    /// Whether `form` copies the low bits of a register of one file into
+    /// a general-purpose register unchanged (x86 `movq rax, xmm1`): the
+    /// way back to a base from a vector load's result in a pointer chase.
+    fn copies_bits(&self, _form: Instr) -> bool {
+        false
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
     /// `None` when `inst` accesses no memory through an operand.

@@ -106,14 +106,17 @@ impl Operands for X86_64 {
             return true;
         }
         // The chain comes back to the base from a general-purpose result
-        // of 16 bits or more only: an 8-bit one may be a high byte (AH,
-        // the loaded byte in bits 8-15 of the address), and the helpers
-        // back from a vector result need not copy bits (a `vptestnmb` to a
-        // mask): the next address would be anything.
+        // of 16 bits or more (an 8-bit one may be a high byte: AH, the
+        // loaded byte in bits 8-15 of the address), or from a vector one
+        // through a form that copies its low bits (`copies_bits`; LAT
+        // chains such results back through that helper only).
         let gpr_result = form.operands().any(|o| {
             o.is_def()
                 && o.ty().class().is_some_and(|c| {
-                    matches!(class_cat(c.name()), Some(Cat::R16 | Cat::R32 | Cat::R64))
+                    matches!(
+                        class_cat(c.name()),
+                        Some(Cat::R16 | Cat::R32 | Cat::R64 | Cat::Xmm | Cat::Ymm | Cat::Zmm)
+                    )
                 })
         });
         let Ok(plan) = plan_of(&form) else {
@@ -185,6 +188,22 @@ impl Operands for X86_64 {
             })
             .max()
             .unwrap_or(64)
+    }
+
+    /// `movq r64, xmm` and `movd r32, xmm` (legacy, VEX, EVEX): the low
+    /// 64 or 32 bits, unchanged (a data-area address is below 2^32).
+    fn copies_bits(&self, form: Instr) -> bool {
+        let Ok(plan) = plan_of(&form) else {
+            return false;
+        };
+        use iced_x86::Mnemonic as M;
+        let ops: Vec<_> = form.operands().collect();
+        let cat = |o: &crate::isa::Operand| o.ty().class().and_then(|c| class_cat(c.name()));
+        matches!(plan.code.mnemonic(), M::Movq | M::Vmovq | M::Movd | M::Vmovd)
+            && ops.len() == 2
+            && ops[0].is_def()
+            && matches!(cat(&ops[0]), Some(Cat::R32 | Cat::R64))
+            && matches!(cat(&ops[1]), Some(Cat::Xmm))
     }
 
     /// Each memory operand's displacement; `lea` (`lea64mem`: address

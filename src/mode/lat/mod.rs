@@ -125,6 +125,19 @@ pub struct Run {
     pub contradictions: Vec<usize>,
 }
 
+/// Whether `e` runs from the address of a memory access (a pointer chase).
+fn through_address(t: &dyn Target, e: &Edge) -> bool {
+    match e.source {
+        End::Op(k) => {
+            t.address_source(e.form, k)
+                && t.example(e.form)
+                    .ok()
+                    .is_some_and(|i| t.at_offset(&i, 0).is_some())
+        }
+        End::Implicit(_) => false,
+    }
+}
+
 /// The type of one end of a sub-latency: the flags by name; a register
 /// operand by register file (the outermost register containing its
 /// class's first member) and width, `ZMM0:128` for an xmm operand; an
@@ -532,7 +545,9 @@ pub fn run(
                 .any(|x| matches!(x, End::Implicit(i) if t.aliases(*i, r)))
         };
         let f = e.form;
-        tp::implicit_dependency(t, f).into_iter().all(on_chain)
+        // A pointer chase is no helper: it needs its own way back.
+        !through_address(t, e)
+            && tp::implicit_dependency(t, f).into_iter().all(on_chain)
             && f.implicit_uses()
                 .chain(f.implicit_defs())
                 .all(|r| chain::is_flags(r) || !chain::chainable(t, r))
@@ -634,6 +649,33 @@ pub fn run(
                 continue; // measured as a candidate
             }
             let back = (key.1.clone(), key.0.clone());
+            // Through a load's address (a pointer chase) from a vector
+            // result: back to the base only by a form that copies bits
+            // (`movq rax, xmm`), from any width of the result's file; the
+            // fastest helper of the pair need not copy (`vptestnmb` to a
+            // mask, and the next address would be anything).
+            if through_address(t, &all[u].1) && file_of(&key.1) != file_of(&key.0) {
+                let copy = (0..all.len()).find(|&h| {
+                    let (a, b) = &types[h];
+                    t.copies_bits(all[h].1.form) && file_of(a) == file_of(&key.1) && *b == key.0
+                });
+                match copy {
+                    Some(h) => plans.push((u, vec![all[u].1, all[h].1], None)),
+                    None => {
+                        why_not[u] = Some(
+                            Failure::NoChain {
+                                kind: format!(
+                                    "no form copying bits leads back from {} to the address",
+                                    file_of(&key.1)
+                                ),
+                                detail: Some(format!("from {} to {}", key.1, key.0)),
+                            }
+                            .into(),
+                        )
+                    }
+                }
+                continue;
+            }
             let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
                 // Two helpers: b -> c -> a.
                 helper.iter().find_map(|((from, c), &h1)| {
