@@ -165,6 +165,30 @@ impl Operands for X86_64 {
                     | M::Vmovntdqa
                     | M::Vpbroadcastq
                     | M::Vbroadcastsd
+                    // Whole 128- or 256-bit broadcasts, a duplicated low
+                    // qword, 32-bit lanes widened (the address is below
+                    // 2^31), absolute values of 32- and 64-bit lanes (of a
+                    // positive address and of 0): the low qword is still
+                    // the address.
+                    | M::Vbroadcastf128
+                    | M::Vbroadcasti128
+                    | M::Vbroadcastf32x4
+                    | M::Vbroadcastf64x2
+                    | M::Vbroadcasti32x4
+                    | M::Vbroadcasti64x2
+                    | M::Vbroadcastf32x8
+                    | M::Vbroadcastf64x4
+                    | M::Vbroadcasti32x8
+                    | M::Vbroadcasti64x4
+                    | M::Movddup
+                    | M::Vmovddup
+                    | M::Pmovzxdq
+                    | M::Vpmovzxdq
+                    | M::Pmovsxdq
+                    | M::Vpmovsxdq
+                    | M::Pabsd
+                    | M::Vpabsd
+                    | M::Vpabsq
             )
     }
 
