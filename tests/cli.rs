@@ -1248,7 +1248,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
-    let forms = ["MOV64rm", "MOV64mr", "ADD64rm", "ADD64mr", "LEA64r", "MOVUPSmr"];
+    let forms = [
+        "MOV64rm", "MOV64mr", "ADD64rm", "ADD64mr", "LEA64r", "MOVUPSmr",
+    ];
     // In its own directory, so that the report is this run's.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
         .current_dir(&dir)
@@ -1265,10 +1267,7 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         .find(|p| p.to_string_lossy().contains("report_TP_"))
         .expect("a report");
     let text = std::fs::read_to_string(&report).unwrap();
-    assert!(
-        text.contains("memory: the bases hold 0x40000000"),
-        "{text}"
-    );
+    assert!(text.contains("memory: the bases hold 0x40000000"), "{text}");
     let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
     args.extend(forms);
     args.push("ADD64rr");

@@ -132,10 +132,15 @@ fn table<T: serde::de::DeserializeOwned>(file: &str, core: &str) -> Vec<T> {
 
 /// Runs `winic MODE` on `forms` and returns the database it wrote.
 fn measure(mode: &str, forms: impl Iterator<Item = String>) -> winic::db::Database {
-    let dir = std::env::temp_dir().join(format!("winic-reference-{mode}-{}", std::process::id()));
+    // One measurement at a time, each in a directory of its own (tests of
+    // this file measure the same mode in parallel threads).
+    let _alone = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("winic-reference-{mode}-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("reference.yaml");
-    let _alone = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let mut args: Vec<String> = vec![mode.into(), "--noReport".into(), "-o".into()];
     args.push(db.display().to_string());
     for f in forms {

@@ -223,8 +223,10 @@ impl Operands for X86_64 {
         use iced_x86::Mnemonic as M;
         let ops: Vec<_> = form.operands().collect();
         let cat = |o: &crate::isa::Operand| o.ty().class().and_then(|c| class_cat(c.name()));
-        matches!(plan.code.mnemonic(), M::Movq | M::Vmovq | M::Movd | M::Vmovd)
-            && ops.len() == 2
+        matches!(
+            plan.code.mnemonic(),
+            M::Movq | M::Vmovq | M::Movd | M::Vmovd
+        ) && ops.len() == 2
             && ops[0].is_def()
             && matches!(cat(&ops[0]), Some(Cat::R32 | Cat::R64))
             && matches!(cat(&ops[1]), Some(Cat::Xmm))
