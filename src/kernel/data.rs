@@ -40,6 +40,11 @@ pub const VALUES: u64 = BASE;
 /// The chase part's first byte.
 pub const CHASE: u64 = BASE + VALUE_BYTES;
 
+// Every displacement needs 32 bits (also as a compressed disp8*64), and
+// the whole area lies below 2^31.
+const _: () = assert!(FIRST_DISP / 64 > 127);
+const _: () = assert!(BASE + SIZE < 1 << 31);
+
 /// The value of every word of the value part: the register initialisation
 /// value of the kernel frames (0x4000 in each 16-bit lane is 2.0 as half
 /// and bfloat16; the 32- and 64-bit lanes are normal numbers too).
@@ -146,7 +151,5 @@ mod tests {
         let d: Vec<i32> = (0..=n).map(|_| s.next(64)).collect();
         assert_eq!(d[n], FIRST_DISP);
         assert!(((d[n - 1] + 64) as u64) <= VALUE_BYTES);
-        assert!(FIRST_DISP / 64 > 127, "a compressed disp8 would fit");
-        assert!(BASE + SIZE < 1 << 31);
     }
 }

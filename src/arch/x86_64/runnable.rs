@@ -112,7 +112,19 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         | Mnemonic::Incsspq
         | Mnemonic::Rstorssp
         | Mnemonic::Setssbsy
-        | Mnemonic::Saveprevssp => "shadow stack (CET): faults unless the OS enabled it",
+        | Mnemonic::Saveprevssp
+        | Mnemonic::Wrssd
+        | Mnemonic::Wrssq
+        | Mnemonic::Wrussd
+        | Mnemonic::Wrussq => "shadow stack (CET): faults unless the OS enabled it",
+        Mnemonic::Fxrstor
+        | Mnemonic::Fxrstor64
+        | Mnemonic::Xrstor
+        | Mnemonic::Xrstor64
+        | Mnemonic::Xrstors
+        | Mnemonic::Xrstors64 => {
+            "restores the x87/SSE state from the data area, whose value sets reserved bits (#GP)"
+        }
         _ => return writes_segment_register(form),
     };
     Some(why.into())
