@@ -22,6 +22,15 @@ pub enum Failure {
         /// The measurement, for its clock.
         cost: Box<Cost>,
     },
+    /// The body twice took hardly longer than the body once: the time
+    /// does not grow with the work (non-temporal stores drain to memory at
+    /// their own pace), so the difference is no cost of the form.
+    NotLinear {
+        /// Twice's time over once's.
+        ratio: f64,
+        /// The measurement.
+        cost: Box<Cost>,
+    },
     /// Faster than the fastest rate this core sustains (TP's floor): a
     /// wrong clock or noise.
     BelowFloor {
@@ -71,6 +80,9 @@ impl Failure {
             Failure::Child(ChildError::System(_)) => "winic could not run the child".into(),
             Failure::Child(ChildError::Interrupted) => "stopped by SIGINT or SIGTERM".into(),
             Failure::NotPositive { .. } => "the unroll difference was not positive: noise".into(),
+            Failure::NotLinear { .. } => {
+                "held back: the time does not grow with the body (bound beyond the core)".into()
+            }
             Failure::BelowFloor { .. } => {
                 "held back: below the fastest rate this core sustains: a wrong clock or noise"
                     .into()
@@ -89,7 +101,9 @@ impl Failure {
     /// The measurement behind it, when there was one.
     pub fn cost(&self) -> Option<&Cost> {
         match self {
-            Failure::BelowFloor { cost, .. } | Failure::NotPositive { cost, .. } => Some(cost),
+            Failure::BelowFloor { cost, .. }
+            | Failure::NotPositive { cost, .. }
+            | Failure::NotLinear { cost, .. } => Some(cost),
             _ => None,
         }
     }
@@ -102,6 +116,12 @@ impl fmt::Display for Failure {
             Failure::NotPositive { cycles, .. } => write!(
                 f,
                 "the unroll difference was not positive ({cycles:.3} cycles for the body): noise"
+            ),
+            Failure::NotLinear { ratio, .. } => write!(
+                f,
+                "held back: the body twice took only {ratio:.2} times as long as once, so the \
+                 time does not grow with the work (bound beyond the core: memory, a \
+                 write-combining buffer) and the difference is no cost of the form"
             ),
             Failure::BelowFloor {
                 cycles,
@@ -126,6 +146,17 @@ impl fmt::Display for Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_that_does_not_grow_with_the_body_is_held_back_with_its_ratio() {
+        let f = Failure::NotLinear {
+            ratio: 1.016,
+            cost: Box::default(),
+        };
+        assert!(f.kind().starts_with("held back"), "{}", f.kind());
+        assert!(f.to_string().contains("1.02 times"), "{f}");
+        assert!(f.cost().is_some());
+    }
 
     #[test]
     fn failures_count_by_kind_and_print_their_figures() {

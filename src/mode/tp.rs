@@ -257,6 +257,15 @@ pub fn run(
                 cycles: cost.cycles,
                 cost: Box::new(cost),
             }),
+            // A body of at least one copy and the loop's branch take twice
+            // as long twice, but for the loop's own cycle or two: under
+            // 1.25 times, the work did not set the time.
+            Ok(cost) if cost.twice.ns_per_iter < 1.25 * cost.once.ns_per_iter => {
+                Outcome::Failed(Failure::NotLinear {
+                    ratio: cost.twice.ns_per_iter / cost.once.ns_per_iter,
+                    cost: Box::new(cost),
+                })
+            }
             Ok(cost) => {
                 let cycles = per_copy(&cost, body.len(), body.len());
                 match floor.filter(|f| f.undercut_by(cycles)) {
