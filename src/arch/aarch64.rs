@@ -17,6 +17,7 @@ mod check;
 mod frame;
 pub mod host;
 pub mod imm_codec;
+pub mod memory;
 pub mod operands;
 mod printer;
 mod runnable;
@@ -344,6 +345,20 @@ impl Encode for AArch64 {
 impl Operands for AArch64 {
     fn reserved(&self, reg: Reg) -> Option<&'static str> {
         reserved_reason(reg)
+    }
+
+    /// The base of the address in brackets ([`memory::address`]).
+    fn address_bases(&self, inst: &Inst) -> Vec<Reg> {
+        memory::bases(inst)
+    }
+
+    /// Register offsets and post-index registers: 0.
+    fn address_offsets(&self, inst: &Inst) -> Vec<(Reg, u64)> {
+        memory::offsets(inst)
+    }
+
+    fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {
+        memory::at_offset(inst, offset)
     }
 
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {

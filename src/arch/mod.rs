@@ -142,6 +142,27 @@ pub fn reserved_table(arch: Arch, rules: &[(&str, &'static str)]) -> Vec<Option<
 /// breakpoint, not SVE's `BRKA`, `BRKB`, `BRKN` …).
 pub type PrefixRules = [(&'static [&'static str], &'static str)];
 
+/// The offset an immediate field in `min..=max` (multiples of `scale`)
+/// gives the access a kernel places at `offset` bytes from its base
+/// (`crate::kernel::data`'s slot `offset / 64`): `offset` itself where the
+/// field holds it, else a multiple of 64 bytes within the field's
+/// non-negative reach, consecutive slots cycling over those (a RISC-V
+/// `simm12` reaches 32 slots, AArch64's `simm9` 4), or 0 where no slot but
+/// the first fits. `None` when the field cannot hold 0.
+pub fn slot_in_reach(offset: i32, min: i64, max: i64, scale: i64) -> Option<i64> {
+    if !(min..=max).contains(&0) || scale <= 0 {
+        return None;
+    }
+    let offset = i64::from(offset);
+    if (min..=max).contains(&offset) && offset % scale == 0 {
+        return Some(offset);
+    }
+    if 64 % scale != 0 {
+        return Some(0);
+    }
+    Some(64 * offset.div_euclid(64).rem_euclid(max / 64 + 1))
+}
+
 /// The reason of the first rule with a prefix of `name`, or `None`.
 pub fn by_prefix(name: &str, rules: &PrefixRules) -> Option<String> {
     let matches = |p: &str| match p.strip_suffix('$') {

@@ -6,6 +6,7 @@ mod branch;
 mod check;
 mod frame;
 pub mod host;
+pub mod memory;
 mod operands;
 mod runnable;
 mod start;
@@ -63,16 +64,26 @@ impl Riscv64 {
         self.vtype
     }
 
-    /// Registers operand `k` of `form` takes: its group at this target's
-    /// vector type (LLVM's pseudos), else a pair for a wide operand at
-    /// e32 m1, else one.
+    /// Registers operand `k` of `form` takes: the data group of a vector
+    /// load or store ([`memory::data_registers`]), else its group at this
+    /// target's vector type (LLVM's pseudos), else a pair for a wide
+    /// operand at e32 m1, else one.
     fn group(&self, form: &Instr, k: usize) -> usize {
+        // LLVM's load and store pseudos are named by EMUL, not LMUL: the
+        // data group of a vector load or store is computed first.
+        let m = form.mc_operands()[k];
+        if let Some(g) = memory::data_registers(form, self.vtype) {
+            return match (m.name, g) {
+                ("vd" | "vs3", Ok(n)) => n,
+                _ => 1,
+            };
+        }
         if let Ok(g) = vtype::groups(*form, self.vtype, 64) {
             if g[k] > 0 {
                 return g[k];
             }
         }
-        if wide(form, form.mc_operands()[k].name) {
+        if wide(form, m.name) {
             2
         } else {
             1
@@ -159,6 +170,20 @@ impl Encode for Riscv64 {
 impl Operands for Riscv64 {
     fn reserved(&self, reg: Reg) -> Option<&'static str> {
         reserved_reason(reg)
+    }
+
+    /// The address operand ([`memory::address`]).
+    fn address_bases(&self, inst: &Inst) -> Vec<Reg> {
+        memory::bases(inst)
+    }
+
+    /// Strides of vector forms: [`memory::STRIDE`].
+    fn address_offsets(&self, inst: &Inst) -> Vec<(Reg, u64)> {
+        memory::offsets(inst)
+    }
+
+    fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {
+        memory::at_offset(inst, offset)
     }
 
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {

@@ -110,9 +110,23 @@ pub trait Operands {
         false
     }
 
+    /// The registers `inst` reads as an index, a register offset or a
+    /// stride of a memory access (never its base), each with the value a
+    /// kernel sets it to, small enough that every access stays inside the
+    /// data area (AArch64 `[x1, x2, lsl #3]` and post-index `x2`: 0;
+    /// RISC-V strides). Nothing chains through them.
+    fn address_offsets(&self, _inst: &Inst) -> Vec<(Reg, u64)> {
+        Vec::new()
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
-    /// `None` when `inst` accesses no memory through an operand.
+    /// `None` when `inst` accesses no memory through an operand. A target
+    /// whose offset field cannot reach `offset` places the access at
+    /// another slot within the field's reach (its offset from the base a
+    /// multiple of 64 bytes, distinct for consecutive slots where the
+    /// field allows), and a writeback form at offset 0, so that its base
+    /// never moves.
     fn at_offset(&self, _inst: &Inst, _offset: i32) -> Option<Inst> {
         None
     }
@@ -226,9 +240,10 @@ pub trait KernelFrame {
     fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError>;
 
     /// Sets general-purpose register `reg` to the address `addr` (the
-    /// base of a memory operand, `crate::kernel::data`): the register set
-    /// and the instructions, as [`KernelFrame::init`] gives them. `Err` on
-    /// arches whose memory forms winic does not run yet.
+    /// base of a memory operand, `crate::kernel::data`) or to the small
+    /// value of an index or stride ([`Operands::address_offsets`]): the
+    /// register set and the instructions, as [`KernelFrame::init`] gives
+    /// them. `Err` on arches whose memory forms winic does not run yet.
     fn init_address(&self, reg: Reg, _addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
         Err(EncodeError::Unsupported(format!(
             "{}: memory operands are not run on this arch",

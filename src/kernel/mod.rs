@@ -124,7 +124,17 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
     // A base the body also writes is a pointer chase (a latency chain
     // through a load's address): it starts in the chase part, and its
     // loads stay at offset 0, where each returns the address it read.
-    let written: Vec<Reg> = body.iter().flat_map(shape::written).collect();
+    // A base written back by its own access (AArch64 pre/post-index)
+    // moves, it is no chase: such forms are placed at offset 0.
+    let written: Vec<Reg> = body
+        .iter()
+        .flat_map(|i| {
+            let back = shape::written_back(t, i);
+            shape::written(i)
+                .into_iter()
+                .filter(move |w| !back.contains(w))
+        })
+        .collect();
     let chased = |r: Reg| written.iter().any(|w| t.aliases(*w, r));
     let placeable = |i: &Inst| !t.address_bases(i).into_iter().any(chased);
     let accesses = body
@@ -143,12 +153,18 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         }
     }
     let regs = registers_of(body);
-    let bases: Vec<(Reg, u64)> = regs
+    let mut bases: Vec<(Reg, u64)> = regs
         .iter()
         .copied()
         .filter(|r| body.iter().any(|i| t.address_bases(i).contains(r)))
         .map(|r| (r, if chased(r) { data::CHASE } else { data::VALUES }))
         .collect();
+    // Indexes, register offsets and strides: their small values.
+    for (r, v) in body.iter().flat_map(|i| t.address_offsets(i)) {
+        if !bases.iter().any(|(b, _)| *b == r) {
+            bases.push((r, v));
+        }
+    }
     let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
     assemble(
         t,
@@ -169,7 +185,9 @@ pub struct Regs<'a> {
     /// Every register, explicit and implicit.
     pub all: &'a [Reg],
     /// The bases of memory operands, each with the address of the data
-    /// area it is set to.
+    /// area it is set to, and the index, register-offset and stride
+    /// registers of accesses with their small values
+    /// ([`crate::arch::Operands::address_offsets`]).
     pub bases: &'a [(Reg, u64)],
 }
 

@@ -580,5 +580,71 @@ fn legacy_sse_registers_are_set_without_dirtying_the_upper_halves() {
 
 /// Registers that are all data, none an address.
 fn regs_of(all: &[Reg]) -> Regs<'_> {
-    Regs { all, bases: &[] }
+    Regs {
+        all,
+        bases: &[],
+    }
+}
+
+/// AArch64 and RISC-V memory forms: the base is set to the data area,
+/// register offsets and strides to their small values, and every copy of
+/// a throughput body accesses its own slot; a latency chain never runs
+/// through an address register.
+#[test]
+fn aarch64_and_riscv_memory_kernels_point_at_the_data_area() {
+    for (arch, name, base_init, want) in [
+        (
+            Arch::Aarch64,
+            "LDRXui",
+            "movz x1, #16384, lsl #16",
+            vec!["[x1, #8192]", "[x1, #8256]"],
+        ),
+        (
+            Arch::Aarch64,
+            "LDRXroX",
+            "movz x2, #0",
+            vec!["[x1, x2, lsl #3]"],
+        ),
+        (
+            Arch::Aarch64,
+            "STRXpre",
+            "#16384, lsl #16",
+            vec!["str x1, [x0, #0]!", "str x1, [x2, #0]!"],
+        ),
+        (
+            Arch::Riscv64,
+            "LD",
+            "lui a1, 262144",
+            vec!["0(a1)", "64(a1)", "128(a1)"],
+        ),
+        (
+            Arch::Riscv64,
+            "VLSE32_V",
+            "addi a1, zero, 8",
+            vec!["(a0), a1"],
+        ),
+    ] {
+        let t = crate::arch::target(arch);
+        let f = crate::isa::Isa::get(arch).instr(name).unwrap();
+        assert_eq!(shape::skip_reason(t, f), None, "{name}");
+        let body = shape::throughput(t, f, shape::COPIES).unwrap();
+        let text = build(t, &body, 1).unwrap().text();
+        assert!(text.contains(base_init), "{name}: {text}");
+        for w in want {
+            assert!(text.contains(w), "{name}: no {w} in {text}");
+        }
+        if let Ok(chain) = shape::latency(t, f, 4) {
+            let bases: Vec<Reg> = chain.iter().flat_map(|i| t.address_bases(i)).collect();
+            assert!(
+                chain
+                    .iter()
+                    .all(|i| shape::written(i).iter().all(|w| !bases.contains(w)
+                        || i.form
+                            .mc_operands()
+                            .iter()
+                            .any(|m| m.operand.tied_to().is_some()))),
+                "{name}: a chain through an address: {chain:?}"
+            );
+        }
+    }
 }

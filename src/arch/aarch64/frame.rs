@@ -144,6 +144,41 @@ impl KernelFrame for AArch64 {
         Ok((whole, vec![load, set]))
     }
 
+    /// `movz` of the lowest non-zero 16-bit part, `movk` of the others
+    /// (one instruction for the data area's address and for 0).
+    fn init_address(&self, reg: Reg, addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let x = container_in(A, "GPR64", reg).ok_or_else(|| {
+            EncodeError::Unsupported(format!("{} cannot hold an address", reg.name()))
+        })?;
+        let xv = OpValue::Reg(x);
+        let part = |k: u32| ((addr >> (16 * k)) & 0xffff) as i64;
+        let first = (0..4).find(|&k| part(k) != 0).unwrap_or(0);
+        let mut out = vec![inst_of(
+            A,
+            "MOVZXi",
+            &[
+                xv,
+                OpValue::Imm(part(first)),
+                OpValue::Imm(16 * i64::from(first)),
+            ],
+        )?];
+        for k in first + 1..4 {
+            if part(k) != 0 {
+                out.push(inst_of(
+                    A,
+                    "MOVKXi",
+                    &[
+                        xv,
+                        xv,
+                        OpValue::Imm(part(k)),
+                        OpValue::Imm(16 * i64::from(k)),
+                    ],
+                )?);
+            }
+        }
+        Ok((x, out))
+    }
+
     fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {
         let c = r(LOOP_COUNTER)?;
         Ok(vec![inst_of(

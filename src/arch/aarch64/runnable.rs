@@ -34,10 +34,43 @@ const RULES: &PrefixRules = &[
     ),
 ];
 
-/// The reason `form` must not run in a kernel, or `None`.
+/// Memory forms that must not run although their address is understood.
+const MEMORY_RULES: &PrefixRules = &[
+    (
+        &["LDRAA", "LDRAB"],
+        "authenticates its base, a pointer the kernel never signed: a failed check faults \
+         (FEAT_FPAC) or corrupts the address",
+    ),
+    (
+        &["LD64B", "ST64B"],
+        "single-copy atomic 64-byte access: needs device memory, faults on the data area",
+    ),
+    (
+        &["LDGM", "STGM", "STZGM"],
+        "bulk allocation-tag access: undefined at EL0",
+    ),
+];
+
+/// The reason `form` must not run in a kernel, or `None`. Memory forms
+/// run when [`super::memory::address`] understands their address: a
+/// kernel points the base at the data area.
 pub fn cannot_run(form: &Instr) -> Option<String> {
-    if addresses_memory(&form.asm_template()) {
-        return Some("accesses memory (address in [ ])".into());
+    if form.required_features().is_some_and(|c| {
+        c.split(|ch: char| !ch.is_ascii_alphanumeric())
+            .any(|f| f == "mops")
+    }) {
+        return Some(
+            "memory copy or set (FEAT_MOPS): sizes and addresses in registers it updates".into(),
+        );
+    }
+    match super::memory::address(form) {
+        Err(why) => return Some(format!("accesses memory: {why}")),
+        Ok(Some(_)) => {
+            if let Some(why) = by_prefix(form.name(), MEMORY_RULES) {
+                return Some(why);
+            }
+        }
+        Ok(None) => {}
     }
     by_prefix(form.name(), RULES)
 }
@@ -47,7 +80,7 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
 /// (SME's ZA slices `$ZAd[$Rv, $imm3, vgx2]`, `$Pm.$Ty[$Rv, $imm]`). SVE's
 /// `adr $Zd, [$Zn, $Zm]` writes the addresses it computes and accesses
 /// nothing (LLVM leaves its mayLoad/mayStore unset, as for real loads).
-fn addresses_memory(template: &str) -> bool {
+pub(super) fn addresses_memory(template: &str) -> bool {
     if template.split_whitespace().next() == Some("adr") {
         return false;
     }

@@ -66,16 +66,24 @@ fn save_or_restore(touched: &[Reg], save: bool) -> Result<Vec<Inst>, EncodeError
 
 impl KernelFrame for Riscv64 {
     fn cannot_run(&self, form: Instr) -> Option<String> {
-        super::runnable::cannot_run(&form).or_else(|| {
-            // At this target's vector type (the rules of vtype::groups:
-            // Zvbc only at e64, BF16 only at e16, Zvk element groups …).
-            if !vtype::has_variants(form) {
-                return None;
-            }
-            vtype::groups(form, self.vtype, super::elen())
+        if let Some(why) = super::runnable::cannot_run(&form) {
+            return Some(why);
+        }
+        // A vector load or store: its EMUL at this vector type decides
+        // (LLVM's pseudos of loads and stores are named by EMUL).
+        if let Some(g) = super::memory::data_registers(&form, self.vtype) {
+            return g
                 .err()
-                .map(|why| format!("{why} (the kernel runs at {})", self.vtype))
-        })
+                .map(|why| format!("{why} (the kernel runs at {})", self.vtype));
+        }
+        // At this target's vector type (the rules of vtype::groups: Zvbc
+        // only at e64, BF16 only at e16, Zvk element groups …).
+        if !vtype::has_variants(form) {
+            return None;
+        }
+        vtype::groups(form, self.vtype, super::elen())
+            .err()
+            .map(|why| format!("{why} (the kernel runs at {})", self.vtype))
     }
 
     fn mode_switch(&self, body: &[Instr]) -> Option<ModeSwitch> {
@@ -175,6 +183,15 @@ impl KernelFrame for Riscv64 {
             };
         out.push(inst_of(A, mv, &[OpValue::Reg(whole), t0])?);
         Ok((whole, out))
+    }
+
+    /// `lui` (the data area's address), `addi` (a stride), or LLVM's
+    /// longer sequence for other values.
+    fn init_address(&self, reg: Reg, addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        let x = container_in(A, "GPR", reg).ok_or_else(|| {
+            EncodeError::Unsupported(format!("{} cannot hold an address", reg.name()))
+        })?;
+        Ok((x, super::start::load(OpValue::Reg(x), addr as i64)?))
     }
 
     fn count_down(&self) -> Result<Vec<Inst>, EncodeError> {

@@ -22,14 +22,31 @@ const RULES: &PrefixRules = &[
         &["CSRR"],
         "accesses a CSR chosen by an operand: most CSRs need a higher privilege level",
     ),
-    (&["CBO_"], "cache-block operation on the address in rs1"),
+    (
+        &["CBO_"],
+        "cache-block operation on the address in rs1 (Linux enables few of them at user level)",
+    ),
+    (
+        &["SSAMOSWAP"],
+        "shadow-stack access (Zicfiss): needs a shadow-stack page the process does not have",
+    ),
+    (
+        &["HLV", "HSV"],
+        "hypervisor virtual-machine load or store: privileged",
+    ),
     (&["UNIMP", "C_UNIMP"], "defined as an illegal instruction"),
 ];
 
-/// The reason `form` must not run in a kernel, or `None`.
+/// The reason `form` must not run in a kernel, or `None`. Memory forms
+/// run when [`super::memory::address`] finds their base: a kernel points
+/// it at the data area.
 pub fn cannot_run(form: &Instr) -> Option<String> {
-    if form.asm_template().contains('(') {
-        return Some("accesses memory (address as imm(rs1))".into());
+    match super::memory::address(form) {
+        Err(why) => return Some(format!("accesses memory: {why}")),
+        Ok(None) if form.asm_template().contains('(') => {
+            return Some("accesses memory (address as imm(rs1))".into())
+        }
+        _ => {}
     }
     by_prefix(form.name(), RULES)
 }

@@ -37,7 +37,7 @@ fn lo12(v: i64) -> i64 {
 /// (`generateInstSeqImpl`): a 32-bit signed value is `lui` + `addiw`; a
 /// wider one is the value without its low 12 bits (shifted right past its
 /// trailing zeros, built the same way), `slli`, then `addi` of the low 12.
-fn load(rd: OpValue, v: i64) -> Result<Vec<Inst>, EncodeError> {
+pub(super) fn load(rd: OpValue, v: i64) -> Result<Vec<Inst>, EncodeError> {
     let zero = r("X0")?;
     if v == v as i32 as i64 {
         let hi20 = ((v + 0x800) >> 12) & 0xfffff;

@@ -114,13 +114,15 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         ok
     };
     // A register a form addresses memory through carries no chain: a
-    // result written into it would send the next access anywhere.
+    // result written into it would send the next access anywhere (and a
+    // writeback result, its base again, is no chain's end either).
     let example = t.example(form).ok();
     let address = |k: usize| {
         example.as_ref().is_some_and(|i| {
+            let offsets = t.address_offsets(i);
             t.operand_regs(i, k)
                 .iter()
-                .any(|r| t.address_bases(i).contains(r))
+                .any(|r| t.address_bases(i).contains(r) || offsets.iter().any(|(o, _)| o == r))
         })
     };
     let mut sources: Vec<End> = (0..mc.len())
@@ -132,7 +134,7 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         .collect();
     sources.extend(form.implicit_uses().filter(|r| keep(*r)).map(End::Implicit));
     let mut targets: Vec<End> = (0..mc.len())
-        .filter(|&k| mc[k].operand.is_def() && mc[k].ty.class().is_some())
+        .filter(|&k| mc[k].operand.is_def() && mc[k].ty.class().is_some() && !address(k))
         .map(End::Op)
         .collect();
     targets.extend(form.implicit_defs().filter(|r| keep(*r)).map(End::Implicit));
