@@ -880,8 +880,8 @@ mod tests {
         let isa = Isa::get(arch);
         let names: &[&str] = match arch {
             Arch::X86_64 => &["ADD64rr", "SYSCALL", "IMUL64rr", "MOVSB"],
-            Arch::Aarch64 => &["ADDXrs", "SVC", "MADDXrrr", "LDRXui"],
-            Arch::Riscv64 => &["ADD", "ECALL", "MUL", "LD"],
+            Arch::Aarch64 => &["ADDXrs", "SVC", "MADDXrrr", "CPYFP"],
+            Arch::Riscv64 => &["ADD", "ECALL", "MUL", "C_LDSP"],
         };
         let forms: Vec<Instr> = names.iter().map(|n| isa.instr(n).unwrap()).collect();
         let mut opts = Options::default();
