@@ -31,6 +31,15 @@ fn the_harness_reads_osacas_report() {
 
 #[test]
 fn every_validation_kernel_assembles_with_winic() {
+    // The harness runs the binary itself, which is only this machine's
+    // when the tests are built for it (under qemu-user it is AArch64's or
+    // RISC-V's, and python cannot start it).
+    if cfg!(not(target_arch = "x86_64")) || std::env::var_os("WINIC_EMULATED").is_some() {
+        eprintln!(
+            "skipped: the x86 validation kernels are checked by an x86-64 build run natively"
+        );
+        return;
+    }
     // Reading an x86 line takes about 1 ms in a release build, ten times
     // that in a debug one: the AVX2 variants (25 files) in release, four
     // of them in debug.

@@ -132,7 +132,7 @@ pub fn data_registers(form: &Instr, v: super::vtype::VType) -> Option<Result<usi
             (tail.is_empty() || tail == "ff").then_some(e)
         })?;
     let emul8 = eew * v.lmul.eighths() / v.sew;
-    if !(1..=64).contains(&emul8) || eew * v.lmul.eighths() % v.sew != 0 {
+    if !(1..=64).contains(&emul8) || !(eew * v.lmul.eighths()).is_multiple_of(v.sew) {
         return Some(Err(format!(
             "{eew}-bit elements at {v} need an EMUL outside 1/8..8 (reserved)"
         )));
