@@ -14,23 +14,6 @@ fn vector_state_line(t: &dyn Target, form: crate::isa::Instr) -> String {
         .map_or(String::new(), |v| format!("\tvector state: {v}\n"))
 }
 
-/// Whether `form` reads or writes memory through an operand.
-fn accesses_memory(t: &dyn Target, form: crate::isa::Instr) -> bool {
-    t.example(form)
-        .ok()
-        .is_some_and(|i| t.at_offset(&i, 0).is_some())
-}
-
-/// Whether sub-latency `e` runs from a memory access's address (a chase).
-fn through_address(t: &dyn Target, e: &crate::mode::lat::chain::Edge) -> bool {
-    match e.source {
-        crate::mode::lat::chain::End::Op(k) => {
-            t.address_source(e.form, k) && accesses_memory(t, e.form)
-        }
-        _ => false,
-    }
-}
-
 /// The report block of one TP row, measured on `t`.
 pub fn tp_block(t: &dyn Target, row: &Row) -> String {
     let name = row.form.name();
@@ -70,7 +53,7 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
             for l in &m.body {
                 s.push_str(&format!("\t\t{l}\n"));
             }
-            if accesses_memory(t, row.form) {
+            if crate::mode::common::accesses_memory(t, row.form) {
                 s.push_str(&format!(
                     "\tmemory: {}\n",
                     crate::kernel::data::slots_note()
@@ -185,12 +168,12 @@ pub fn lat_block(
                     for l in m.body.iter().take(lap) {
                         s.push_str(&format!("\t\t\t{l}\n"));
                     }
-                    if through_address(t, &sub.edge) {
+                    if crate::mode::lat::through_address(t, &sub.edge) {
                         s.push_str(&format!(
                             "\t\tmemory: {}\n",
                             crate::kernel::data::chase_note()
                         ));
-                    } else if accesses_memory(t, row.form) {
+                    } else if crate::mode::common::accesses_memory(t, row.form) {
                         s.push_str(&format!(
                             "\t\tmemory: fixed; {}\n",
                             crate::kernel::data::slots_note()

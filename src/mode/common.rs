@@ -186,3 +186,11 @@ pub(crate) fn widest_operand(form: Instr) -> u32 {
         .max()
         .unwrap_or(0)
 }
+
+/// Whether `form` reads or writes memory through an operand (its
+/// example has an access the target can place).
+pub fn accesses_memory(t: &dyn Target, form: crate::isa::Instr) -> bool {
+    t.example(form)
+        .ok()
+        .is_some_and(|i| t.at_offset(&i, 0).is_some())
+}

@@ -546,10 +546,7 @@ fn with_helpers(
         // which the helper does not use: the combined time minus the
         // helper's is then no lower bound (adc [m], r came out 0.25, under
         // Zen 4's 2 stores a cycle).
-        let memory = t
-            .example(rows[*k].form)
-            .ok()
-            .is_some_and(|i| t.at_offset(&i, 0).is_some());
+        let memory = crate::mode::common::accesses_memory(t, rows[*k].form);
         let held_back = held_back.or_else(|| {
             memory.then(|| {
                 format!(

@@ -126,13 +126,10 @@ pub struct Run {
 }
 
 /// Whether `e` runs from the address of a memory access (a pointer chase).
-fn through_address(t: &dyn Target, e: &Edge) -> bool {
+pub fn through_address(t: &dyn Target, e: &Edge) -> bool {
     match e.source {
         End::Op(k) => {
-            t.address_source(e.form, k)
-                && t.example(e.form)
-                    .ok()
-                    .is_some_and(|i| t.at_offset(&i, 0).is_some())
+            t.address_source(e.form, k) && crate::mode::common::accesses_memory(t, e.form)
         }
         End::Implicit(_) => false,
     }
