@@ -1286,5 +1286,42 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(v("MOV64rm", "latency") >= 3.0, "{text}");
     assert!(v("LEA64r", "latency") >= 1.0, "{text}");
     assert!(v("ADD64rm", "latency") >= 1.0, "{text}");
+    // Through memory: a store's data -> memory is at most its lap with
+    // the reload, [0; lap], and the lap is no faster than two stores a
+    // cycle; add's memory -> memory is a store-to-load round trip.
+    let sub = |form: &str, from: &str, to: &str| -> (f64, f64) {
+        let start = text.find(&format!("llvmName:        {form}\n")).unwrap();
+        let rest = &text[start..];
+        let at = rest
+            .find(&format!(
+                "sourceOperand:   '{from}'\n      targetOperand:   '{to}'"
+            ))
+            .unwrap_or_else(|| panic!("{form} {from} -> {to}: {rest}"));
+        let field = |name: &str| -> f64 {
+            rest[at..]
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap()
+        };
+        (field("latencyMin"), field("latencyMax"))
+    };
+    let (lo, hi) = sub("MOV64mr", "1", "0");
+    assert!(
+        lo == 0.0 && (0.45..40.0).contains(&hi),
+        "MOV64mr [{lo};{hi}]"
+    );
+    let (lo, hi) = sub("ADD64mr", "0", "0");
+    assert!(
+        lo == hi && lo >= 2.0,
+        "ADD64mr memory -> memory [{lo};{hi}]"
+    );
+    // The memory operand is in `operands`, with its parts.
+    assert!(
+        text.contains(
+            "class:           memory\n      name:            i64mem\n      base:            gpr"
+        ),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -110,6 +110,36 @@ pub trait Operands {
         false
     }
 
+    /// The machine operand of the memory `form` writes, when a latency
+    /// chain can run through it: from a register the form stores into
+    /// that memory and back through a reload ([`Operands::reload`]: the
+    /// store-to-load forwarding path), and, where the form also reads it
+    /// (`add [m], r`), from that memory to itself. `None` by default.
+    fn written_memory(&self, _form: Instr) -> Option<usize> {
+        None
+    }
+
+    /// Whether what `form` writes at [`Operands::written_memory`] is
+    /// computed from what it reads there (`add [m], r`, `xadd`; not
+    /// `xchg [m], r`, which writes the register): a chain runs from that
+    /// memory to itself. `false` by default.
+    fn rewrites_memory(&self, _form: Instr) -> bool {
+        false
+    }
+
+    /// Whether `form`'s memory operand is read and written, where the
+    /// target knows (x86: iced's instruction info; `lea` neither).
+    fn memory_access(&self, _form: Instr) -> Option<(bool, bool)> {
+        None
+    }
+
+    /// A load reading back what `form` stores from its data operand `k`
+    /// into a register of `k`'s class: `(load, its memory operand, its
+    /// result operand)`, or `None`.
+    fn reload(&self, _form: Instr, _k: usize) -> Option<(Instr, usize, usize)> {
+        None
+    }
+
     /// The registers `inst` reads as an index, a register offset or a
     /// stride of a memory access (never its base), each with the value a
     /// kernel sets it to, small enough that every access stays inside the

@@ -7,6 +7,7 @@
 mod branch;
 pub mod checker;
 pub mod cond;
+mod forward;
 mod frame;
 pub mod host;
 pub mod mapping;
@@ -216,6 +217,22 @@ impl Operands for X86_64 {
 
     /// `movq r64, xmm` and `movd r32, xmm` (legacy, VEX, EVEX): the low
     /// 64 or 32 bits, unchanged (a data-area address is below 2^32).
+    fn written_memory(&self, form: Instr) -> Option<usize> {
+        forward::written_memory(form)
+    }
+
+    fn memory_access(&self, form: Instr) -> Option<(bool, bool)> {
+        forward::memory_access(form)
+    }
+
+    fn rewrites_memory(&self, form: Instr) -> bool {
+        forward::rewrites_memory(form)
+    }
+
+    fn reload(&self, form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
+        forward::reload(form, k)
+    }
+
     fn copies_bits(&self, form: Instr) -> bool {
         let Ok(plan) = plan_of(&form) else {
             return false;

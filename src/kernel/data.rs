@@ -59,6 +59,15 @@ pub const SPAN: i32 = 16 * 1024;
 /// 64), so that every copy of a form has the same length.
 pub const FIRST_DISP: i32 = 8192;
 
+/// The displacement of the one block a latency chain through memory
+/// stores to and loads back from (a store and its reload, a
+/// read-modify-write and the next): past the blocks [`Slots`] cycles
+/// through, so no placed access touches it. Accesses at it keep it:
+/// [`crate::kernel::build`] places no access a chain linked.
+pub const LINKED: i32 = FIRST_DISP + SPAN;
+
+const _: () = assert!((LINKED + 64) as u64 <= VALUE_BYTES);
+
 /// Where the accesses of one kernel go: one after the other, each a block
 /// of its own size aligned to that size (8 to 64 bytes), as a loop
 /// streaming through an array touches them: no two overlap, so no copy
@@ -100,6 +109,15 @@ pub fn chase_note() -> String {
     format!(
         "the base starts at {CHASE:#x}, where every word holds its own address, \
          displacement 0: each load returns the address it read (a pointer chase)"
+    )
+}
+
+/// How a chain through memory runs, for reports.
+pub fn linked_note() -> String {
+    format!(
+        "every store of the chain and the load after it address the same block, \
+         displacement {LINKED} from a base holding {VALUES:#x}: the load reads what \
+         the store wrote (store-to-load forwarding)"
     )
 }
 

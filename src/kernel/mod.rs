@@ -136,7 +136,13 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         })
         .collect();
     let chased = |r: Reg| written.iter().any(|w| t.aliases(*w, r));
-    let placeable = |i: &Inst| !t.address_bases(i).into_iter().any(chased);
+    // An access a latency chain put at the linked block (a store and its
+    // reload) stays there: the reload must read what the store wrote.
+    let linked = |i: &Inst| {
+        t.at_offset(i, data::LINKED)
+            .is_some_and(|at| at.ops == i.ops)
+    };
+    let placeable = |i: &Inst| !linked(i) && !t.address_bases(i).into_iter().any(chased);
     let accesses = body
         .iter()
         .any(|i| placeable(i) && t.at_offset(i, 0).is_some());

@@ -173,6 +173,11 @@ pub fn lat_block(
                             "\t\tmemory: {}\n",
                             crate::kernel::data::chase_note()
                         ));
+                    } else if matches!(sub.edge.target, crate::mode::lat::chain::End::Memory(_)) {
+                        s.push_str(&format!(
+                            "\t\tmemory: {}\n",
+                            crate::kernel::data::linked_note()
+                        ));
                     } else if crate::mode::common::accesses_memory(t, row.form) {
                         s.push_str(&format!(
                             "\t\tmemory: fixed; {}\n",

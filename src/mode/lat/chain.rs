@@ -28,6 +28,10 @@ pub enum End {
     Op(usize),
     /// An implicit register.
     Implicit(Reg),
+    /// The memory that memory operand `k` (a machine operand index)
+    /// addresses: what a store writes and the load after it reads
+    /// ([`crate::arch::Operands::written_memory`]).
+    Memory(usize),
 }
 
 /// One sub-latency of a form: from `source` (read) to `target` (written).
@@ -52,7 +56,7 @@ impl Edge {
     /// ([`crate::db::operand_key`]) or an implicit register's LLVM name.
     pub fn keys(&self) -> (String, String) {
         let key = |e: End| match e {
-            End::Op(k) => crate::db::operand_key(self.form, k),
+            End::Op(k) | End::Memory(k) => crate::db::operand_key(self.form, k),
             End::Implicit(r) => r.name().to_string(),
         };
         (key(self.source), key(self.target))
@@ -138,9 +142,27 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         .map(End::Op)
         .collect();
     targets.extend(form.implicit_defs().filter(|r| keep(*r)).map(End::Implicit));
+    // Through the memory the form writes: from each register it stores
+    // (not its address), and from that memory itself where it reads it
+    // too (a read-modify-write).
+    if let Some(m) = t.written_memory(form) {
+        if t.rewrites_memory(form) {
+            sources.push(End::Memory(m));
+        }
+        targets.push(End::Memory(m));
+    }
     let mut out = Vec::new();
     for &target in &targets {
         for &source in &sources {
+            // Memory is reached from memory and from stored registers
+            // only, and leads only to itself.
+            let stored = matches!(source, End::Op(k) if mc[k].ty.class().is_some());
+            match (source, target) {
+                (End::Memory(_), End::Memory(_)) => {}
+                (End::Memory(_), _) => continue,
+                (_, End::Memory(_)) if !stored => continue,
+                _ => {}
+            }
             let e = Edge {
                 form,
                 source,
@@ -185,6 +207,9 @@ pub fn self_chain_possible(t: &dyn Target, e: &Edge) -> bool {
                 && class_of(e.form, d).is_some_and(|c| partner(t, c, r).is_some())
         }
         (End::Implicit(a), End::Implicit(b)) => t.aliases(a, b),
+        (End::Memory(a), End::Memory(b)) => a == b,
+        // Into memory from a register: back only through a reload.
+        (_, End::Memory(_)) | (End::Memory(_), _) => false,
     }
 }
 
@@ -375,6 +400,9 @@ fn chain_with(
         }
     };
     let mut links: Vec<(usize, usize, Reg)> = Vec::new();
+    // Instructions linked through memory: each reads what the one before
+    // it wrote, at one block of the data area.
+    let mut through_memory: Vec<usize> = Vec::new();
     for i in 0..laps {
         for j in 0..n {
             let (ni, nj) = next(i, j);
@@ -406,6 +434,18 @@ fn chain_with(
                     }
                     b
                 }
+                (End::Memory(kd), End::Memory(ks)) => {
+                    let (OpValue::Mem(m), OpValue::Mem(_)) = (body[p].ops[kd], body[q].ops[ks])
+                    else {
+                        return Err("a link through memory needs two memory operands".into());
+                    };
+                    body[q].ops[ks] = OpValue::Mem(m);
+                    through_memory.extend([p, q]);
+                    continue;
+                }
+                (End::Memory(_), _) | (_, End::Memory(_)) => {
+                    return Err("memory links only to memory".into());
+                }
             };
             links.push((p, q, reg));
         }
@@ -415,6 +455,11 @@ fn chain_with(
             "{}'s result would overlap its own source (early-clobber) at {laps} laps",
             inst.form.name()
         ));
+    }
+    for &p in &through_memory {
+        body[p] = t
+            .at_offset(&body[p], crate::kernel::data::LINKED)
+            .ok_or_else(|| format!("{} cannot address the linked block", body[p].form.name()))?;
     }
     let bound = check(t, &body, &links, laps, n + usize::from(breaker.is_some()))?;
     Ok(Chain { body, laps, bound })
@@ -441,7 +486,7 @@ fn clobbers_own_source(t: &dyn Target, inst: &Inst) -> bool {
         let tied = tied_group(&mc, k);
         let off = |e: &End| match e {
             End::Op(j) => !tied.contains(j) && (every || kept_off.contains(j)),
-            End::Implicit(_) => every,
+            End::Implicit(_) | End::Memory(_) => every,
         };
         op_regs(t, inst, k)
             .iter()
@@ -838,5 +883,60 @@ mod tests {
         let c = chain(t, &steps, None).unwrap();
         assert!(c.bound.is_none(), "{:?}", c.bound);
         assert_eq!(c.laps, 4);
+    }
+
+    #[test]
+    fn a_store_links_to_its_reload_through_one_block() {
+        let t = target(Arch::X86_64);
+        let k = |f: &str| -> Vec<(String, String)> {
+            edges(t, form(Arch::X86_64, f))
+                .0
+                .iter()
+                .map(|e| e.keys())
+                .collect()
+        };
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        // A store: its register into memory; nothing from the address.
+        assert_eq!(k("MOV64mr"), [pair("1", "0")]);
+        // A read-modify-write: also memory into itself; xchg writes the
+        // register into memory, not the memory it read.
+        assert!(k("ADD64mr").contains(&pair("0", "0")));
+        assert!(k("ADD64mr").contains(&pair("1", "0")));
+        assert!(!k("XCHG64rm").contains(&pair("1", "1")));
+        let store = edges(t, form(Arch::X86_64, "MOV64mr")).0[0];
+        assert!(!self_chain_possible(t, &store));
+        let (load, m, r) = t.reload(store.form, 1).unwrap();
+        let steps = [
+            store,
+            Edge {
+                form: load,
+                source: End::Memory(m),
+                target: End::Op(r),
+            },
+        ];
+        let c = chain(t, &steps, None).unwrap();
+        let at = crate::kernel::data::LINKED;
+        for lap in c.body.chunks(2) {
+            let (OpValue::Mem(a), OpValue::Mem(b)) = (lap[0].ops[0], lap[1].ops[1]) else {
+                panic!("no memory operands in {lap:?}");
+            };
+            // The reload reads the block the store wrote.
+            assert_eq!((a, a.disp), (b, at));
+        }
+        // The reload's register is the next store's data.
+        for i in 0..c.laps {
+            assert_eq!(
+                c.body[2 * i + 1].ops[0],
+                c.body[(2 * i + 2) % c.body.len()].ops[1]
+            );
+        }
+        // The kernel keeps the block: no access is placed elsewhere.
+        let kernel = crate::kernel::build(t, &c.body, 4).unwrap();
+        let text = kernel.text();
+        assert_eq!(
+            text.matches(&format!("+ {at}]")).count(),
+            2 * c.laps * 4,
+            "{text}"
+        );
     }
 }

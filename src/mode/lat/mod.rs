@@ -131,7 +131,7 @@ pub fn through_address(t: &dyn Target, e: &Edge) -> bool {
         End::Op(k) => {
             t.address_source(e.form, k) && crate::mode::common::accesses_memory(t, e.form)
         }
-        End::Implicit(_) => false,
+        End::Implicit(_) | End::Memory(_) => false,
     }
 }
 
@@ -142,6 +142,7 @@ pub fn through_address(t: &dyn Target, e: &Edge) -> bool {
 /// `RAX:8`, so that helpers with an 8-bit register operand fit it).
 pub fn type_of(form: Instr, end: End) -> String {
     let class = match end {
+        End::Memory(_) => return MEMORY.to_string(),
         End::Implicit(r) if chain::is_flags(r) => return r.name().to_string(),
         End::Implicit(r) => form
             .isa()
@@ -156,7 +157,7 @@ pub fn type_of(form: Instr, end: End) -> String {
     let Some(class) = class else {
         return match end {
             End::Implicit(r) => r.name().to_string(),
-            End::Op(_) => "?".into(),
+            End::Op(_) | End::Memory(_) => "?".into(),
         };
     };
     let Some(first) = class.members().next() else {
@@ -196,8 +197,16 @@ pub fn between_files(e: &Edge) -> Option<(String, String)> {
     crossing(&type_of(e.form, e.source), &type_of(e.form, e.target))
 }
 
-/// The files of types `a` and `b` when they differ.
+/// The type of an [`End::Memory`]: no register file.
+const MEMORY: &str = "memory";
+
+/// The files of types `a` and `b` when they differ. Memory is no file: a
+/// chain into it comes back through a load, and the report says why its
+/// value is a range (see [`through_memory_bound`]).
 fn crossing(a: &str, b: &str) -> Option<(String, String)> {
+    if a == MEMORY || b == MEMORY {
+        return None;
+    }
     let (fa, fb) = (file_of(a), file_of(b));
     (fa != fb).then(|| (fa.to_string(), fb.to_string()))
 }
@@ -526,7 +535,8 @@ pub fn run(
         .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
         .collect();
     let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for u in (0..all.len()).filter(|u| !is_symmetric[*u]) {
+    let into_memory = |u: usize| matches!(all[u].1.target, End::Memory(_));
+    for u in (0..all.len()).filter(|&u| !is_symmetric[u] && !into_memory(u)) {
         groups.entry(types[u].clone()).or_default().push(u);
     }
     // Helpers: forms with no implicit data register (`add ax, imm16`
@@ -724,6 +734,37 @@ pub fn run(
         return stopped(rows, measurements);
     }
 
+    // Into memory: a store and the load that reads its bytes back. The
+    // lap bounds the store's share from above, and nothing from below:
+    // a core that renames memory (the reload takes the stored register)
+    // runs the pair at the stores' rate. So no equation: [0; lap].
+    let mut through_memory: Vec<Option<f64>> = vec![None; all.len()];
+    let mut plans = Vec::new();
+    for u in (0..all.len()).filter(|&u| !is_symmetric[u] && into_memory(u)) {
+        match reload_step(t, &all[u].1) {
+            Ok(back) => plans.push((u, vec![all[u].1, back], None)),
+            Err(why) => why_not[u] = Some(why.into()),
+        }
+    }
+    for (u, got) in measure_each(t, plans, opts, "through memory", progress) {
+        match got {
+            Ok(mut m) => {
+                let bound = through_memory_bound(&m);
+                m.bound = Some(match m.bound.take() {
+                    Some(also) => format!("{bound}; {also}"),
+                    None => bound,
+                });
+                through_memory[u] = Some(m.cycles);
+                on[u].push(measurements.len());
+                measurements.push(m);
+            }
+            Err(f) => why_not[u] = Some(f),
+        }
+    }
+    if crate::interrupt::requested() {
+        return stopped(rows, measurements);
+    }
+
     // The fastest of each direction, as measured against the same helper
     // back, chained with each other: when they take 2 cycles together,
     // both are 1 and every chain through a helper of the pair is exact.
@@ -764,7 +805,17 @@ pub fn run(
     }
 
     // 3. All equations at once.
-    let (bounds, contradictions) = solve::solve(all.len(), &equations);
+    let (mut bounds, contradictions) = solve::solve(all.len(), &equations);
+    for (u, lap) in through_memory.iter().enumerate() {
+        if let Some(lap) = lap {
+            let lap = (lap * 100.0).round() / 100.0;
+            bounds[u] = solve::Bounds {
+                lo: 0,
+                hi: Some(lap.ceil() as i64),
+                fraction: Some((0.0, lap)),
+            };
+        }
+    }
     // The files each sub-latency crosses between, kept where no exact
     // value crosses between the same two files (which fixes their split).
     let mut crossings: Vec<Option<(String, String)>> =
@@ -804,6 +855,39 @@ pub fn run(
     }
 }
 
+/// The step after a store `e` (a register into memory): the load that
+/// reads its bytes back into a register of the stored one's class
+/// ([`crate::arch::Operands::reload`]), or why there is none.
+fn reload_step(t: &dyn Target, e: &Edge) -> Result<Edge, Failure> {
+    let End::Op(k) = e.source else {
+        return Err(Failure::NoChain {
+            kind: "no register is stored".into(),
+            detail: None,
+        });
+    };
+    let (form, memory, result) = t.reload(e.form, k).ok_or_else(|| Failure::NoChain {
+        kind: "no load reads the stored bytes back into a register of their class".into(),
+        detail: Some(type_of(e.form, e.source)),
+    })?;
+    Ok(Edge {
+        form,
+        source: End::Memory(memory),
+        target: End::Op(result),
+    })
+}
+
+/// Why a chain through a store and its reload gives a range: the lap is
+/// the store's data -> memory and the reload's memory -> result, and no
+/// timing splits it.
+fn through_memory_bound(m: &Measurement) -> String {
+    let reload = m.steps.get(1).map_or("?", |e| e.form.name());
+    format!(
+        "through memory: the lap is the store and a reload ({reload}) of its bytes; \
+         no timing splits it, and a core that renames memory runs the pair at the \
+         stores' rate, so the store's share is written as [0; lap]"
+    )
+}
+
 /// Whether `form` copies one register to another and does nothing else,
 /// so that a chain of it under one cycle is its elimination at rename
 /// (latency 0, see [`solve::read_alone`]): LLVM's `isMoveReg`, or, where
@@ -836,6 +920,7 @@ fn edge_key(e: &Edge) -> (u32, i64, i64) {
     let end = |x: End| match x {
         End::Op(k) => k as i64,
         End::Implicit(r) => -(r.id() as i64) - 1,
+        End::Memory(k) => 1000 + k as i64,
     };
     (e.form.opcode(), end(e.source), end(e.target))
 }
