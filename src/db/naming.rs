@@ -114,22 +114,55 @@ fn winic_operands(form: Instr) -> Vec<OperandEntry> {
                 out.push(OperandEntry {
                     class: "register".into(),
                     name: Some(class.name().to_string()),
-                    imd: None,
                     read,
                     write,
+                    ..OperandEntry::default()
                 });
             }
             "OPERAND_IMMEDIATE" => out.push(OperandEntry {
                 class: "immediate".into(),
-                name: None,
                 imd: Some("int".into()),
                 read: true,
-                write: false,
+                ..OperandEntry::default()
             }),
+            _ if mc.ty.kind() == OperandKind::Mem => out.push(memory_operand(form, mc.ty)),
             _ => {}
         }
     }
     out
+}
+
+/// An x86 memory operand as the measurement addressed it: base and a
+/// 32-bit displacement (`crate::kernel::data`), and for `lea` an index
+/// at scale 1 (`[base + index]`); a gather's vector index by its kind.
+/// Read and written as the target says of the access (`lea` does
+/// neither).
+fn memory_operand(form: Instr, ty: crate::isa::OperandType) -> OperandEntry {
+    let vector_index = ty.sub_operands().find_map(|(sub, _)| {
+        let class = sub.class()?;
+        let name = class.name();
+        ["VR128", "VR256", "VR512"]
+            .iter()
+            .zip(["xmm", "ymm", "zmm"])
+            .find(|(p, _)| name.starts_with(*p))
+            .map(|(_, kind)| kind.to_string())
+    });
+    let lea = ty.name().starts_with("lea");
+    let index = vector_index.or_else(|| lea.then(|| "gpr".to_string()));
+    let (read, write) = crate::arch::target(form.isa().arch())
+        .memory_access(form)
+        .unwrap_or((!lea, false));
+    OperandEntry {
+        class: "memory".into(),
+        name: Some(ty.name().to_string()),
+        base: Some("gpr".into()),
+        offset: Some("imd".into()),
+        scale: index.as_ref().map(|_| 1),
+        index,
+        read,
+        write,
+        ..OperandEntry::default()
+    }
 }
 
 #[cfg(test)]
@@ -158,24 +191,62 @@ mod tests {
         OperandEntry {
             class: "register".into(),
             name: Some(class.into()),
-            imd: None,
             read,
             write,
+            ..OperandEntry::default()
         }
+    }
+
+    /// x86 memory operands are in `operands`, with their parts as the
+    /// measurement addressed them, read and written as the form does:
+    /// a consumer tells `VADDPDZrm` from `VADDPDZrr`.
+    #[test]
+    fn x86_memory_operands_name_their_parts() {
+        let ops = |name: &str| Entry::for_form(form(Arch::X86_64, name)).operands;
+        let store = &ops("MOV64mr")[0];
+        assert_eq!(
+            (
+                store.class.as_str(),
+                store.name.as_deref(),
+                store.read,
+                store.write
+            ),
+            ("memory", Some("i64mem"), false, true)
+        );
+        assert_eq!(
+            (store.base.as_deref(), store.offset.as_deref()),
+            (Some("gpr"), Some("imd"))
+        );
+        assert_eq!((store.index.as_deref(), store.scale), (None, None));
+        let rmw = &ops("ADD64mr")[0];
+        assert!(rmw.read && rmw.write);
+        let load = &ops("VADDPDZrm")[2];
+        assert_eq!(
+            (load.class.as_str(), load.read, load.write),
+            ("memory", true, false)
+        );
+        assert_eq!(ops("VADDPDZrr")[2].class, "register");
+        // lea computes the address at [base + index]: no access.
+        let lea = &ops("LEA64r")[1];
+        assert_eq!((lea.index.as_deref(), lea.scale), (Some("gpr"), Some(1)));
+        assert!(!lea.read && !lea.write);
+        // A gather's index is a vector.
+        let gather = ops("VPGATHERDDZrm");
+        let m = gather.iter().find(|o| o.class == "memory").unwrap();
+        assert_eq!(m.index.as_deref(), Some("zmm"));
     }
 
     fn imm() -> OperandEntry {
         OperandEntry {
             class: "immediate".into(),
-            name: None,
             imd: Some("int".into()),
             read: true,
-            write: false,
+            ..OperandEntry::default()
         }
     }
 
     #[test]
-    fn x86_forms_use_intel_mnemonics_and_drop_tied_and_memory_operands() {
+    fn x86_forms_use_intel_mnemonics_and_drop_tied_operands() {
         let add = Entry::for_form(form(Arch::X86_64, "ADD64rr"));
         assert_eq!(add.llvm_name, "ADD64rr");
         assert_eq!(add.name, "add");
@@ -186,7 +257,8 @@ mod tests {
         let addi = Entry::for_form(form(Arch::X86_64, "ADD64ri32"));
         assert_eq!(addi.operands, [reg("GR64", true, true), imm()]);
         let addm = Entry::for_form(form(Arch::X86_64, "ADD64rm"));
-        assert_eq!(addm.operands, [reg("GR64", true, true)]);
+        assert_eq!(addm.operands[0], reg("GR64", true, true));
+        assert_eq!(addm.operands[1].class, "memory");
         assert!(add.operand_latencies.is_empty());
     }
 

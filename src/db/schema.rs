@@ -92,16 +92,34 @@ impl VectorConfig {
 }
 
 /// One operand (WINIC's `IOOperand`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OperandEntry {
-    /// `register` or `immediate`.
+    /// `register`, `immediate`, or `memory` (an x86 memory operand, which
+    /// WINIC's files never hold).
     pub class: String,
-    /// The register class name (`GR64`, `FPR128`); absent for immediates.
+    /// The register class name (`GR64`, `FPR128`), a memory operand's
+    /// LLVM type (`i64mem`); absent for immediates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The immediate's type, `int`; absent for registers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imd: Option<String>,
+    /// A memory operand's parts, as OSACA's machine files spell them: the
+    /// base's register kind (`gpr`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The offset's kind (`imd`: winic's kernels address with a 32-bit
+    /// displacement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<String>,
+    /// The index's register kind: `gpr` where the measurement used one
+    /// (`lea`'s `[base + index]`), a vector kind for gathers; absent
+    /// without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// The index's scale (1 with an index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<u8>,
     /// The instruction reads the operand.
     pub read: bool,
     /// The instruction writes the operand.

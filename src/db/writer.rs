@@ -29,6 +29,18 @@ impl Database {
                 if let Some(imd) = &o.imd {
                     field(out, "      ", "imd", &quote(imd))?;
                 }
+                for (key, part) in [
+                    ("base", &o.base),
+                    ("offset", &o.offset),
+                    ("index", &o.index),
+                ] {
+                    if let Some(part) = part {
+                        field(out, "      ", key, &quote(part))?;
+                    }
+                }
+                if let Some(scale) = o.scale {
+                    field(out, "      ", "scale", &scale.to_string())?;
+                }
                 field(out, "      ", "read", &o.read.to_string())?;
                 field(out, "      ", "write", &o.write.to_string())?;
             }
