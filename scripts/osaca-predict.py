@@ -14,7 +14,9 @@ order: {"file", "tp", "lcd", "cp", "unknown", "lcd_timed_out"}, where tp
 is the largest port pressure of OSACA's totals row (the throughput bound),
 lcd the longest loop-carried dependency (0 when there is none), cp the
 critical path and unknown the instructions the model has no throughput
-for (`X` in OSACA's table; --ignore-unknown leaves them out of tp).
+for (`X` in OSACA's table; --ignore-unknown leaves them out of tp). A
+loop OSACA cannot analyse (e.g. its Intel parser reads no `{k1}{z}`) gets
+{"file", "error"} instead.
 
 The steps are those of osaca.osaca.inspect in OSACA 0.7.1: parse with the
 detected syntax, normalize, add semantics, two rounds of optimal port
@@ -86,7 +88,12 @@ def main():
         model = MachineModel(path_to_yaml=a.model)
     else:
         model = MachineModel(arch=a.arch)
-    rows = [predict(model, a.arch, j["file"], j["lines"]) for j in jobs]
+    rows = []
+    for j in jobs:
+        try:
+            rows.append(predict(model, a.arch, j["file"], j["lines"]))
+        except Exception as e:  # a loop OSACA cannot read is a row, not the end of the run
+            rows.append({"file": j["file"], "error": str(e).strip().splitlines()[0][:300]})
     json.dump(rows, sys.stdout)
     print()
 

@@ -283,7 +283,8 @@ def latency_bound(kernel, row):
     or a model's longest loop-carried dependency above its throughput
     bound; empty when neither."""
     why = ["reduction"] if kernel.get("reduction") else []
-    if any(row[m + "_lcd"] > row[m + "_tp"] for m in ("shipped", "exported")):
+    if any(row[m + "_lcd"] is not None and row[m + "_lcd"] > row[m + "_tp"]
+           for m in ("shipped", "exported")):
         why.append("LCD")
     return ", ".join(why)
 
@@ -327,7 +328,40 @@ def table(rows):
                        sum(1 for r in lat if within(r["exported"], r["measured"])), len(lat),
                        sum(1 for r in rows if r["latency_bound"]),
                        sum(1 for r in rows if r["latency_bound"] and r["measured"] is None)))
+    red = [r for r in lat if "reduction" in r["latency_bound"]]
+    summary.append("of them reductions (kernels.json): shipped model %d of %d, exported model %d of %d" % (
+        sum(1 for r in red if within(r["shipped"], r["measured"])), len(red),
+        sum(1 for r in red if within(r["exported"], r["measured"])), len(red)))
     return "\n".join(txt), "\n".join(md), summary
+
+
+def choose_model(python, given):
+    """OSACA's facts (probe_osaca), this CPU, the arch code and OSACA's
+    machine file for it: the --arch given, else this CPU's core. Stops
+    when OSACA is missing or the core has no model, naming what to do."""
+    osaca = probe_osaca(python)
+    if osaca is None:
+        die("OSACA not found in `%s`: python3 -m venv /tmp/osaca-venv && "
+            "/tmp/osaca-venv/bin/pip install osaca==0.7.1, then --osaca-python "
+            "/tmp/osaca-venv/bin/python" % python)
+    if osaca["version"] != "0.7.1":
+        print("validate.py: warning: OSACA %s, not 0.7.1" % osaca["version"], file=sys.stderr)
+    try:
+        cpu = cpu_of(open("/proc/cpuinfo").read())
+    except OSError:
+        cpu = cpu_of("")
+    arch = (given or osaca_arch(cpu) or "").upper()
+    if not arch:
+        die("no OSACA model is known for this CPU, %s: give --arch, one of %s" % (
+            cpu_text(cpu), ", ".join(osaca["x86"])))
+    if arch not in osaca["x86"]:
+        die("OSACA %s has no x86 model `%s`: give --arch, one of %s" % (
+            osaca["version"], arch, ", ".join(osaca["x86"])))
+    base = arch.lower() + ".yml"
+    print("CPU %s: OSACA --arch %s (%s)%s" % (cpu_text(cpu), arch, base,
+                                               ", given by --arch" if given else ""),
+          file=sys.stderr)
+    return osaca, cpu, arch, base
 
 
 # ---------------------------------------------------------------- main
@@ -391,6 +425,8 @@ def self_test():
     r.update(shipped_lcd=1.0, exported_lcd=2.0)
     assert latency_bound({"reduction": False}, r) == ""
     assert latency_bound({"reduction": True}, r) == "reduction"
+    r.update(shipped_tp=None, shipped_lcd=None, exported_lcd=3.0)  # shipped: no analysis
+    assert latency_bound({"reduction": False}, r) == "LCD"
     assert within(16.8, 16.0) and not within(16.9, 16.0) and within(None, 16.0) is None
     print("self-test: ok")
 
@@ -417,11 +453,17 @@ def main():
                     help="first compile the kernels again with gcc (validation/gen.py)")
     ap.add_argument("--check-assembly", action="store_true",
                     help="only assemble every kernel with winic (no timing, no OSACA)")
+    ap.add_argument("--which-model", action="store_true",
+                    help="only print the arch code and OSACA's machine file this run would use")
     ap.add_argument("--self-test", action="store_true",
                     help="only test the OSACA output parser, the core's choice and the files")
     a = ap.parse_args()
     if a.self_test:
         return self_test()
+    if a.which_model:
+        osaca, _, arch, base = choose_model(a.osaca_python, a.arch)
+        print(arch, os.path.join(osaca["data"], base))
+        return
 
     if a.regenerate:
         if shutil.which("gcc") is None:
@@ -438,28 +480,7 @@ def main():
         for d in a.db:
             if not os.path.exists(d):
                 die("database %s not found" % d)
-        osaca = probe_osaca(a.osaca_python)
-        if osaca is None:
-            die("OSACA not found in `%s`: python3 -m venv /tmp/osaca-venv && "
-                "/tmp/osaca-venv/bin/pip install osaca==0.7.1, then --osaca-python "
-                "/tmp/osaca-venv/bin/python" % a.osaca_python)
-        if osaca["version"] != "0.7.1":
-            print("validate.py: warning: OSACA %s, not 0.7.1" % osaca["version"], file=sys.stderr)
-        try:
-            cpu = cpu_of(open("/proc/cpuinfo").read())
-        except OSError:
-            cpu = cpu_of("")
-        arch = (a.arch or osaca_arch(cpu) or "").upper()
-        if not arch:
-            die("no OSACA model is known for this CPU, %s: give --arch, one of %s" % (
-                cpu_text(cpu), ", ".join(osaca["x86"])))
-        if arch not in osaca["x86"]:
-            die("OSACA %s has no x86 model `%s`: give --arch, one of %s" % (
-                osaca["version"], arch, ", ".join(osaca["x86"])))
-        base = arch.lower() + ".yml"
-        print("CPU %s: OSACA --arch %s (%s)%s" % (cpu_text(cpu), arch, base,
-                                                   ", given by --arch" if a.arch else ""),
-              file=sys.stderr)
+        osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch)
         measured = read_measured(a.reuse_measured, cpu) if a.reuse_measured else None
 
     winic = a.winic
@@ -515,6 +536,10 @@ def main():
         for name, h in (("shipped", None), ("exported", home)):
             cli = osaca_cli(a.osaca_python, arch, job["file"], tuple(job["lines"]), h)
             p = next(x for x in predictions[name] if x["file"] == job["file"])
+            if "error" in p:
+                print("compare-cli %s %s: skipped, %s" % (os.path.basename(job["file"]), name,
+                                                          p["error"]), file=sys.stderr)
+                continue
             api = (round(p["tp"], 2), p["lcd"], p["unknown"])
             print("compare-cli %s %s: command line tp %.2f lcd %.2f unknown %d, API tp %.2f "
                   "lcd %.2f unknown %d" % ((os.path.basename(job["file"]), name) + cli + api),
@@ -532,6 +557,13 @@ def main():
             notes = []
             for name in ("shipped", "exported"):
                 p = predictions[name][n]
+                if "error" in p:
+                    row[name] = row[name + "_tp"] = row[name + "_lcd"] = None
+                    # The error of the syntax OSACA detected comes first.
+                    note = "OSACA cannot analyse it: " + p["error"].split("; ")[0].replace("\\t", " ")
+                    if note not in notes:
+                        notes.append(note)
+                    continue
                 row[name] = max(p["tp"], p["lcd"])
                 row[name + "_tp"], row[name + "_lcd"] = p["tp"], p["lcd"]
                 if p["unknown"]:
@@ -562,10 +594,10 @@ def main():
             row["latency_bound"] = latency_bound(k, row)
             row["note"] = "; ".join(notes)
             rows.append(row)
-            print("%-14s %-6s measured %s  shipped %s (tp %.2f, lcd %.2f)  exported %s (tp %.2f, lcd %.2f)  %s" % (
-                k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]), row["shipped_tp"],
-                row["shipped_lcd"], fmt(row["exported"]), row["exported_tp"], row["exported_lcd"],
-                row["note"]), file=sys.stderr)
+            print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  %s" % (
+                k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]),
+                fmt(row["shipped_tp"]), fmt(row["shipped_lcd"]), fmt(row["exported"]),
+                fmt(row["exported_tp"]), fmt(row["exported_lcd"]), row["note"]), file=sys.stderr)
     if a.measured:
         write_measured(a.measured, cpu, rows)
         print("measurements written to %s" % a.measured, file=sys.stderr)
