@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Validation on real loops (docs/validation.md): measure every committed
 kernel of validation/asm/ with `winic MAN`, predict it with OSACA's shipped
-model and with the model `winic export --osaca` makes of a winic database,
-and print the table and each model's mean absolute relative error.
+model of this CPU's core and with the model `winic export --osaca` makes of
+a winic database, and print the table, each model's mean absolute relative
+error and, for latency-bound loops, whether each is within 5%.
 
-  python3 scripts/validate.py --osaca-python /tmp/osaca-venv/bin/python TP.yml LAT.yml
+  python3 scripts/validate.py --osaca-python /tmp/osaca-venv/bin/python DB.yml
+  python3 scripts/validate.py --measured m.json DB.yml          # keep the timings
+  python3 scripts/validate.py --reuse-measured m.json DB.yml    # predict again, no timing
 
-OSACA 0.7.1 in a virtual environment (the only network step):
+The core comes from /proc/cpuinfo (vendor, family, model, flags); --arch
+names OSACA's model instead (e.g. --arch ZEN4). OSACA 0.7.1 in a virtual
+environment (the only network step):
   python3 -m venv /tmp/osaca-venv && /tmp/osaca-venv/bin/pip install osaca==0.7.1
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -17,19 +23,67 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASM = os.path.join(ROOT, "validation", "asm")
-ARCH = "ZEN4"
-BASE = "zen4.yml"
+PREDICT = os.path.join(ROOT, "scripts", "osaca-predict.py")
 # Kernels winic's assembler cannot read yet, and why (docs/validation.md);
 # --check-assembly fails when one of them starts to assemble, so that this
 # list shrinks with the assembler. Gathers are flagged in kernels.json.
 KNOWN_REJECTED = {"count_if": "setl (winic reads setcc at condition ne only)"}
+# A latency-bound prediction counts as right within this relative error.
+LATENCY_TOLERANCE = 0.05
 
 
 def die(msg):
     sys.exit("validate.py: " + msg)
+
+
+# ---------------------------------------------------------------- the core
+
+def cpu_of(cpuinfo):
+    """Vendor, family, model, flags and name of the first processor of a
+    /proc/cpuinfo text."""
+    cpu = {"vendor": "", "family": None, "model": None, "flags": set(), "name": ""}
+    for line in cpuinfo.splitlines():
+        if not line.strip():
+            break  # the first processor only
+        key, _, value = (x.strip() for x in line.partition(":"))
+        if key == "vendor_id":
+            cpu["vendor"] = value
+        elif key == "cpu family":
+            cpu["family"] = int(value)
+        elif key == "model":
+            cpu["model"] = int(value)
+        elif key == "flags":
+            cpu["flags"] = set(value.split())
+        elif key == "model name":
+            cpu["name"] = value
+    return cpu
+
+
+def cpu_text(cpu):
+    """`Intel(R) Xeon(R) Processor (GenuineIntel family 6 model 0xcf)`."""
+    ids = "%s family %s model %s" % (
+        cpu["vendor"] or "unknown vendor",
+        "-" if cpu["family"] is None else "0x%x" % cpu["family"] if cpu["family"] > 9 else cpu["family"],
+        "-" if cpu["model"] is None else "0x%x" % cpu["model"])
+    return "%s (%s)" % (cpu["name"], ids) if cpu["name"] else ids
+
+
+def osaca_arch(cpu):
+    """OSACA's arch code for the core (its machine file is the code in
+    lower case, `.yml`), or None for a core this script does not map."""
+    family, model = cpu["family"], cpu["model"]
+    if cpu["vendor"] == "AuthenticAMD" and family == 0x19 and model is not None:
+        if 0x10 <= model <= 0x1f or 0x60 <= model <= 0x7f or 0xa0 <= model <= 0xaf:
+            return "ZEN4"  # Genoa, Raphael/Phoenix, Bergamo
+        return "ZEN3"  # Milan, Vermeer, Cezanne, Rembrandt
+    if cpu["vendor"] == "GenuineIntel" and family == 6:
+        if cpu["flags"] & {"avx512_fp16", "amx_tile"} or model in (0x8f, 0xcf):
+            return "SPR"  # Sapphire and Emerald Rapids
+    return None
 
 
 # ---------------------------------------------------------------- winic input
@@ -94,20 +148,58 @@ def dry_assemble(winic, path):
     return r.stderr.strip()
 
 
-# ---------------------------------------------------------------- OSACA output
+# ---------------------------------------------------------------- OSACA
+
+def probe_osaca(python):
+    """OSACA's version, its data directory and the x86 arch codes it has a
+    machine file for, from the python that has it; None without OSACA."""
+    code = ("import json, os, osaca\n"
+            "from osaca.osaca import SUPPORTED_ARCHS\n"
+            "from osaca.semantics import MachineModel\n"
+            "d = os.path.join(os.path.dirname(osaca.__file__), 'data')\n"
+            "print(json.dumps({'version': osaca.__version__, 'data': d, 'x86': [a for a in "
+            "SUPPORTED_ARCHS if MachineModel.get_isa_for_arch(a) == 'x86' and "
+            "os.path.exists(os.path.join(d, a.lower() + '.yml'))]}))")
+    try:
+        r = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    except OSError:
+        return None
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def predict(python, arch, model, jobs):
+    """OSACA's figures of every job ({file, lines}) with one model, in one
+    python process (scripts/osaca-predict.py): OSACA's own file of arch,
+    or the machine file model."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(jobs, f)
+    try:
+        cmd = [python, PREDICT, "--arch", arch, f.name] + (["--model", model] if model else [])
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if r.returncode != 0:
+        die("OSACA failed (%s): %s" % (" ".join(cmd), r.stderr.strip()[-600:]))
+    return json.loads(r.stdout)
+
 
 def parse_osaca(out):
     """(throughput bound, LCD, unknown forms) from OSACA's text report: the
     largest port pressure of the totals row under the Combined Analysis
     Report's table (its last two figures are CP and LCD), the longest
-    loop-carried dependency of the LCD report (0 when there is none)."""
+    loop-carried dependency of the LCD report (0 when there is none), the
+    rows flagged X (no data; with --ignore-unknown OSACA prints no count)."""
     lines = out.splitlines()
     try:
         i = next(k for k, l in enumerate(lines) if l.startswith("Combined Analysis Report"))
     except StopIteration:
         raise ValueError("no Combined Analysis Report in OSACA's output")
     total = None
+    unknown = 0
     for l in lines[i:]:
+        g = re.match(r"^\s*\d+ .*\|\|[^|]*\|[^|]*\| ([*XP]*)", l)
+        if g and "X" in g.group(1):
+            unknown += 1
         if re.match(r"^\s+[0-9.]+(\s+[0-9.]+)*\s*$", l) and "|" not in l:
             total = [float(x) for x in l.split()]
             break
@@ -125,20 +217,53 @@ def parse_osaca(out):
                 break
     except StopIteration:
         pass
-    g = re.search(r"performance data for (\d+) instructions? (?:is|are) missing", out)
-    return tp, lcd, int(g.group(1)) if g else 0
+    return tp, lcd, unknown
 
 
-def osaca(python, path, lines, home):
+def osaca_cli(python, arch, path, lines, home):
+    """One loop through OSACA's command line (a process per loop and model,
+    about 30 s each): only to check predict() against it (--compare-cli).
+    With home, ~/.osaca/data/ of that HOME holds the model to use."""
     env = dict(os.environ)
     if home:
-        env["HOME"] = home  # ~/.osaca/data/zen4.yml takes precedence over OSACA's own
+        env["HOME"] = home
     r = subprocess.run([python, "-c", "import sys; from osaca.osaca import main; sys.argv[0] = 'osaca'; main()",
-                        "--arch", ARCH, "--ignore-unknown", "--lines", "%d-%d" % lines, path],
+                        "--arch", arch, "--ignore-unknown", "--lines", "%d-%d" % lines, path],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise ValueError("OSACA failed on %s: %s" % (path, r.stderr.strip()[-300:]))
     return parse_osaca(r.stdout)
+
+
+# ---------------------------------------------------------------- measurements
+
+def write_measured(path, cpu, rows):
+    """The measured cycles per iteration of every kernel (null where none),
+    with what a later --reuse-measured needs to trust them."""
+    doc = {
+        "what": "cycles per iteration of the marked loop, measured by winic MAN (scripts/validate.py)",
+        "cpu": cpu_text(cpu),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "kernels": {r["file"]: {"cycles_per_iteration": r["measured"], "note": r["measure_note"]}
+                    for r in rows},
+    }
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def read_measured(path, cpu):
+    """{file: (cycles per iteration or None, note)} of a --measured file;
+    warns when it was measured on another CPU."""
+    try:
+        doc = json.load(open(path))
+        kernels = doc["kernels"]
+    except (OSError, ValueError, KeyError) as e:
+        die("cannot read measurements from %s: %s (write them with --measured FILE)" % (path, e))
+    if doc.get("cpu") != cpu_text(cpu):
+        print("validate.py: warning: %s was measured on %s, this is %s" % (
+            path, doc.get("cpu"), cpu_text(cpu)), file=sys.stderr)
+    return {f: (v.get("cycles_per_iteration"), v.get("note", "")) for f, v in kernels.items()}
 
 
 # ---------------------------------------------------------------- table
@@ -153,38 +278,156 @@ def fmt(x, pct=False):
     return "%+.0f%%" % (100 * x) if pct else "%.2f" % x
 
 
+def latency_bound(kernel, row):
+    """Why the loop is latency-bound: marked a reduction in kernels.json,
+    or a model's longest loop-carried dependency above its throughput
+    bound; empty when neither."""
+    why = ["reduction"] if kernel.get("reduction") else []
+    if any(row[m + "_lcd"] is not None and row[m + "_lcd"] > row[m + "_tp"]
+           for m in ("shipped", "exported")):
+        why.append("LCD")
+    return ", ".join(why)
+
+
+def within(pred, meas):
+    e = rel(pred, meas)
+    return None if e is None else abs(e) <= LATENCY_TOLERANCE + 1e-9
+
+
+def yes_no(x):
+    return "-" if x is None else "yes" if x else "no"
+
+
 def table(rows):
-    head = ["kernel", "isa", "measured", "shipped", "err", "exported", "err", "note"]
+    head = ["kernel", "isa", "measured", "shipped", "err", "exported", "err", "latency-bound",
+            "within 5% (shipped/exported)", "note"]
     body = []
     for r in rows:
+        lat = ""
+        if r["latency_bound"]:
+            lat = "%s/%s" % (yes_no(within(r["shipped"], r["measured"])),
+                             yes_no(within(r["exported"], r["measured"])))
         body.append([r["kernel"], r["isa"], fmt(r["measured"]), fmt(r["shipped"]),
                      fmt(rel(r["shipped"], r["measured"]), True), fmt(r["exported"]),
-                     fmt(rel(r["exported"], r["measured"]), True), r["note"]])
+                     fmt(rel(r["exported"], r["measured"]), True), r["latency_bound"], lat,
+                     r["note"]])
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     md += ["| " + " | ".join(b) + " |" for b in body]
     w = [max(len(str(x)) for x in col) for col in zip(head, *body)]
-    txt = ["  ".join(str(x).ljust(n) for x, n in zip(line, w)) for line in [head] + body]
+    txt = ["  ".join(str(x).ljust(n) for x, n in zip(line, w)).rstrip() for line in [head] + body]
     summary = []
     for model in ("shipped", "exported"):
         errs = [abs(rel(r[model], r["measured"])) for r in rows
                 if rel(r[model], r["measured"]) is not None]
         summary.append("mean absolute relative error, %s model: %s over %d kernels" % (
             model, "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
+    lat = [r for r in rows if r["latency_bound"] and r["measured"] is not None]
+    summary.append("latency-bound kernels within 5%% of the measurement: shipped model %d of %d, "
+                   "exported model %d of %d (%d latency-bound in all, %d not measured)" % (
+                       sum(1 for r in lat if within(r["shipped"], r["measured"])), len(lat),
+                       sum(1 for r in lat if within(r["exported"], r["measured"])), len(lat),
+                       sum(1 for r in rows if r["latency_bound"]),
+                       sum(1 for r in rows if r["latency_bound"] and r["measured"] is None)))
+    red = [r for r in lat if "reduction" in r["latency_bound"]]
+    summary.append("of them reductions (kernels.json): shipped model %d of %d, exported model %d of %d" % (
+        sum(1 for r in red if within(r["shipped"], r["measured"])), len(red),
+        sum(1 for r in red if within(r["exported"], r["measured"])), len(red)))
     return "\n".join(txt), "\n".join(md), summary
+
+
+def choose_model(python, given):
+    """OSACA's facts (probe_osaca), this CPU, the arch code and OSACA's
+    machine file for it: the --arch given, else this CPU's core. Stops
+    when OSACA is missing or the core has no model, naming what to do."""
+    osaca = probe_osaca(python)
+    if osaca is None:
+        die("OSACA not found in `%s`: python3 -m venv /tmp/osaca-venv && "
+            "/tmp/osaca-venv/bin/pip install osaca==0.7.1, then --osaca-python "
+            "/tmp/osaca-venv/bin/python" % python)
+    if osaca["version"] != "0.7.1":
+        print("validate.py: warning: OSACA %s, not 0.7.1" % osaca["version"], file=sys.stderr)
+    try:
+        cpu = cpu_of(open("/proc/cpuinfo").read())
+    except OSError:
+        cpu = cpu_of("")
+    arch = (given or osaca_arch(cpu) or "").upper()
+    if not arch:
+        die("no OSACA model is known for this CPU, %s: give --arch, one of %s" % (
+            cpu_text(cpu), ", ".join(osaca["x86"])))
+    if arch not in osaca["x86"]:
+        die("OSACA %s has no x86 model `%s`: give --arch, one of %s" % (
+            osaca["version"], arch, ", ".join(osaca["x86"])))
+    base = arch.lower() + ".yml"
+    print("CPU %s: OSACA --arch %s (%s)%s" % (cpu_text(cpu), arch, base,
+                                               ", given by --arch" if given else ""),
+          file=sys.stderr)
+    return osaca, cpu, arch, base
 
 
 # ---------------------------------------------------------------- main
 
+CPUINFO = """processor\t: 0
+vendor_id\t: %s
+cpu family\t: %d
+model\t\t: %d
+model name\t: test
+flags\t\t: fpu sse2 %s
+
+processor\t: 1
+vendor_id\t: nobody
+"""
+
+
 def self_test():
-    """The parser on the committed fixture of OSACA's output."""
+    """The parser on the committed fixture of OSACA's output, the choice
+    of the core, the measurements' file and the latency-bound verdicts."""
     fx = os.path.join(ROOT, "tests", "fixtures", "osaca-sum_f64.avx2.txt")
     tp, lcd, unknown = parse_osaca(open(fx).read())
     assert (tp, lcd, unknown) == (2.0, 12.0, 0), (tp, lcd, unknown)
+    fx = os.path.join(ROOT, "tests", "fixtures", "osaca-unknown.txt")
+    tp, lcd, unknown = parse_osaca(open(fx).read())
+    assert (tp, lcd, unknown) == (0.4, 1.0, 1), (tp, lcd, unknown)
     text = open(os.path.join(ASM, "sum_f64.avx2.s")).read()
     src, _ = man_source(text)
     assert "OSACA" not in src and "\tsal\t" not in src
     a, b = marked_lines(text)
     assert text.splitlines()[a - 1].startswith(".L") and "jne" in text.splitlines()[b - 1]
+
+    cores = [("GenuineIntel", 6, 0xcf, "avx512f avx512_fp16 amx_tile", "SPR"),
+             ("GenuineIntel", 6, 0x8f, "avx512f", "SPR"),
+             ("GenuineIntel", 6, 0xad, "amx_tile", "SPR"),
+             ("GenuineIntel", 6, 0x55, "avx512f", None),
+             ("AuthenticAMD", 0x19, 0x11, "avx512f", "ZEN4"),
+             ("AuthenticAMD", 0x19, 0x61, "avx512f", "ZEN4"),
+             ("AuthenticAMD", 0x19, 0xa0, "avx512f", "ZEN4"),
+             ("AuthenticAMD", 0x19, 0x01, "avx2", "ZEN3"),
+             ("AuthenticAMD", 0x19, 0x50, "avx2", "ZEN3"),
+             ("AuthenticAMD", 0x1a, 0x02, "avx512f", None),
+             ("AuthenticAMD", 0x17, 0x31, "avx2", None)]
+    for vendor, family, model, flags, arch in cores:
+        cpu = cpu_of(CPUINFO % (vendor, family, model, flags))
+        assert osaca_arch(cpu) == arch, (vendor, family, model, flags, osaca_arch(cpu))
+    assert osaca_arch(cpu_of("")) is None
+    assert cpu_text(cpu_of(CPUINFO % ("AuthenticAMD", 0x19, 0x11, ""))) == \
+        "test (AuthenticAMD family 0x19 model 0x11)"
+
+    row = {"file": "sum_f64.avx2.s", "measured": 16.08, "measure_note": ""}
+    gone = {"file": "gather.avx2.s", "measured": None, "measure_note": "gather: winic cannot run it"}
+    with tempfile.TemporaryDirectory() as tmp:
+        p = os.path.join(tmp, "m.json")
+        cpu = cpu_of(CPUINFO % ("GenuineIntel", 6, 0xcf, ""))
+        write_measured(p, cpu, [row, gone])
+        assert read_measured(p, cpu) == {"sum_f64.avx2.s": (16.08, ""),
+                                         "gather.avx2.s": (None, "gather: winic cannot run it")}
+
+    r = {"shipped_tp": 2.0, "shipped_lcd": 8.0, "exported_tp": 2.0, "exported_lcd": 16.0}
+    assert latency_bound({"reduction": True}, r) == "reduction, LCD"
+    r.update(shipped_lcd=1.0, exported_lcd=2.0)
+    assert latency_bound({"reduction": False}, r) == ""
+    assert latency_bound({"reduction": True}, r) == "reduction"
+    r.update(shipped_tp=None, shipped_lcd=None, exported_lcd=3.0)  # shipped: no analysis
+    assert latency_bound({"reduction": False}, r) == "LCD"
+    assert within(16.8, 16.0) and not within(16.9, 16.0) and within(None, 16.0) is None
     print("self-test: ok")
 
 
@@ -192,27 +435,53 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("db", nargs="*", help="winic databases to export (a TP and a LAT file)")
+    ap.add_argument("db", nargs="*", help="winic databases to export (TP and LAT, one file or two)")
     ap.add_argument("--osaca-python", default=os.environ.get("WINIC_OSACA_PYTHON", "python3"),
                     help="a python with osaca==0.7.1 (default $WINIC_OSACA_PYTHON, else python3)")
+    ap.add_argument("--arch", help="OSACA's model to use (e.g. SPR, ZEN4; default: this CPU's core)")
     ap.add_argument("--winic", help="the winic binary (default: build target/release/winic)")
     ap.add_argument("--filter", default="", help="only kernels whose file name matches this regex")
     ap.add_argument("--out", default=os.path.join(ROOT, "validation", "table.md"),
                     help="the Markdown table to write (default validation/table.md)")
+    ap.add_argument("--measured", metavar="FILE",
+                    help="also write the measured cycles per iteration to this JSON file")
+    ap.add_argument("--reuse-measured", metavar="FILE",
+                    help="take the measurements from a --measured file instead of timing")
+    ap.add_argument("--compare-cli", type=int, default=0, metavar="N",
+                    help="check the first N kernels' predictions against OSACA's command line")
     ap.add_argument("--regenerate", action="store_true",
                     help="first compile the kernels again with gcc (validation/gen.py)")
     ap.add_argument("--check-assembly", action="store_true",
                     help="only assemble every kernel with winic (no timing, no OSACA)")
-    ap.add_argument("--self-test", action="store_true", help="only test the OSACA output parser")
+    ap.add_argument("--which-model", action="store_true",
+                    help="only print the arch code and OSACA's machine file this run would use")
+    ap.add_argument("--self-test", action="store_true",
+                    help="only test the OSACA output parser, the core's choice and the files")
     a = ap.parse_args()
     if a.self_test:
         return self_test()
+    if a.which_model:
+        osaca, _, arch, base = choose_model(a.osaca_python, a.arch)
+        print(arch, os.path.join(osaca["data"], base))
+        return
 
     if a.regenerate:
         if shutil.which("gcc") is None:
             die("gcc not found: --regenerate compiles validation/kernels/*.c with gcc "
                 "(apt-get install gcc); without it the committed assembly is used")
         subprocess.run([sys.executable, os.path.join(ROOT, "validation", "gen.py")], check=True)
+
+    index = [k for k in json.load(open(os.path.join(ASM, "kernels.json")))
+             if re.search(a.filter, k["file"])]
+    if not a.check_assembly:
+        # Everything that can stop the run before the build and the timing.
+        if len(a.db) == 0:
+            die("name the winic databases to export (e.g. /tmp/full/db.yaml)")
+        for d in a.db:
+            if not os.path.exists(d):
+                die("database %s not found" % d)
+        osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch)
+        measured = read_measured(a.reuse_measured, cpu) if a.reuse_measured else None
 
     winic = a.winic
     if not winic:
@@ -222,8 +491,6 @@ def main():
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         winic = os.path.join(ROOT, "target", "release", "winic")
 
-    index = [k for k in json.load(open(os.path.join(ASM, "kernels.json")))
-             if re.search(a.filter, k["file"])]
     if a.check_assembly:
         bad = 0
         with tempfile.TemporaryDirectory() as tmp:
@@ -242,82 +509,108 @@ def main():
         print("%d kernels checked, %d problems" % (len(index), bad))
         sys.exit(1 if bad else 0)
 
-    if len(a.db) == 0:
-        die("name the winic databases to export (e.g. /tmp/tp.yml /tmp/lat.yml)")
-    for d in a.db:
-        if not os.path.exists(d):
-            die("database %s not found" % d)
-    r = subprocess.run([a.osaca_python, "-c", "import osaca, os; print(osaca.__version__); "
-                        "print(os.path.dirname(osaca.__file__))"], capture_output=True, text=True)
-    if r.returncode != 0:
-        die("OSACA not found in `%s`: python3 -m venv /tmp/osaca-venv && "
-            "/tmp/osaca-venv/bin/pip install osaca==0.7.1, then --osaca-python "
-            "/tmp/osaca-venv/bin/python" % a.osaca_python)
-    version, pkg = r.stdout.split()
-    if version != "0.7.1":
-        print("validate.py: warning: OSACA %s, not 0.7.1" % version, file=sys.stderr)
-
+    # The export goes where OSACA's command line would look for the model
+    # of its arch (~/.osaca/data/ of a temporary HOME), for --compare-cli.
     home = tempfile.mkdtemp(prefix="winic-validate-")
     data = os.path.join(home, ".osaca", "data")
     os.makedirs(data)
-    model = os.path.join(data, BASE)
+    model = os.path.join(data, base)
     r = subprocess.run([winic, "export", "--osaca"] + a.db +
-                       ["--base", os.path.join(pkg, "data", BASE), "-o", model],
+                       ["--base", os.path.join(osaca["data"], base), "-o", model],
                        capture_output=True, text=True)
     if r.returncode != 0:
         die("winic export failed: " + r.stderr.strip())
     print(r.stdout.strip(), file=sys.stderr)
 
+    jobs = []
+    for k in index:
+        path = os.path.join(ASM, k["file"])
+        jobs.append({"file": path, "lines": list(marked_lines(open(path).read()))})
+    t0 = time.monotonic()
+    predictions = {"shipped": predict(a.osaca_python, arch, None, jobs),
+                   "exported": predict(a.osaca_python, arch, model, jobs)}
+    print("predictions: %d kernels with 2 models in %.0f s" % (len(jobs), time.monotonic() - t0),
+          file=sys.stderr)
+
+    for job in jobs[:a.compare_cli]:
+        for name, h in (("shipped", None), ("exported", home)):
+            cli = osaca_cli(a.osaca_python, arch, job["file"], tuple(job["lines"]), h)
+            p = next(x for x in predictions[name] if x["file"] == job["file"])
+            if "error" in p:
+                print("compare-cli %s %s: skipped, %s" % (os.path.basename(job["file"]), name,
+                                                          p["error"]), file=sys.stderr)
+                continue
+            api = (round(p["tp"], 2), p["lcd"], p["unknown"])
+            print("compare-cli %s %s: command line tp %.2f lcd %.2f unknown %d, API tp %.2f "
+                  "lcd %.2f unknown %d" % ((os.path.basename(job["file"]), name) + cli + api),
+                  file=sys.stderr)
+            if abs(cli[0] - api[0]) > 0.005 or cli[1] != api[1] or cli[2] != api[2]:
+                die("OSACA's command line and its API disagree on %s (%s model)" % (
+                    job["file"], name))
+
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for k in index:
-            path = os.path.join(ASM, k["file"])
-            text = open(path).read()
-            lines = marked_lines(text)
-            row = {"kernel": k["kernel"], "isa": k["isa"], "measured": None,
-                   "shipped": None, "exported": None, "note": ""}
+        for n, k in enumerate(index):
+            text = open(jobs[n]["file"]).read()
+            row = {"kernel": k["kernel"], "isa": k["isa"], "file": k["file"], "measured": None,
+                   "measure_note": ""}
             notes = []
-            for model_name, h in (("shipped", None), ("exported", home)):
-                tp, lcd, unknown = osaca(a.osaca_python, path, lines, h)
-                row[model_name] = max(tp, lcd)
-                row[model_name + "_tp"], row[model_name + "_lcd"] = tp, lcd
-                if unknown:
-                    notes.append("%s: %d unknown" % (model_name, unknown))
-            if k["gather"]:
-                notes.append("gather: winic cannot run it")
+            for name in ("shipped", "exported"):
+                p = predictions[name][n]
+                if "error" in p:
+                    row[name] = row[name + "_tp"] = row[name + "_lcd"] = None
+                    # The error of the syntax OSACA detected comes first.
+                    note = "OSACA cannot analyse it: " + p["error"].split("; ")[0].replace("\\t", " ")
+                    if note not in notes:
+                        notes.append(note)
+                    continue
+                row[name] = max(p["tp"], p["lcd"])
+                row[name + "_tp"], row[name + "_lcd"] = p["tp"], p["lcd"]
+                if p["unknown"]:
+                    notes.append("%s: %d unknown" % (name, p["unknown"]))
+                if p["lcd_timed_out"]:
+                    notes.append("%s: LCD search timed out" % name)
+            if measured is not None:
+                row["measured"], row["measure_note"] = measured.get(
+                    k["file"], (None, "not in " + os.path.basename(a.reuse_measured)))
+            elif k["gather"]:
+                row["measure_note"] = "gather: winic cannot run it"
             elif k["kernel"] in KNOWN_REJECTED:
-                notes.append("not assembled: " + KNOWN_REJECTED[k["kernel"]])
+                row["measure_note"] = "not assembled: " + KNOWN_REJECTED[k["kernel"]]
             else:
-                src, changed = man_source(text)
+                src, _ = man_source(text)
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
                 small, s_note = man(winic, p, "bench_small", k["init"])
                 large, l_note = man(winic, p, "bench_large", k["init"])
                 if small is None or large is None:
-                    notes.append("MAN: " + (s_note if small is None else l_note))
+                    row["measure_note"] = "MAN: " + (s_note if small is None else l_note)
                 else:
                     row["measured"] = (large - small) / (k["trips_large"] - k["trips_small"])
                     if s_note or l_note:
-                        notes.append("noisy")
+                        row["measure_note"] = "noisy"
+            if row["measure_note"]:
+                notes.append(row["measure_note"])
+            row["latency_bound"] = latency_bound(k, row)
             row["note"] = "; ".join(notes)
             rows.append(row)
-            print("%-14s %-6s measured %s  shipped %s (tp %.2f, lcd %.2f)  exported %s (tp %.2f, lcd %.2f)  %s" % (
-                k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]), row["shipped_tp"],
-                row["shipped_lcd"], fmt(row["exported"]), row["exported_tp"], row["exported_lcd"],
-                row["note"]), file=sys.stderr)
+            print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  %s" % (
+                k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]),
+                fmt(row["shipped_tp"]), fmt(row["shipped_lcd"]), fmt(row["exported"]),
+                fmt(row["exported_tp"]), fmt(row["exported_lcd"]), row["note"]), file=sys.stderr)
+    if a.measured:
+        write_measured(a.measured, cpu, rows)
+        print("measurements written to %s" % a.measured, file=sys.stderr)
     txt, md, summary = table(rows)
+    title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
+             "shipped `%s` and `winic export --osaca %s --base %s`." % (
+                 cpu_text(cpu), osaca["version"], arch, base,
+                 " ".join(os.path.basename(d) for d in a.db), base))
+    print(title)
     print(txt)
     print("\n".join(summary))
-    cpu = ""
-    try:
-        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     with open(a.out, "w") as f:
-        f.write("Cycles per iteration of the marked loop on %s; OSACA 0.7.1 `--arch %s`, "
-                "shipped `%s` and `winic export --osaca %s --base %s`.\n\n" % (
-                    cpu or "this machine", ARCH, BASE, " ".join(os.path.basename(d) for d in a.db), BASE))
-        f.write(md + "\n\n" + "\n".join("- " + s for s in summary) + "\n")
+        f.write(title + "\n\n" + md + "\n\n" + "\n".join("- " + s for s in summary) + "\n")
     print("table written to %s" % a.out, file=sys.stderr)
     shutil.rmtree(home)
 

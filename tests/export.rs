@@ -1,9 +1,11 @@
 //! `winic export --osaca` through the binary: a small database (a TP file
 //! and a LAT file, as the two runs write them) becomes an OSACA machine
 //! file, and OSACA itself loads it and finds winic's values
-//! (scripts/osaca-check.py, run by the python of `WINIC_OSACA_PYTHON`: a
-//! virtual environment with `pip install osaca==0.7.1`, which .ci/run
-//! creates; without it that test says so and passes).
+//! (scripts/osaca-check.py), and predicts a reduction loop's loop-carried
+//! dependency from winic's latency (scripts/osaca-predict.py). Both run
+//! with the python of `WINIC_OSACA_PYTHON`: a virtual environment with `pip
+//! install osaca==0.7.1`, which .ci/run creates; without it those tests say
+//! so and pass.
 
 mod common;
 
@@ -329,4 +331,132 @@ fn osaca_loads_the_export_and_sees_winics_values() {
             assert_eq!(view["winic"]["ADD64rr"][0]["latency"].as_f64(), Some(1.0));
         }
     }
+}
+
+/// The first and last line (1-based) of the loop between OSACA's markers,
+/// as scripts/validate.py's marked_lines finds them.
+fn marked_lines(text: &str) -> (usize, usize) {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .rposition(|l| l.contains("OSACA START MARKER"))
+        .expect("a start marker")
+        + 2;
+    let end = lines
+        .iter()
+        .position(|l| l.contains("OSACA END MARKER"))
+        .expect("an end marker");
+    (start, end)
+}
+
+#[test]
+fn osacas_lcd_of_a_reduction_is_winics_measured_latency() {
+    let name = "osacas_lcd_of_a_reduction_is_winics_measured_latency";
+    if cfg!(not(target_arch = "x86_64")) || std::env::var_os("WINIC_EMULATED").is_some() {
+        eprintln!("SKIPPED {name}: it measures an x86 latency, natively on an x86-64 host");
+        return;
+    }
+    let python = match osaca_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED {name}: {why}");
+            return;
+        }
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // OSACA's file of this CPU's core, as the validation picks it.
+    let o = std::process::Command::new("python3")
+        .arg(root.join("scripts/validate.py"))
+        .arg("--osaca-python")
+        .arg(&python)
+        .arg("--which-model")
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!(
+            "SKIPPED {name}: no OSACA model for this core: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        );
+        return;
+    }
+    let which = String::from_utf8_lossy(&o.stdout);
+    let (arch, base) = which.trim().split_once(' ').expect("ARCH PATH");
+
+    // sum_f64.avx2: one accumulator, xmm0, through every vaddsd of the
+    // loop (`vaddsd xmm0, xmm0, QWORD PTR [rax]`: VADDSDrm_Int).
+    let kernel = root.join("validation/asm/sum_f64.avx2.s");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    let (first, last) = marked_lines(&text);
+    let chain = text.lines().collect::<Vec<_>>()[first - 1..last]
+        .iter()
+        .filter(|l| l.trim_start().starts_with("vaddsd\txmm0, xmm0, QWORD PTR"))
+        .count();
+    assert_eq!(chain, 4, "the loop of {} changed", kernel.display());
+
+    let dir = fixture("lcd");
+    let p = |n: &str| dir.0.join(n).display().to_string();
+    let o = common::winic_command(&[
+        "LAT",
+        "-i",
+        "VADDSDrm_Int",
+        "-o",
+        &p("db.yml"),
+        "--noReport",
+    ])
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let db: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.0.join("db.yml")).unwrap()).unwrap();
+    let form = &db[0];
+    assert_eq!(form["llvmName"].as_str(), Some("VADDSDrm_Int"), "{db:?}");
+    // The accumulator's path: $src1 (operand 1) -> $dst (operand 0).
+    let path = form["operandLatencies"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|l| {
+            l["sourceOperand"].as_str() == Some("1") && l["targetOperand"].as_str() == Some("0")
+        })
+        .unwrap_or_else(|| panic!("no 1 -> 0 latency: {form:?}"));
+    let (min, max) = (
+        path["latencyMin"].as_f64().unwrap(),
+        path["latencyMax"].as_f64().unwrap(),
+    );
+    assert_eq!(min, max, "a range, not one latency: {form:?}");
+
+    let o = common::winic_command(&[
+        "export",
+        "--osaca",
+        "--arch",
+        "x86_64",
+        &p("db.yml"),
+        "--base",
+        base,
+        "-o",
+        &p("model.yml"),
+    ])
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let jobs = serde_json::json!([{"file": kernel, "lines": [first, last]}]);
+    std::fs::write(dir.0.join("jobs.json"), jobs.to_string()).unwrap();
+    let o = std::process::Command::new(&python)
+        .arg(root.join("scripts/osaca-predict.py"))
+        .args(["--arch", arch, "--model", &p("model.yml"), &p("jobs.json")])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "OSACA: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lcd = rows[0]["lcd"].as_f64().unwrap();
+    assert!(
+        (lcd - chain as f64 * min).abs() < 1e-9,
+        "OSACA ({arch}, exported with --base {base}) gives sum_f64.avx2 an LCD of {lcd} cycles, \
+         not {chain} x winic's measured VADDSDrm_Int 1 -> 0 latency {min} = {}: {rows}",
+        chain as f64 * min
+    );
 }

@@ -16,6 +16,9 @@ must have the same instructions. Elements per iteration come from the
 loop's pointer or index step: the largest number of bytes a memory
 operand's address advances per iteration, divided by the kernel's element
 size (`// elem:` in the C file); a loop without such a step is an error.
+`// reduction: yes` marks a loop that carries one accumulator gcc may not
+reassociate (kernels.json's `reduction`): it is latency-bound by
+construction, and scripts/validate.py judges its prediction as such.
 """
 import argparse
 import json
@@ -215,6 +218,7 @@ def compile_one(src, isa, gcc):
         "trips_small": rows * (small // vf), "trips_large": rows * (large // vf),
         "init": m.get("init"),
         "gather": any(s.startswith("vgather") or s.startswith("vpgather") for s in ins),
+        "reduction": m.get("reduction") == "yes",
     }
     return "\n".join(head + marked) + "\n", info
 

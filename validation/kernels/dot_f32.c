@@ -1,4 +1,5 @@
 // dot product, float: one accumulator, latency-bound
+// reduction: yes
 // elem: 4
 #include "bench.h"
 INLINE void kernel(const float *restrict a, const float *restrict b, long n) {

@@ -1,4 +1,5 @@
 // dot product, double: one accumulator (an FMA chain with -mfma), latency-bound
+// reduction: yes
 // elem: 8
 #include "bench.h"
 INLINE void kernel(const double *restrict a, const double *restrict b, long n) {

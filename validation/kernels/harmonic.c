@@ -1,5 +1,6 @@
 // division in a reduction: s += 1.0 / a[i], one accumulator: the divide
 // runs in parallel, the add chain bounds it unless the divider is slower
+// reduction: yes
 // elem: 8
 #include "bench.h"
 INLINE void kernel(const double *restrict a, long n) {

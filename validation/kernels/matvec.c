@@ -1,5 +1,6 @@
 // matrix-vector, row by row: y[i] = sum_j A[i][j] * x[j], 4 rows of n;
 // each row a dot product with one accumulator (latency-bound)
+// reduction: yes
 // elem: 8
 // rows: 4
 // sizes: 64 256

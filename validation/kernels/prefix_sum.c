@@ -1,5 +1,6 @@
 // scalar integer loop: running (prefix) sum, a[i] = s += b[i], int64;
 // a loop-carried add chain gcc cannot vectorize
+// reduction: yes
 // elem: 8
 #include "bench.h"
 INLINE void kernel(long *restrict a, const long *restrict b, long n) {

@@ -1,5 +1,6 @@
 // sum reduction, double: one accumulator, not reassociated (no -ffast-math):
 // latency-bound by the add chain
+// reduction: yes
 // elem: 8
 #include "bench.h"
 INLINE void kernel(const double *restrict a, long n) {
