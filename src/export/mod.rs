@@ -196,8 +196,20 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     None => {
                         counts.added += 1;
                         let borrowed = ports_of.get(entry.llvm_name.as_str()).copied();
-                        counts.added_with_ports += borrowed.is_some() as usize;
-                        new_form(c, entry, borrowed, None)
+                        let combined = borrowed
+                            .is_none()
+                            .then(|| memory_variant_ports(base, c, entry))
+                            .flatten();
+                        counts.added_with_ports +=
+                            (borrowed.is_some() || combined.is_some()) as usize;
+                        new_form(
+                            c,
+                            entry,
+                            borrowed
+                                .map(Ports::Borrowed)
+                                .or(combined.map(Ports::Combined)),
+                            None,
+                        )
                     }
                 };
                 comment_folded(&mut winic_forms, c);
@@ -437,14 +449,63 @@ fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
     (m, scaled)
 }
 
-/// A form the base lacks: winic's values; the port pressure of `borrowed`
-/// (the base form of the same LLVM form under another name) scaled to the
-/// throughput, or of the derived `ports` without a base, else none.
+/// Where an added form's port pressure comes from, with a base.
+enum Ports<'a> {
+    /// The base form of the same LLVM form under another name.
+    Borrowed(&'a Mapping),
+    /// Composed as OSACA composes a memory form it lacks
+    /// ([`memory_variant_ports`]).
+    Combined(Value),
+}
+
+/// The port pressure OSACA itself gives a memory form its file lacks:
+/// that of the form with a register in place of the memory operand, plus
+/// the file's default load ports where the form reads the memory and its
+/// default store ports where it writes it (`ArchSemantics.assign_tp_lt`
+/// in OSACA 0.7.1). Without it, an added `vaddsd xmm, xmm, [m]` had no
+/// ports, OSACA counted it as costing nothing, and the AVX2 sum loop was
+/// predicted at 0.20 cycles where its loads alone take 2.
+fn memory_variant_ports(base: &Base, c: &Candidate, entry: &Entry) -> Option<Value> {
+    let class = |o: &Value| o.get("class").and_then(Value::as_str).map(str::to_string);
+    let at = c
+        .operands
+        .iter()
+        .position(|o| class(o).as_deref() == Some("memory"))?;
+    let reg = base.forms.iter().find(|f| {
+        let ops = form_operands(f);
+        form_name(f).eq_ignore_ascii_case(&c.name)
+            && ops.len() == c.operands.len()
+            && ops.iter().zip(&c.operands).enumerate().all(|(i, (a, b))| {
+                if i == at {
+                    class(a).as_deref() == Some("register") && a.get("mask").is_none()
+                } else {
+                    operand_key(a) == operand_key(b)
+                }
+            })
+    })?;
+    let mut items = reg.get("port_pressure")?.as_sequence()?.clone();
+    let (read, write) = entry
+        .operands
+        .iter()
+        .find(|o| o.class == "memory")
+        .map_or((true, false), |m| (m.read, m.write));
+    if read {
+        items.extend(base.load_ports.iter().cloned());
+    }
+    if write {
+        items.extend(base.store_ports.iter().cloned());
+    }
+    Some(Value::Sequence(items))
+}
+
+/// A form the base lacks: winic's values; the port pressure of `ports`
+/// (borrowed or combined) scaled to the throughput, or of the `derived`
+/// ports without a base, else none.
 fn new_form(
     c: &Candidate,
     entry: &Entry,
-    borrowed: Option<&Mapping>,
-    ports: Option<&DerivedPorts>,
+    ports: Option<Ports>,
+    derived: Option<&DerivedPorts>,
 ) -> Mapping {
     let mut m = Mapping::new();
     m.insert(Value::from("name"), Value::from(c.name.as_str()));
@@ -461,17 +522,20 @@ fn new_form(
         Value::from("throughput"),
         entry.throughput.map_or(Value::Null, num),
     );
-    let pp = match (borrowed, ports, entry.throughput) {
-        (Some(b), _, tp) => {
-            let pp = b
-                .get("port_pressure")
-                .cloned()
-                .unwrap_or(Value::Sequence(vec![]));
-            match tp {
-                Some(tp) => scaled_ports(&pp, tp).unwrap_or(pp),
-                None => pp,
-            }
-        }
+    let borrowed = match &ports {
+        Some(Ports::Borrowed(b)) => Some(*b),
+        _ => None,
+    };
+    let given = match ports {
+        Some(Ports::Borrowed(b)) => b.get("port_pressure").cloned(),
+        Some(Ports::Combined(pp)) => Some(pp),
+        None => None,
+    };
+    let pp = match (given, derived, entry.throughput) {
+        (Some(pp), _, tp) => match tp {
+            Some(tp) => scaled_ports(&pp, tp).unwrap_or(pp),
+            None => pp,
+        },
         (None, Some(p), Some(tp)) => p.pressure(tp),
         _ => Value::Sequence(vec![]),
     };
@@ -530,6 +594,10 @@ struct Base {
     top: String,
     isa: String,
     forms: Vec<Mapping>,
+    /// `load_throughput_default` and `store_throughput_default`: the
+    /// ports of a load and of a store.
+    load_ports: Vec<Value>,
+    store_ports: Vec<Value>,
 }
 
 impl Base {
@@ -584,11 +652,20 @@ impl Base {
                 _ => return Err(bad(format!("instruction form {} has no name", i + 1))),
             }
         }
+        let ports = |key: &str| {
+            top_map
+                .get(key)
+                .and_then(Value::as_sequence)
+                .cloned()
+                .unwrap_or_default()
+        };
         Ok(Base {
             path: path.to_path_buf(),
             top,
             isa,
             forms: expanded,
+            load_ports: ports("load_throughput_default"),
+            store_ports: ports("store_throughput_default"),
         })
     }
 

@@ -19,6 +19,8 @@ micro_architecture: Test core
 arch_code: TEST
 isa: x86
 load_latency: {gpr: 4.0}
+load_throughput_default: [[1, '23']]
+store_throughput_default: [[1, '3']]
 ports: ['0', '1', '2', '3']
 port_model_scheme: |
   four ALUs
@@ -192,6 +194,34 @@ fn a_base_keeps_its_port_model_and_takes_winics_values() {
     );
     let names: Vec<&str> = f.iter().filter_map(|m| m["name"].as_str()).collect();
     assert_eq!(names, ["add", "vaddpd", "vmulpd", "jmp", "jne"]);
+}
+
+/// A memory form the base lacks gets the ports OSACA would compose for
+/// it: its register form's, plus a load's where it reads memory and a
+/// store's where it writes it; then scaled to winic's throughput.
+#[test]
+fn an_added_memory_form_takes_its_register_forms_ports_and_a_loads() {
+    let (counts, text) = export(
+        "memory",
+        vec![
+            entry("VADDPDZrm", Some(0.5), Some(4.0)),
+            entry("ADD64mr", Some(1.0), Some(7.0)),
+            entry("VMULPDZrm", Some(0.5), Some(4.0)),
+        ],
+        Some(BASE),
+    );
+    assert_eq!((counts.added, counts.added_with_ports), (3, 2), "{text}");
+    let f = forms(&text);
+    let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
+    let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
+    // vaddpd zmm's [[1, '01']] and a load's [[1, '23']]: bound 0.5 already.
+    assert_eq!(pp("VADDPDZrm"), yaml("[[1, '01'], [1, '23']]"));
+    // add gpr's [[1, '0123']], a load and a store, scaled to 1.0.
+    let bound = port_bound(&pp("ADD64mr")).unwrap();
+    assert!((bound - 1.0).abs() < 1e-3, "{bound}");
+    assert_eq!(pp("ADD64mr").as_sequence().unwrap().len(), 3);
+    // No register form in the base: no ports, as before.
+    assert_eq!(pp("VMULPDZrm"), Value::Sequence(vec![]));
 }
 
 #[test]
