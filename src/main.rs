@@ -135,10 +135,11 @@ enum Command {
     /// the body once and twice in a forked child that measures 16 forms
     /// at a time, in many short rounds, keeping only rounds in which the
     /// core's other hardware thread was idle (on an SMT machine, keep it
-    /// idle: winic waits for such rounds). Forms that cannot run
-    /// (memory operands, control flow, privileged, missing features …)
-    /// are skipped with the reason; faults (SIGILL …) are recorded and the
-    /// run goes on. Results go to the report file
+    /// idle: winic waits for such rounds). Memory operands address
+    /// winic's data area at 0x40000000, each access of its own block.
+    /// Forms that cannot run (gathers, string operations, most control
+    /// flow, privileged, missing features …) are skipped with the reason;
+    /// faults (SIGILL …) are recorded and the run goes on. Results go to the report file
     /// (report_TP_<timestamp>.txt in the current directory) as they come;
     /// a summary of counts ends the run.
     #[command(name = "TP")]
