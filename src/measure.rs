@@ -75,10 +75,13 @@ pub struct Sampling {
     pub max_rounds: usize,
     /// Bodies per group.
     pub group: usize,
-    /// A group stops waiting for clean rounds after this long; after a
-    /// group that ran out of it, the next one waits half as long (down to
-    /// an eighth: a core that is never ours alone must not stall the run),
-    /// after one that did not, the full time again.
+    /// A group stops waiting for clean rounds after this long (but not
+    /// before [`Sampling::clean`] rounds); after a group that ran out of
+    /// it, the next one waits half as long (down to a 32nd: a core that is
+    /// never ours alone must not stall the run; with an eighth, a full TP
+    /// run on the Xeon guest took 839 s while another tenant kept its
+    /// core busy, 6464 forms noisy), after one that did not, the full
+    /// time again.
     pub budget: Duration,
     /// Largest accepted spread (the lower quartile of the samples relative
     /// to their minimum) before a timing is flagged noisy.

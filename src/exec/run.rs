@@ -958,7 +958,7 @@ fn measure_group(
     probe.patience = if satisfied {
         sampling.budget
     } else {
-        (probe.patience / 2).max(sampling.budget / 8)
+        (probe.patience / 2).max(sampling.budget / 32)
     };
     if !out.send(&[PROBE, probe.class as f64, probe.fastest[probe.class]]) {
         return false;
