@@ -64,6 +64,9 @@ pub struct Counts {
     /// Of the added, forms with the base's port pressure of the same LLVM
     /// form under its other name.
     pub added_with_ports: usize,
+    /// Of the added, memory forms with ports composed as OSACA composes
+    /// them ([`memory_variant_ports`]).
+    pub added_composed: usize,
     /// Base forms left as the base had them.
     pub kept: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
@@ -146,7 +149,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
         forms.insert(entry.llvm_name.as_str(), osaca);
     }
     for c in &mut keys {
-        c.entries.sort_by(representative_order);
+        c.entries.sort_by(|a, b| representative_order(isa, a, b));
     }
     let representatives: std::collections::HashSet<&str> = keys
         .iter()
@@ -200,8 +203,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                             .is_none()
                             .then(|| memory_variant_ports(base, c, entry))
                             .flatten();
-                        counts.added_with_ports +=
-                            (borrowed.is_some() || combined.is_some()) as usize;
+                        counts.added_with_ports += borrowed.is_some() as usize;
+                        counts.added_composed += combined.is_some() as usize;
                         new_form(
                             c,
                             entry,
@@ -345,14 +348,29 @@ fn operand_key(op: &Value) -> String {
 /// The representative of LLVM forms spelled alike comes first: a general
 /// one before one with a fixed register (`add $imm, %rax`, whose
 /// throughput is its chain through rax), a plain one before a masked or
-/// broadcast one, then the slowest (largest throughput, then latency),
-/// then by name.
+/// broadcast one, the widest registers before narrower ones (OSACA's
+/// `gpr` is every width: `add r64, imm` is what loops run, while `add
+/// r16, imm16` stalls the decoder on its length-changing prefix, 3.17
+/// cycles on the Xeon guest, and as the representative made every loop
+/// counter 3.8 cycles), then the slowest (largest throughput, then
+/// latency), then by name.
 fn representative_order(
+    isa: &'static Isa,
     a: &(&Entry, (bool, bool)),
     b: &(&Entry, (bool, bool)),
 ) -> std::cmp::Ordering {
     let num = |v: Option<f64>| v.unwrap_or(f64::NEG_INFINITY);
+    let widest = |e: &Entry| {
+        e.operands
+            .iter()
+            .filter(|o| o.class == "register")
+            .filter_map(|o| isa.class(o.name.as_deref()?))
+            .map(|c| c.bits())
+            .max()
+            .unwrap_or(0)
+    };
     a.1.cmp(&b.1)
+        .then(widest(b.0).cmp(&widest(a.0)))
         .then(num(b.0.throughput).total_cmp(&num(a.0.throughput)))
         .then(num(b.0.latency).total_cmp(&num(a.0.latency)))
         .then(a.0.llvm_name.cmp(&b.0.llvm_name))
@@ -722,13 +740,15 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
             "# base: {} (its top-level fields and port model are kept as written)\n\
              # forms: {} updated with winic's values ({} with the port pressure scaled to\n\
              #   winic's throughput), {} added ({} with the base's ports of the same LLVM\n\
-             #   form under its other name, the others with none: OSACA counts no port\n\
-             #   pressure for them), {} left as the base had them\n",
+             #   form under its other name, {} memory forms with their register form's\n\
+             #   ports and a load's or a store's, as OSACA composes them, the others with\n\
+             #   none: OSACA counts no port pressure for them), {} left as the base had them\n",
             b.path.display(),
             c.updated,
             c.rescaled,
             c.added,
             c.added_with_ports,
+            c.added_composed,
             c.kept
         )),
         None => out.push_str(&format!(
@@ -834,14 +854,16 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
     match &req.base {
         Some(b) => s.push_str(&format!(
             "  base {}: {} forms updated ({} port pressures scaled to winic's throughput), \
-             {} added ({} with the base's ports under another name of the form, {} without \
-             ports), {} left as the base had them\n",
+             {} added ({} with the base's ports under another name of the form, {} memory \
+             forms with ports composed from their register form's, {} without ports), {} \
+             left as the base had them\n",
             b.display(),
             c.updated,
             c.rescaled,
             c.added,
             c.added_with_ports,
-            c.added - c.added_with_ports,
+            c.added_composed,
+            c.added - c.added_with_ports - c.added_composed,
             c.kept
         )),
         None => s.push_str(&format!(
