@@ -80,8 +80,11 @@ impl Failure {
             Failure::Child(ChildError::System(_)) => "winic could not run the child".into(),
             Failure::Child(ChildError::Interrupted) => "stopped by SIGINT or SIGTERM".into(),
             Failure::NotPositive { .. } => "the unroll difference was not positive: noise".into(),
-            Failure::NotLinear { .. } => {
+            Failure::NotLinear { ratio, .. } if *ratio < 2.0 => {
                 "held back: the time does not grow with the body (bound beyond the core)".into()
+            }
+            Failure::NotLinear { .. } => {
+                "held back: the time grows faster than the body (drifting values)".into()
             }
             Failure::BelowFloor { .. } => {
                 "held back: below the fastest rate this core sustains: a wrong clock or noise"
@@ -117,11 +120,17 @@ impl fmt::Display for Failure {
                 f,
                 "the unroll difference was not positive ({cycles:.3} cycles for the body): noise"
             ),
-            Failure::NotLinear { ratio, .. } => write!(
+            Failure::NotLinear { ratio, .. } if *ratio < 2.0 => write!(
                 f,
                 "held back: the body twice took only {ratio:.2} times as long as once, so the \
                  time does not grow with the work (bound beyond the core: memory, a \
                  write-combining buffer) and the difference is no cost of the form"
+            ),
+            Failure::NotLinear { ratio, .. } => write!(
+                f,
+                "held back: the body twice took {ratio:.2} times as long as once, so the time \
+                 grows faster than the work (values that drift with the iterations: a \
+                 dividend divided again and again) and the difference is no cost of the form"
             ),
             Failure::BelowFloor {
                 cycles,
@@ -156,6 +165,12 @@ mod tests {
         assert!(f.kind().starts_with("held back"), "{}", f.kind());
         assert!(f.to_string().contains("1.02 times"), "{f}");
         assert!(f.cost().is_some());
+        let f = Failure::NotLinear {
+            ratio: 4.16,
+            cost: Box::default(),
+        };
+        assert!(f.kind().contains("faster than the body"), "{}", f.kind());
+        assert!(f.to_string().contains("4.16 times"), "{f}");
     }
 
     #[test]
