@@ -392,11 +392,26 @@ fn memory_forms_agree_with_published_values() {
     };
     let tp = measure("TP", names());
     let lat = measure("LAT", names());
+    // A throughput that disagrees is measured once more, alone: on the
+    // Xeon guest `vmovupd [m], ymm` came out 1.03 in one suite run of
+    // three (another tenant on the core), 0.50 in six runs alone.
+    let agrees = |v: Option<f64>, want: f64| v.is_some_and(|v| (v / want - 1.0).abs() <= 0.10);
+    let throughput = |name: &str, want: f64| {
+        let first = tp.get(name).and_then(|e| e.throughput);
+        if agrees(first, want) {
+            return first;
+        }
+        let again = measure("TP", std::iter::once(name.to_string()))
+            .get(name)
+            .and_then(|e| e.throughput);
+        eprintln!("  {name}: {first:?}, measured again: {again:?}");
+        again
+    };
     let mut wrong = Vec::new();
     for r in &table {
         let verdict = match (r.throughput, &r.from, &r.to, r.latency) {
-            (Some(want), ..) => match tp.get(&r.llvm_name).and_then(|e| e.throughput) {
-                Some(v) if (v / want - 1.0).abs() <= 0.10 => Ok(format!("{v:.3}")),
+            (Some(want), ..) => match throughput(&r.llvm_name, want) {
+                Some(v) if agrees(Some(v), want) => Ok(format!("{v:.3}")),
                 v => Err(format!("throughput {v:?}, published {want}")),
             },
             (None, Some(from), Some(to), Some(want)) => {
