@@ -395,6 +395,41 @@ fn num(v: f64) -> Value {
     Value::Number(serde_yaml::Number::from(v))
 }
 
+/// A form's latency as OSACA reads it: winic's `latency` (its largest
+/// exact sub-latency), but not from a register into memory. OSACA gives a
+/// store latency 0 and, on a dependency through memory, adds the load's
+/// (its shipped `spr.yml`: `vmovupd [m], xmm` 0); winic's data -> memory
+/// is the whole store-and-reload round trip as a bound (`[0; 5.17]`), and
+/// as a store's latency made OSACA count the round trip twice (the
+/// transposed matrix-vector loop predicted at 14-16 cycles, measured
+/// 0.7-1.6). A store with only such sub-latencies gets OSACA's 0; memory
+/// -> memory of a read-modify-write stays (its own round trip).
+fn osaca_latency(entry: &Entry) -> Option<f64> {
+    let memory: Vec<String> = entry
+        .operands
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.class == "memory")
+        .map(|(i, _)| i.to_string())
+        .collect();
+    if memory.is_empty() {
+        return entry.latency;
+    }
+    let into_memory = |l: &crate::db::OperandLatency| {
+        memory.contains(&l.target_operand) && !memory.contains(&l.source_operand)
+    };
+    let kept: Vec<crate::db::OperandLatency> = entry
+        .operand_latencies
+        .iter()
+        .filter(|l| !into_memory(l))
+        .cloned()
+        .collect();
+    if kept.len() == entry.operand_latencies.len() {
+        return entry.latency;
+    }
+    crate::db::form_latency(&kept).or(Some(0.0))
+}
+
 /// The port pressure's bound: the largest load it puts on one port, as
 /// OSACA averages it (`[[c, ports]]` puts c / len(ports) on each).
 fn port_bound(pp: &Value) -> Option<f64> {
@@ -451,7 +486,7 @@ fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
         Value::from("llvm_name"),
         Value::from(entry.llvm_name.as_str()),
     );
-    if let Some(lat) = entry.latency {
+    if let Some(lat) = osaca_latency(entry) {
         m.insert(Value::from("latency"), num(lat));
     }
     if let Some(tp) = entry.throughput {
@@ -534,7 +569,7 @@ fn new_form(
     m.insert(Value::from("operands"), Value::Sequence(c.operands.clone()));
     m.insert(
         Value::from("latency"),
-        entry.latency.map_or(Value::Null, num),
+        osaca_latency(entry).map_or(Value::Null, num),
     );
     m.insert(
         Value::from("throughput"),

@@ -282,3 +282,22 @@ fn port_pressure_bound_is_osacas_average() {
     );
     assert_eq!(port_bound(&Value::Sequence(vec![])), None);
 }
+
+/// A store's data -> memory is a round-trip bound, not OSACA's store
+/// latency: a store gets OSACA's 0; a read-modify-write keeps its memory
+/// -> memory; a load its latency.
+#[test]
+fn a_store_exports_osacas_latency_and_not_the_round_trip() {
+    let mut store = entry("MOV64mr", Some(0.5), None);
+    store.set_operand_latency("1", "0", Some((0.0, 5.17)));
+    let mut rmw = entry("ADD64mr", Some(1.0), None);
+    rmw.set_operand_latency("1", "0", Some((0.0, 7.1)));
+    rmw.set_operand_latency("0", "0", Some((7.32, 7.32)));
+    rmw.set_operand_latency("1", "EFLAGS", Some((1.0, 1.0)));
+    let mut load = entry("MOV64rm", Some(0.33), None);
+    load.set_operand_latency("1", "0", Some((5.0, 5.0)));
+    assert_eq!(store.latency, Some(5.17));
+    assert_eq!(osaca_latency(&store), Some(0.0));
+    assert_eq!(osaca_latency(&rmw), Some(7.32));
+    assert_eq!(osaca_latency(&load), Some(5.0));
+}
