@@ -124,42 +124,19 @@ impl Operands for X86_64 {
             return false;
         };
         use iced_x86::Mnemonic as M;
+        // Plain moves of 4 bytes or more (a 2-byte `vmovw` would return a
+        // part of the address), the merging low moves, and the loads below.
+        let m = plan.code.mnemonic();
         gpr_result
             && plan.mask.is_none()
             && !plan.broadcast
-            && matches!(
-                plan.code.mnemonic(),
-                M::Mov
-                    | M::Movq
-                    | M::Movd
-                    | M::Movaps
-                    | M::Movapd
-                    | M::Movups
-                    | M::Movupd
-                    | M::Movdqa
-                    | M::Movdqu
-                    | M::Movsd
-                    | M::Movss
-                    | M::Movlps
+            && ((forward::is_plain_move(m) && !matches!(m, M::Vmovsh | M::Vmovw))
+                || matches!(
+                    m,
+                    M::Movlps
                     | M::Movlpd
                     | M::Lddqu
                     | M::Movntdqa
-                    | M::Vmovaps
-                    | M::Vmovapd
-                    | M::Vmovups
-                    | M::Vmovupd
-                    | M::Vmovdqa
-                    | M::Vmovdqu
-                    | M::Vmovdqa32
-                    | M::Vmovdqa64
-                    | M::Vmovdqu8
-                    | M::Vmovdqu16
-                    | M::Vmovdqu32
-                    | M::Vmovdqu64
-                    | M::Vmovq
-                    | M::Vmovd
-                    | M::Vmovsd
-                    | M::Vmovss
                     | M::Vmovlps
                     | M::Vmovlpd
                     | M::Vlddqu
@@ -190,7 +167,7 @@ impl Operands for X86_64 {
                     | M::Pabsd
                     | M::Vpabsd
                     | M::Vpabsq
-            )
+                ))
     }
 
     /// By LLVM's printer of the memory operand (`qword` 8, `zmmword` 64;

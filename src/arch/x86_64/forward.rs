@@ -85,7 +85,7 @@ pub fn rewrites_memory(form: Instr) -> bool {
 /// Whether iced's `m` is a plain move: what it writes is the bytes it
 /// reads, whole (no merge into a wider register's other bits through a
 /// second source, no conversion, no broadcast).
-fn is_plain_move(m: M) -> bool {
+pub fn is_plain_move(m: M) -> bool {
     matches!(
         m,
         M::Mov
