@@ -101,6 +101,10 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         Mnemonic::Ldmxcsr | Mnemonic::Vldmxcsr => {
             "loads MXCSR from the data area, whose value sets reserved bits (#GP)"
         }
+        Mnemonic::Movdir64b | Mnemonic::Enqcmd | Mnemonic::Enqcmds => {
+            "stores to the address in a register operand, which the kernel sets to data, \
+             not to its data area (SIGSEGV on the Xeon guest)"
+        }
         Mnemonic::Lfs | Mnemonic::Lgs | Mnemonic::Lss => {
             "loads a segment register with a selector from the data area (#GP)"
         }
