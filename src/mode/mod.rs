@@ -195,6 +195,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
         .collect();
     let start = std::time::Instant::now();
+    let looks_before = run::second_looks();
     let mut sink = Sink::new(mode, output, db, journal, report);
     let mut summary = match mode {
         Mode::Tp => {
@@ -249,7 +250,31 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         let tally = sweep.run(&variants, &all_forms, &mut sink, progress);
         summary.push_str(&tally.text(variants.len()));
     }
+    summary.push_str(&second_look_line(looks_before, run::second_looks()));
     sink.finish(summary)
+}
+
+/// The summary's line on the second looks of the run's batches
+/// ([`run::batch_costs`]), from the counts before and after it; empty when
+/// no body wanted one.
+fn second_look_line(before: (usize, usize, usize), after: (usize, usize, usize)) -> String {
+    let (wanted, retried, improved) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
+    if wanted == 0 {
+        return String::new();
+    }
+    let rest = if retried < wanted {
+        format!(
+            "; {} kept their first values: a second look improved too few (the core's other \
+             hardware thread stayed busy)",
+            wanted - retried
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "  second look: {wanted} bodies wanted one (noisy, or judged by a probe that later \
+         proved slow), {retried} got it, {improved} came out better{rest}\n"
+    )
 }
 
 /// The report's header lines.
@@ -315,4 +340,22 @@ fn merge_result(db: &mut Database, mode: Mode, mut e: Entry) {
 /// `progress` with its label fixed, as the modes call it.
 fn labelled<'a>(progress: Progress<'a>, label: String) -> impl FnMut(usize, usize, &str) + 'a {
     move |done, total, name| progress(&label, done, total, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::second_look_line;
+
+    /// The summary counts only this run's second looks, and says why
+    /// some forms kept their first values only when some did.
+    #[test]
+    fn second_look_line_counts_this_run_and_says_what_was_left() {
+        assert_eq!(second_look_line((5, 5, 1), (5, 5, 1)), "");
+        let all = second_look_line((5, 5, 1), (105, 105, 40));
+        assert!(all.contains("100 bodies wanted one"), "{all}");
+        assert!(all.contains("100 got it, 39 came out better"), "{all}");
+        assert!(!all.contains("kept"), "{all}");
+        let cut = second_look_line((0, 0, 0), (9904, 256, 6));
+        assert!(cut.contains("9648 kept their first values"), "{cut}");
+    }
 }
