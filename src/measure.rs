@@ -80,8 +80,8 @@ pub struct Sampling {
     /// it, the next one waits half as long (down to a 32nd: a core that is
     /// never ours alone must not stall the run; with an eighth, a full TP
     /// run on the Xeon guest took 839 s while another tenant kept its
-    /// core busy, 6464 forms noisy), after one that did not, the full
-    /// time again.
+    /// core busy, 6464 forms noisy), after one that did not, twice as
+    /// long, up to this.
     pub budget: Duration,
     /// Largest accepted spread (the lower quartile of the samples relative
     /// to their minimum) before a timing is flagged noisy.
