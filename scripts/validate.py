@@ -31,7 +31,7 @@ PREDICT = os.path.join(ROOT, "scripts", "osaca-predict.py")
 # Kernels winic's assembler cannot read yet, and why (docs/validation.md);
 # --check-assembly fails when one of them starts to assemble, so that this
 # list shrinks with the assembler. Gathers are flagged in kernels.json.
-KNOWN_REJECTED = {"count_if": "setl (winic reads setcc at condition ne only)"}
+KNOWN_REJECTED = {}
 # A latency-bound prediction counts as right within this relative error.
 LATENCY_TOLERANCE = 0.05
 

@@ -318,6 +318,15 @@ pub trait AsmDialect {
         offset: i64,
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>>;
+
+    /// Instances of a form that is not real (LLVM's `isCodeGenOnly`)
+    /// which the assembler reads all the same, each printing its own
+    /// mnemonic: x86's `cmov${cond}` and `set${cond}` once per condition
+    /// (`cmovl`, `setge`), which an assembler reaches through aliases.
+    /// None by default.
+    fn spellings(&self, _form: Instr) -> Vec<Inst> {
+        Vec::new()
+    }
 }
 
 /// The start stub of a static Linux executable (`crate::elf`) around a

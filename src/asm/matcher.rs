@@ -31,18 +31,28 @@ fn slot(arch: Arch) -> usize {
 
 fn build_index(t: &dyn Target) -> Index {
     let mut by_mnemonic: HashMap<String, Vec<(Instr, Inst)>> = HashMap::new();
-    for form in Isa::get(t.arch()).real_instrs() {
-        let Some(example) = t.example(form).ok().or_else(|| filled(t, form)) else {
-            continue;
+    for form in Isa::get(t.arch()).instrs() {
+        // A real form by its example; a codegen-only one by the spellings
+        // the target reads it by (`cmovl`, `setge`), if any.
+        let examples = if form.is_real() {
+            t.example(form)
+                .ok()
+                .or_else(|| filled(t, form))
+                .into_iter()
+                .collect()
+        } else {
+            t.spellings(form)
         };
-        let Ok(text) = t.print(&example) else {
-            continue;
-        };
-        if t.encode(&example).is_err() {
-            continue;
-        }
-        if let Some(m) = mnemonic(&canonical(t, &text)) {
-            by_mnemonic.entry(m).or_default().push((form, example));
+        for example in examples {
+            let Ok(text) = t.print(&example) else {
+                continue;
+            };
+            if t.encode(&example).is_err() {
+                continue;
+            }
+            if let Some(m) = mnemonic(&canonical(t, &text)) {
+                by_mnemonic.entry(m).or_default().push((form, example));
+            }
         }
     }
     Index { by_mnemonic }

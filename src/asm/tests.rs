@@ -303,3 +303,35 @@ fn the_cli_test_files_assemble_on_every_arch() {
         assert_eq!(p.listing.len(), 15, "{arch}");
     }
 }
+
+/// Condition forms are codegen-only in LLVM, reached through one alias
+/// per condition: every condition of `setcc` and `cmovcc` assembles, with
+/// or without a memory operand, to the bytes GNU as gives (Intel SDM
+/// Vol. 2: `0F 90+cc`, `0F 40+cc`).
+#[test]
+fn every_condition_of_setcc_and_cmovcc_assembles() {
+    let t = target(Arch::X86_64);
+    let cases: [(&str, &[u8]); 6] = [
+        ("setl al", &[0x0f, 0x9c, 0xc0]),
+        ("setne al", &[0x0f, 0x95, 0xc0]),
+        ("setge byte ptr [rsi]", &[0x0f, 0x9d, 0x06]),
+        ("cmovl rax, rbx", &[0x48, 0x0f, 0x4c, 0xc3]),
+        ("cmovb r8w, r9w", &[0x66, 0x45, 0x0f, 0x42, 0xc1]),
+        ("cmovg eax, dword ptr [rsi+8]", &[0x0f, 0x4f, 0x46, 0x08]),
+    ];
+    for (line, want) in cases {
+        let p = assemble(t, "k.s", &format!(".intel_syntax noprefix\nf:\n{line}\n"))
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(p.code, want, "{line}");
+    }
+    for (k, c) in crate::arch::x86_64::cond::CONDITIONS.iter().enumerate() {
+        for (line, opcode) in [
+            (format!("set{c} cl"), 0x90),
+            (format!("cmov{c} ecx, edx"), 0x40),
+        ] {
+            let p = assemble(t, "k.s", &format!(".intel_syntax noprefix\nf:\n{line}\n"))
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(p.code[1], opcode + k as u8, "{line}: {:02x?}", p.code);
+        }
+    }
+}

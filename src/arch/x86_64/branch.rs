@@ -4,7 +4,7 @@
 
 use super::X86_64;
 use crate::arch::{inst_of, no_pseudo, AsmDialect, Dialect, EncodeError, Inst};
-use crate::isa::Arch;
+use crate::isa::{Arch, Instr};
 use iced_x86::{Code, Encoder, Instruction};
 
 /// Condition-code mnemonics with their rel8 and rel32 codes (Intel SDM
@@ -78,5 +78,9 @@ impl AsmDialect for X86_64 {
 
     fn nop(&self) -> Result<Inst, EncodeError> {
         inst_of(Arch::X86_64, "NOOP", &[])
+    }
+
+    fn spellings(&self, form: Instr) -> Vec<Inst> {
+        super::cond::spellings(form)
     }
 }

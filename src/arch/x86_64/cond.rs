@@ -83,6 +83,33 @@ pub fn runs_anyway(form: &Instr) -> bool {
             .all(|m| matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm))
 }
 
+/// The instances winic's assembler reads a codegen-only condition form
+/// by (`cmovl rax, rbx`, `setge byte ptr [rsi]`): its example once per
+/// condition. Conditional branches are the assembler's own
+/// ([`crate::arch::AsmDialect::branch`]), real forms it reads anyway.
+pub fn spellings(form: Instr) -> Vec<Inst> {
+    use crate::arch::Operands;
+    if form.is_real() || form.has(Flag::IsBranch) {
+        return Vec::new();
+    }
+    let Some(k) = super::plan_of(&form)
+        .ok()
+        .and_then(|p| p.cond.as_ref().map(|c| c.0))
+    else {
+        return Vec::new();
+    };
+    let Ok(example) = super::X86_64.example(form) else {
+        return Vec::new();
+    };
+    (0..CONDITIONS.len() as i64)
+        .map(|c| {
+            let mut i = example.clone();
+            i.ops[k] = OpValue::Imm(c);
+            i
+        })
+        .collect()
+}
+
 /// The offset of the next instruction from `inst`'s first byte: its
 /// length, once encoded with any target.
 pub fn next_instruction(inst: &Inst) -> Result<i64, EncodeError> {
