@@ -190,6 +190,31 @@ enum Command {
         #[arg(long, default_value_t = 20, value_parser = whole::<u64>(1, 3600), allow_negative_numbers = true)]
         timeout: u64,
     },
+    /// Port conflicts: every pair of the given forms interleaved (one copy
+    /// of each, on registers of their own, up to 12 of each), timed as TP
+    /// times a body, beside each form alone; prints cycles per pair, the
+    /// slower form's time alone and both in turn, and how much they share.
+    ///
+    /// The experiments of port inference (docs/method.md, "Port
+    /// conflicts"): a pair that runs as fast as the slower form alone
+    /// shares no port it is bound by (`independent`); one that takes the
+    /// sum shares all (`the same resources`). For forms whose time alone
+    /// is that of one micro-op on N ports (1/N cycles), the shared ports
+    /// follow: two micro-ops together on 2/T ports. 2 to 64 forms of this
+    /// machine's arch; forms with an implicit dependency between copies
+    /// (`adc`) are left out, saying so. Nothing is written to the database.
+    Ports {
+        /// The forms (LLVM names), e.g. -i ADD64rr IMUL64rr VADDPDZrr.
+        #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
+        instrs: Vec<String>,
+        /// Forms whose LLVM name or mnemonic matches this regular
+        /// expression (with -i: those too).
+        #[arg(long, value_name = "REGEX")]
+        filter: Option<String>,
+        /// Measure on this core (as TP's --core).
+        #[arg(long = "core", value_name = "N", value_parser = parse_core, allow_negative_numbers = true)]
+        cpu: Option<usize>,
+    },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
     ///
     /// The kernel is the function winic measures (prologue, initial values,
@@ -558,6 +583,25 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
                 write!(out, "{}", summary.render()).map_err(io)?;
             }
+        }
+        Command::Ports {
+            instrs,
+            filter,
+            cpu,
+        } => {
+            let arch = arch_or_host(None)?;
+            let cpu = cpu.map(allowed_cpu).transpose()?;
+            let mut bar = eta_progress();
+            let label = format!("ports {arch}");
+            let found = winic::mode::ports::measure(
+                arch,
+                &instrs,
+                filter.as_deref(),
+                cpu,
+                clock_of(cli.frequency),
+                &mut |done, total| bar(&label, done, total, ""),
+            )?;
+            write!(out, "{}", found.render()).map_err(io)?;
         }
         Command::Emit {
             arch,

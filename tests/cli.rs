@@ -1325,3 +1325,72 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `winic ports`: each form alone and every pair together, with the
+/// verdict; on hardware the pair takes at least about the slower form's
+/// time (no mix runs faster than its slowest part). Fewer than two forms,
+/// or an unknown one, is refused with the reason.
+#[test]
+fn ports_measures_every_pair_against_each_form_alone() {
+    let arch = host_arch();
+    let forms: [&str; 3] = match arch {
+        "x86_64" => ["ADD64rr", "IMUL64rr", "SHL64ri"],
+        "aarch64" => ["ADDXrs", "MADDXrrr", "LSLVXr"],
+        _ => ["ADD", "MUL", "SLLI"],
+    };
+    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+    let mut args = vec!["-f", "2.0", "ports", "-i"];
+    args.extend(forms);
+    let o = winic(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("alone (cycles per instruction):"), "{out}");
+    let number = |s: &str| s.trim_end_matches('%').parse::<f64>().ok();
+    let alone: Vec<f64> = forms
+        .iter()
+        .map(|f| {
+            let line = out
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(f))
+                .unwrap_or_else(|| panic!("{f} alone: {out}"));
+            number(line.split_whitespace().nth(1).unwrap()).unwrap_or(f64::NAN)
+        })
+        .collect();
+    for (x, a) in forms.iter().enumerate() {
+        for (y, b) in forms.iter().enumerate().skip(x + 1) {
+            let pair = format!("{a} + {b}");
+            let line = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(&pair))
+                .unwrap_or_else(|| panic!("{pair}: {out}"));
+            if emulated {
+                continue;
+            }
+            let together = line[line.find(&pair).unwrap() + pair.len()..]
+                .split_whitespace()
+                .next()
+                .and_then(number)
+                .unwrap_or_else(|| panic!("{line}"));
+            assert!(
+                together >= 0.8 * alone[x].max(alone[y]),
+                "{pair} together {together} below the slower alone: {out}"
+            );
+            assert!(
+                ["independent", "partly shared", "the same resources"]
+                    .iter()
+                    .any(|v| line.contains(v)),
+                "{line}"
+            );
+        }
+    }
+    let o = winic(&["-f", "2.0", "ports", "-i", forms[0]]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 to 64 forms; 1 selected"),
+        "{}",
+        stderr(&o)
+    );
+    let o = winic(&["-f", "2.0", "ports", "-i", forms[0], "NO_SUCH_FORM"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("NO_SUCH_FORM"), "{}", stderr(&o));
+}

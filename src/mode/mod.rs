@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod common;
 pub mod lat;
 pub mod man;
+pub mod ports;
 pub mod reason;
 mod select;
 mod sink;
@@ -135,27 +136,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         );
     }
     let t = arch::target(arch);
-    let mut opts = run::Options {
-        clock: req.clock,
-        cpu: match req.cpu {
-            None => run::default_cpu(),
-            c => c,
-        },
-        plan: crate::measure::Plan::fast(),
-        ..run::Options::default()
-    };
-    if req.clock == Clock::Auto {
-        // A clock that cannot be measured is a property of the machine,
-        // not of each form: said once, before anything is measured.
-        let g = run::check_clock(t, &opts).map_err(|why| {
-            Error::Unsupported(format!(
-                "the clock cannot be measured by timing on this machine ({why}): an emulator such as \
-                 qemu-user, whose timings mean nothing? Give the frequency with -f GHz (under an \
-                 emulator any value, e.g. -f 1) to run anyway"
-            ))
-        })?;
-        opts.fallback_ghz = Some(g);
-    }
+    let opts = measuring_options(t, req.clock, req.cpu)?;
     // TP's floor: the fastest rate this core sustains, once per run.
     let floor = match mode {
         Mode::Tp => tp::floor(t, &opts),
@@ -252,6 +233,35 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     }
     summary.push_str(&second_look_line(looks_before, run::second_looks()));
     sink.finish(summary)
+}
+
+/// How a measuring command times its kernels: `clock`, on `cpu` (`None`:
+/// the first this process may use). With `-f auto`, the clock is measured
+/// once first: a clock that cannot be measured is a property of the
+/// machine, not of each form, and is said once, before anything is
+/// measured.
+pub(crate) fn measuring_options(
+    t: &dyn arch::Target,
+    clock: Clock,
+    cpu: Option<usize>,
+) -> Result<run::Options, Error> {
+    let mut opts = run::Options {
+        clock,
+        cpu: cpu.or_else(run::default_cpu),
+        plan: crate::measure::Plan::fast(),
+        ..run::Options::default()
+    };
+    if clock == Clock::Auto {
+        let g = run::check_clock(t, &opts).map_err(|why| {
+            Error::Unsupported(format!(
+                "the clock cannot be measured by timing on this machine ({why}): an emulator such as \
+                 qemu-user, whose timings mean nothing? Give the frequency with -f GHz (under an \
+                 emulator any value, e.g. -f 1) to run anyway"
+            ))
+        })?;
+        opts.fallback_ghz = Some(g);
+    }
+    Ok(opts)
 }
 
 /// The summary's line on the second looks of the run's batches

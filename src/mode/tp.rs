@@ -378,7 +378,11 @@ fn with_outcomes(t: &dyn Target, rows: &mut [Row], opts: &Options, row: &mut dyn
 
 /// Bodies of `form` copies interleaved with `helper` copies on registers
 /// of their own: as many pairs as registers allow (12, else fewer).
-fn interleaved(t: &dyn Target, form: Instr, helper: Instr) -> Option<Vec<crate::arch::Inst>> {
+pub(crate) fn interleaved(
+    t: &dyn Target,
+    form: Instr,
+    helper: Instr,
+) -> Option<Vec<crate::arch::Inst>> {
     // The most pairs: fewer copies of the form can leave registers for
     // more helpers.
     let mut best: Option<Vec<crate::arch::Inst>> = None;

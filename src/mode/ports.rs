@@ -1,0 +1,367 @@
+//! Port conflicts (`winic ports`): the experiments port inference starts
+//! from. Every pair of the given forms runs interleaved, one copy of each
+//! on registers of their own, timed as TP times a body, beside each form
+//! alone. Under the model port-mapping methods share (PMEvo, Palmed,
+//! uops.info: a form is micro-ops, each issued to one port of its set,
+//! each port taking one a cycle; [`bottleneck`]), a pair that takes longer
+//! together than the slower form alone shares ports with it, and how much
+//! longer says how many.
+
+use super::common::{early_skip, implicit_dependency, pair_of_kernels, per_copy};
+use super::tp::interleaved;
+use crate::arch::{Inst, Target};
+use crate::error::Error;
+use crate::exec::run::{batch_costs, Clock, Options};
+use crate::isa::{Arch, Instr};
+use crate::kernel::{self, shape};
+
+/// The most forms one run takes: their pairs grow as the square (64 forms
+/// are 2016 pairs, a few minutes).
+pub const MAX_FORMS: usize = 64;
+
+/// `winic ports`: selects the forms (`names`, or those `filter` matches),
+/// at least two and at most [`MAX_FORMS`], and measures them
+/// ([`run`]) on `cpu` with `clock`.
+pub fn measure(
+    arch: Arch,
+    names: &[String],
+    filter: Option<&str>,
+    cpu: Option<usize>,
+    clock: Clock,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Conflicts, Error> {
+    let forms = super::select_forms(arch, names, filter, None, None)?;
+    if forms.len() < 2 || forms.len() > MAX_FORMS {
+        return Err(Error::BadInput(format!(
+            "winic ports measures every pair of 2 to {MAX_FORMS} forms; {} selected (name them \
+             with -i, or narrow --filter)",
+            forms.len()
+        )));
+    }
+    let t = crate::arch::target(arch);
+    let opts = super::measuring_options(t, clock, cpu)?;
+    Ok(run(t, &forms, &opts, progress))
+}
+
+/// Cycles per round of a multiset of micro-ops, each `(ports, count)`: a
+/// bit mask of the ports it may issue to and how many of it a round has;
+/// every port issues one micro-op a cycle. The busiest set of ports
+/// decides: the most, over every set S, of the micro-ops that can only go
+/// to S, divided by the ports in S (the max-flow bound uops.info and
+/// PMEvo compute).
+pub fn bottleneck(uops: &[(u32, f64)]) -> f64 {
+    let all = uops.iter().fold(0u32, |m, u| m | u.0);
+    let mut most: f64 = 0.0;
+    let mut s = all;
+    while s != 0 {
+        let load: f64 = uops.iter().filter(|u| u.0 & !s == 0).map(|u| u.1).sum();
+        most = most.max(load / f64::from(s.count_ones()));
+        s = (s - 1) & all;
+    }
+    most
+}
+
+/// How much of the time two forms take in turn they take together, 0 to
+/// 1: 0 when the pair runs as fast as the slower form alone (nothing
+/// shared), 1 when it takes the sum of both (everything shared).
+pub fn shared_share(a: f64, b: f64, together: f64) -> f64 {
+    let (slower, serial) = (a.max(b), a + b);
+    if serial <= slower {
+        return 0.0;
+    }
+    ((together - slower) / (serial - slower)).clamp(0.0, 1.0)
+}
+
+/// The ports of one micro-op a cycle: `1 / cycles` when that is within 10%
+/// of a whole number from 1 to 12, else `None` (the form is more than one
+/// micro-op, or not pipelined).
+fn single_uop_ports(cycles: f64) -> Option<u32> {
+    let n = 1.0 / cycles;
+    let whole = n.round();
+    ((1.0..=12.0).contains(&whole) && (n - whole).abs() <= 0.1 * whole).then_some(whole as u32)
+}
+
+/// The ports two single-micro-op forms of `pa` and `pb` ports share, from
+/// their time together (cycles per pair): together they issue 2 micro-ops
+/// on `2 / together` ports at most ([`bottleneck`]), so `pa + pb` minus
+/// those; `None` when the pair ran as fast as the slower form allows (then
+/// the union is at least `2 / together`, and nothing is known of it).
+fn shared_ports(pa: u32, pb: u32, together: f64) -> Option<u32> {
+    let slower = 1.0 / f64::from(pa.min(pb));
+    if together <= slower * 1.1 {
+        return None;
+    }
+    let union = (2.0 / together).round() as u32;
+    Some((pa + pb).saturating_sub(union).min(pa.min(pb)))
+}
+
+/// One form alone.
+#[derive(Clone, Debug)]
+pub struct Single {
+    /// The form.
+    pub form: Instr,
+    /// Cycles per instruction, or why there is none.
+    pub cycles: Result<f64, String>,
+    /// Its timings were noisy.
+    pub noisy: bool,
+}
+
+/// One pair of forms together.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    /// The two forms (indices into the singles).
+    pub a: usize,
+    /// The second form.
+    pub b: usize,
+    /// Cycles per pair (one of each), or why there is none.
+    pub cycles: Result<f64, String>,
+    /// Its timings were noisy.
+    pub noisy: bool,
+    /// The copies of each form in the body.
+    pub copies: usize,
+}
+
+/// What `winic ports` found.
+#[derive(Clone, Debug)]
+pub struct Conflicts {
+    /// Each form alone.
+    pub singles: Vec<Single>,
+    /// Each pair of measured forms.
+    pub pairs: Vec<Pair>,
+}
+
+/// Measures `forms` alone and every pair of them together; `progress(done,
+/// total)` after each kernel.
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Conflicts {
+    // Alone: the TP body (up to 12 independent copies).
+    let mut singles: Vec<Single> = Vec::new();
+    let mut bodies: Vec<(Option<usize>, Vec<Inst>)> = Vec::new();
+    for &form in forms {
+        let why = early_skip(t, form, false).or_else(|| {
+            (!implicit_dependency(t, form).is_empty()).then(|| {
+                "reads and writes a register implicitly (EFLAGS of adc): its copies depend on \
+                 each other"
+                    .to_string()
+            })
+        });
+        let body = match why {
+            Some(w) => Err(w),
+            None => shape::throughput(t, form, shape::COPIES).map_err(|e| e.to_string()),
+        };
+        let k = singles.len();
+        match body {
+            Ok(b) => {
+                bodies.push((Some(k), b));
+                singles.push(Single {
+                    form,
+                    cycles: Err("not measured".into()),
+                    noisy: false,
+                });
+            }
+            Err(w) => singles.push(Single {
+                form,
+                cycles: Err(w),
+                noisy: false,
+            }),
+        }
+    }
+    // Together: every pair of forms that have a body alone.
+    let runnable: Vec<usize> = bodies.iter().filter_map(|b| b.0).collect();
+    let mut pairs: Vec<Pair> = Vec::new();
+    for (x, &a) in runnable.iter().enumerate() {
+        for &b in &runnable[x + 1..] {
+            match interleaved(t, singles[a].form, singles[b].form) {
+                Some(body) => {
+                    pairs.push(Pair {
+                        a,
+                        b,
+                        cycles: Err("not measured".into()),
+                        noisy: false,
+                        copies: body.len() / 2,
+                    });
+                    bodies.push((None, body));
+                }
+                None => pairs.push(Pair {
+                    a,
+                    b,
+                    cycles: Err("no registers left to interleave them".into()),
+                    noisy: false,
+                    copies: 0,
+                }),
+            }
+        }
+    }
+    // The pairs' bodies follow the singles' in `bodies`, in `pairs` order
+    // (those without a body left out).
+    let pair_of_body: Vec<usize> = (0..pairs.len()).filter(|&p| pairs[p].copies > 0).collect();
+    let n_singles = runnable.len();
+    let total = bodies.len();
+    let mut done = 0;
+    let make = |i: usize| pair_of_kernels(t, &bodies[i].1);
+    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
+    batch_costs(t, total, &make, &width, opts, &mut |i, got| {
+        let body = &bodies[i].1;
+        let (value, noisy) = match got {
+            Ok(c) if c.positive() => {
+                let copies = if i < n_singles {
+                    body.len()
+                } else {
+                    body.len() / 2
+                };
+                (Ok(per_copy(&c, body.len(), copies)), c.noisy())
+            }
+            Ok(_) => (
+                Err("the unroll difference was not positive: noise".into()),
+                true,
+            ),
+            Err(e) => (Err(e.to_string()), false),
+        };
+        if i < n_singles {
+            let s = &mut singles[runnable[i]];
+            s.cycles = value;
+            s.noisy = noisy;
+        } else {
+            let p = &mut pairs[pair_of_body[i - n_singles]];
+            p.cycles = value;
+            p.noisy = noisy;
+        }
+        done = (done + 1).min(total);
+        progress(done, total);
+    });
+    Conflicts { singles, pairs }
+}
+
+impl Conflicts {
+    /// The table: each form alone, then each pair with its time together,
+    /// the slower form's alone, both in turn, the shared share and, for
+    /// single-micro-op forms, the shared ports.
+    pub fn render(&self) -> String {
+        let mut s = String::from("alone (cycles per instruction):\n");
+        let width = self
+            .singles
+            .iter()
+            .map(|x| x.form.name().len())
+            .max()
+            .unwrap_or(0);
+        for x in &self.singles {
+            let v = match &x.cycles {
+                Ok(c) => format!("{c:.3}{}", if x.noisy { " (noisy)" } else { "" }),
+                Err(w) => format!("-  {w}"),
+            };
+            s.push_str(&format!("  {:width$}  {v}\n", x.form.name()));
+        }
+        s.push_str(
+            "pairs (cycles per pair, one of each; `shared`: how much of the time in turn they \
+             take together, 0% nothing, 100% everything):\n",
+        );
+        let pw = 2 * width + 3;
+        s.push_str(&format!(
+            "  {:pw$}  {:>8}  {:>8}  {:>8}  {:>6}  verdict\n",
+            "pair", "together", "slower", "in turn", "shared"
+        ));
+        for p in &self.pairs {
+            let (a, b) = (&self.singles[p.a], &self.singles[p.b]);
+            let name = format!("{} + {}", a.form.name(), b.form.name());
+            let line = match (&a.cycles, &b.cycles, &p.cycles) {
+                (Ok(ta), Ok(tb), Ok(tp)) => {
+                    let share = shared_share(*ta, *tb, *tp);
+                    let verdict = if share < 0.15 {
+                        "independent"
+                    } else if share > 0.85 {
+                        "the same resources"
+                    } else {
+                        "partly shared"
+                    };
+                    let ports = match (single_uop_ports(*ta), single_uop_ports(*tb)) {
+                        (Some(pa), Some(pb)) => match shared_ports(pa, pb, *tp) {
+                            Some(k) => {
+                                format!("; as single micro-ops on {pa} and {pb} ports: {k} shared")
+                            }
+                            None => format!("; as single micro-ops on {pa} and {pb} ports"),
+                        },
+                        _ => String::new(),
+                    };
+                    let noisy = if a.noisy || b.noisy || p.noisy {
+                        " (noisy)"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "{tp:>8.3}  {:>8.3}  {:>8.3}  {:>5.0}%  {verdict}{ports}{noisy}",
+                        ta.max(*tb),
+                        ta + tb,
+                        100.0 * share
+                    )
+                }
+                (_, _, Err(w)) => format!("-  {w}"),
+                _ => "-  a form has no value alone".to_string(),
+            };
+            s.push_str(&format!("  {name:pw$}  {line}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bottleneck of micro-ops on port sets: one port a cycle each,
+    /// the busiest set deciding.
+    #[test]
+    fn bottleneck_is_the_busiest_set_of_ports() {
+        // One micro-op on one port; on two ports; four on four.
+        assert_eq!(bottleneck(&[(0b1, 1.0)]), 1.0);
+        assert_eq!(bottleneck(&[(0b11, 1.0)]), 0.5);
+        assert_eq!(bottleneck(&[(0b1111, 4.0)]), 1.0);
+        // Two forms on the same two ports take the sum; on other ports
+        // the slower's time.
+        assert_eq!(bottleneck(&[(0b11, 1.0), (0b11, 1.0)]), 1.0);
+        assert_eq!(bottleneck(&[(0b11, 1.0), (0b1100, 1.0)]), 0.5);
+        // p0 only and p0/p1: the second moves to p1.
+        assert_eq!(bottleneck(&[(0b01, 1.0), (0b11, 1.0)]), 1.0);
+        assert_eq!(bottleneck(&[(0b01, 2.0), (0b11, 1.0)]), 2.0);
+        // p0/p1 and p1/p2: three ports for two micro-ops.
+        assert_eq!(bottleneck(&[(0b011, 1.0), (0b110, 1.0)]), 2.0 / 3.0);
+        assert_eq!(bottleneck(&[]), 0.0);
+    }
+
+    /// The shared share: 0 at the slower form's time, 1 at the sum.
+    #[test]
+    fn shared_share_runs_from_the_slower_to_the_sum() {
+        assert_eq!(shared_share(0.5, 0.5, 0.5), 0.0);
+        assert_eq!(shared_share(0.5, 0.5, 1.0), 1.0);
+        assert_eq!(shared_share(0.25, 1.0, 1.0), 0.0);
+        assert!((shared_share(0.5, 0.5, 0.75) - 0.5).abs() < 1e-12);
+        assert_eq!(shared_share(0.5, 0.5, 2.0), 1.0);
+    }
+
+    /// Single micro-op forms and the ports they share, as the bottleneck
+    /// model gives the pair's time for every layout of up to 4 ports.
+    #[test]
+    fn shared_ports_invert_the_bottleneck() {
+        for a in 1u32..16 {
+            for b in 1u32..16 {
+                let together = bottleneck(&[(a, 1.0), (b, 1.0)]);
+                let (pa, pb) = (a.count_ones(), b.count_ones());
+                assert_eq!(single_uop_ports(1.0 / f64::from(pa)), Some(pa));
+                let shared = (a & b).count_ones();
+                match shared_ports(pa, pb, together) {
+                    Some(k) => assert_eq!(k, shared, "{a:04b} {b:04b}: {together}"),
+                    // Only where the slower alone sets the pace.
+                    None => assert!(
+                        together <= 1.0 / f64::from(pa.min(pb)) * 1.1,
+                        "{a:04b} {b:04b}"
+                    ),
+                }
+            }
+        }
+        assert_eq!(single_uop_ports(0.7), None);
+        assert_eq!(single_uop_ports(4.0), None);
+    }
+}
