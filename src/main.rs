@@ -202,7 +202,11 @@ enum Command {
     /// is that of one micro-op on N ports (1/N cycles), the shared ports
     /// follow: two micro-ops together on 2/T ports. 2 to 64 forms of this
     /// machine's arch; forms with an implicit dependency between copies
-    /// (`adc`) are left out, saying so. Nothing is written to the database.
+    /// (`adc`) are left out, saying so. Then a port mapping is fitted to
+    /// the forms that run as one micro-op (each on N of P numbered ports,
+    /// P as few as fit), with every pair's measured and predicted time:
+    /// one mapping that fits, not the only one. Nothing is written to the
+    /// database.
     Ports {
         /// The forms (LLVM names), e.g. -i ADD64rr IMUL64rr VADDPDZrr.
         #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]

@@ -303,7 +303,217 @@ impl Conflicts {
             };
             s.push_str(&format!("  {name:pw$}  {line}\n"));
         }
+        if let Some(m) = self.mapping() {
+            s.push_str(&self.render_mapping(&m, width));
+        }
         s
+    }
+
+    /// The mapping's section: each form's ports, then every pair's
+    /// measured and predicted time, the worst first.
+    fn render_mapping(&self, m: &Mapping, width: usize) -> String {
+        let mut s = format!(
+            "a port mapping of the {} forms that run as one micro-op, fitted to their {} pairs \
+             (ports numbered 0-{}, not the vendor's names): {} ports, root mean square error \
+             {:.1}%. One mapping that fits, not the only one: a pair that runs as fast as its \
+             slower form does not tell whether the two share a port\n",
+            m.sets.len(),
+            m.residuals.len(),
+            m.ports - 1,
+            m.ports,
+            100.0 * m.rms()
+        );
+        for (k, mask) in &m.sets {
+            let ports: Vec<String> = (0..m.ports)
+                .filter(|p| mask & (1 << p) != 0)
+                .map(|p| p.to_string())
+                .collect();
+            s.push_str(&format!(
+                "  {:width$}  {{{}}}\n",
+                self.singles[*k].form.name(),
+                ports.join(",")
+            ));
+        }
+        s.push_str("the pairs against it (cycles per pair: measured, predicted, error), the worst first:\n");
+        let mut rows = m.residuals.clone();
+        rows.sort_by(|x, y| {
+            ((y.2 - y.1) / y.1)
+                .abs()
+                .total_cmp(&((x.2 - x.1) / x.1).abs())
+        });
+        let pw = 2 * width + 3;
+        for (p, measured, predicted) in rows {
+            let pair = &self.pairs[p];
+            let name = format!(
+                "{} + {}",
+                self.singles[pair.a].form.name(),
+                self.singles[pair.b].form.name()
+            );
+            s.push_str(&format!(
+                "  {name:pw$}  {measured:>8.3}  {predicted:>8.3}  {:>+6.1}%\n",
+                100.0 * (predicted - measured) / measured
+            ));
+        }
+        s
+    }
+}
+
+/// The [`bottleneck`] of one micro-op on ports `a` and one on `b`, in
+/// closed form: each alone, or both on their ports together.
+fn two_uops(a: u32, b: u32) -> f64 {
+    let per = |m: u32| 1.0 / f64::from(m.count_ones().max(1));
+    per(a).max(per(b)).max(2.0 * per(a | b))
+}
+
+/// Masks of `width` ports out of `ports` (all of them, in increasing
+/// order).
+fn port_sets(width: u32, ports: u32) -> Vec<u32> {
+    (0u32..(1 << ports))
+        .filter(|m| m.count_ones() == width)
+        .collect()
+}
+
+/// The squared relative error of the pairs `involving` (indices into
+/// `pairs`) under `sets`: each pair `(a, b, cycles)` predicted as the
+/// [`bottleneck`] of one micro-op of each.
+fn pair_error(sets: &[u32], pairs: &[(usize, usize, f64)], involving: &[usize]) -> f64 {
+    involving
+        .iter()
+        .map(|&p| {
+            let (a, b, m) = pairs[p];
+            let e = (two_uops(sets[a], sets[b]) - m) / m;
+            e * e
+        })
+        .sum()
+}
+
+/// The port sets of single-micro-op forms that fit their pairs best:
+/// form k issues to `widths[k]` of `ports` ports; `pairs` are `(a, b,
+/// cycles per pair)`. Coordinate descent (each form in turn takes the set
+/// that fits its pairs best, until none moves) from `ports` starts, each
+/// giving form k its ports rotated by a different step; the best fit and
+/// its summed squared relative error. Ports are numbered, not named: any
+/// renumbering fits as well.
+pub fn fit_ports(widths: &[u32], pairs: &[(usize, usize, f64)], ports: u32) -> (Vec<u32>, f64) {
+    let n = widths.len();
+    let candidates: Vec<Vec<u32>> = widths.iter().map(|&w| port_sets(w, ports)).collect();
+    let involving: Vec<Vec<usize>> = (0..n)
+        .map(|k| {
+            (0..pairs.len())
+                .filter(|&p| pairs[p].0 == k || pairs[p].1 == k)
+                .collect()
+        })
+        .collect();
+    let all: Vec<usize> = (0..pairs.len()).collect();
+    let rotate = |mask: u32, by: u32| {
+        let full = (1u32 << ports) - 1;
+        ((mask << by) | (mask >> (ports - by))) & full
+    };
+    let mut best: (Vec<u32>, f64) = (Vec::new(), f64::INFINITY);
+    for start in 0..ports {
+        let mut sets: Vec<u32> = (0..n)
+            .map(|k| rotate((1u32 << widths[k]) - 1, (k as u32 * start) % ports))
+            .collect();
+        loop {
+            let mut moved = false;
+            for k in 0..n {
+                let mut here = (sets[k], pair_error(&sets, pairs, &involving[k]));
+                for &c in &candidates[k] {
+                    sets[k] = c;
+                    let e = pair_error(&sets, pairs, &involving[k]);
+                    if e < here.1 - 1e-12 {
+                        here = (c, e);
+                        moved = true;
+                    }
+                }
+                sets[k] = here.0;
+            }
+            if !moved {
+                break;
+            }
+        }
+        let e = pair_error(&sets, pairs, &all);
+        if e < best.1 {
+            best = (sets, e);
+        }
+    }
+    best
+}
+
+/// A port mapping fitted to the pairs of single-micro-op forms
+/// ([`fit_ports`]).
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    /// Ports in the model.
+    pub ports: u32,
+    /// Each mapped form (index into the singles) and its port set.
+    pub sets: Vec<(usize, u32)>,
+    /// Each pair used (index into the pairs), measured and predicted
+    /// cycles per pair.
+    pub residuals: Vec<(usize, f64, f64)>,
+}
+
+impl Mapping {
+    /// The root mean square of the pairs' relative errors.
+    pub fn rms(&self) -> f64 {
+        let n = self.residuals.len().max(1) as f64;
+        let sum: f64 = self
+            .residuals
+            .iter()
+            .map(|(_, m, p)| ((p - m) / m).powi(2))
+            .sum();
+        (sum / n).sqrt()
+    }
+}
+
+/// The most ports a mapping has: the subsets of 8 ports are few enough
+/// to try for every form.
+const MAX_PORTS: u32 = 8;
+
+impl Conflicts {
+    /// The port mapping of the single-micro-op forms (time alone 1/N
+    /// cycles, [`single_uop_ports`]) with at least one measured pair
+    /// among them: from as many ports as the widest form has up to
+    /// [`MAX_PORTS`], the fewest whose fit is within 2 points of relative
+    /// error of the best. `None` with fewer than two such forms.
+    pub fn mapping(&self) -> Option<Mapping> {
+        let forms: Vec<(usize, u32)> = self
+            .singles
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| Some((k, single_uop_ports(*s.cycles.as_ref().ok()?)?)))
+            .collect();
+        let at = |k: usize| forms.iter().position(|f| f.0 == k);
+        let pairs: Vec<(usize, (usize, usize, f64))> = self
+            .pairs
+            .iter()
+            .enumerate()
+            .filter_map(|(p, x)| Some((p, (at(x.a)?, at(x.b)?, *x.cycles.as_ref().ok()?))))
+            .filter(|(_, x)| x.2 > 0.0)
+            .collect();
+        let widest = forms.iter().map(|f| f.1).max()?;
+        if forms.len() < 2 || pairs.is_empty() || widest > MAX_PORTS {
+            return None;
+        }
+        let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();
+        let plain: Vec<(usize, usize, f64)> = pairs.iter().map(|x| x.1).collect();
+        let fits: Vec<(u32, Vec<u32>, f64)> = (widest..=MAX_PORTS)
+            .map(|p| {
+                let (sets, e) = fit_ports(&widths, &plain, p);
+                (p, sets, (e / plain.len() as f64).sqrt())
+            })
+            .collect();
+        let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, f64::min);
+        let (ports, sets, _) = fits.into_iter().find(|f| f.2 <= best + 0.02)?;
+        let residuals = pairs
+            .iter()
+            .map(|(p, (a, b, m))| (*p, *m, two_uops(sets[*a], sets[*b])))
+            .collect();
+        Some(Mapping {
+            ports,
+            sets: forms.iter().map(|f| f.0).zip(sets).collect(),
+            residuals,
+        })
     }
 }
 
@@ -363,5 +573,36 @@ mod tests {
         }
         assert_eq!(single_uop_ports(0.7), None);
         assert_eq!(single_uop_ports(4.0), None);
+    }
+
+    /// The fit finds port sets that give every pair's time of a known
+    /// layout (8 forms on 4 ports, from one port to all four), and the
+    /// fewest ports that do: the measured times are the bottleneck's
+    /// of that layout, so the best fit's error is 0.
+    #[test]
+    fn fitted_ports_reproduce_every_pair_of_a_known_layout() {
+        let truth: [u32; 8] = [
+            0b1111, 0b0010, 0b1001, 0b0101, 0b0100, 0b0011, 0b1000, 0b0110,
+        ];
+        let widths: Vec<u32> = truth.iter().map(|m| m.count_ones()).collect();
+        let mut pairs = Vec::new();
+        for a in 0..truth.len() {
+            for b in a + 1..truth.len() {
+                pairs.push((a, b, bottleneck(&[(truth[a], 1.0), (truth[b], 1.0)])));
+            }
+        }
+        let (sets, error) = fit_ports(&widths, &pairs, 4);
+        assert!(error < 1e-12, "{sets:?}: {error}");
+        for (k, set) in sets.iter().enumerate() {
+            assert_eq!(set.count_ones(), widths[k]);
+        }
+        for a in 1u32..64 {
+            for b in 1u32..64 {
+                let exact = bottleneck(&[(a, 1.0), (b, 1.0)]);
+                assert!((two_uops(a, b) - exact).abs() < 1e-12, "{a:06b} {b:06b}");
+            }
+        }
+        // Three ports cannot hold a form of four.
+        assert!(port_sets(4, 3).is_empty());
     }
 }
