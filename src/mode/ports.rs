@@ -130,6 +130,13 @@ pub struct Conflicts {
     pub pairs: Vec<Pair>,
 }
 
+/// What a measured body is: form k alone, or pair p.
+#[derive(Clone, Copy)]
+enum Slot {
+    Single(usize),
+    Pair(usize),
+}
+
 /// Measures `forms` alone and every pair of them together; `progress(done,
 /// total)` after each kernel.
 pub fn run(
@@ -140,7 +147,7 @@ pub fn run(
 ) -> Conflicts {
     // Alone: the TP body (up to 12 independent copies).
     let mut singles: Vec<Single> = Vec::new();
-    let mut bodies: Vec<(Option<usize>, Vec<Inst>)> = Vec::new();
+    let mut bodies: Vec<(Slot, Vec<Inst>)> = Vec::new();
     for &form in forms {
         let why = early_skip(t, form, false).or_else(|| {
             (!implicit_dependency(t, form).is_empty()).then(|| {
@@ -156,7 +163,7 @@ pub fn run(
         let k = singles.len();
         match body {
             Ok(b) => {
-                bodies.push((Some(k), b));
+                bodies.push((Slot::Single(k), b));
                 singles.push(Single {
                     form,
                     cycles: Err("not measured".into()),
@@ -171,7 +178,13 @@ pub fn run(
         }
     }
     // Together: every pair of forms that have a body alone.
-    let runnable: Vec<usize> = bodies.iter().filter_map(|b| b.0).collect();
+    let runnable: Vec<usize> = bodies
+        .iter()
+        .filter_map(|b| match b.0 {
+            Slot::Single(k) => Some(k),
+            Slot::Pair(_) => None,
+        })
+        .collect();
     let mut pairs: Vec<Pair> = Vec::new();
     for (x, &a) in runnable.iter().enumerate() {
         for &b in &runnable[x + 1..] {
@@ -184,7 +197,7 @@ pub fn run(
                         noisy: false,
                         copies: body.len() / 2,
                     });
-                    bodies.push((None, body));
+                    bodies.push((Slot::Pair(pairs.len() - 1), body));
                 }
                 None => pairs.push(Pair {
                     a,
@@ -196,22 +209,17 @@ pub fn run(
             }
         }
     }
-    // The pairs' bodies follow the singles' in `bodies`, in `pairs` order
-    // (those without a body left out).
-    let pair_of_body: Vec<usize> = (0..pairs.len()).filter(|&p| pairs[p].copies > 0).collect();
-    let n_singles = runnable.len();
     let total = bodies.len();
     let mut done = 0;
     let make = |i: usize| pair_of_kernels(t, &bodies[i].1);
     let width = |i: usize| kernel::widest_bits(&bodies[i].1);
     batch_costs(t, total, &make, &width, opts, &mut |i, got| {
-        let body = &bodies[i].1;
+        let (slot, body) = &bodies[i];
         let (value, noisy) = match got {
             Ok(c) if c.positive() => {
-                let copies = if i < n_singles {
-                    body.len()
-                } else {
-                    body.len() / 2
+                let copies = match slot {
+                    Slot::Single(_) => body.len(),
+                    Slot::Pair(_) => body.len() / 2,
                 };
                 (Ok(per_copy(&c, body.len(), copies)), c.noisy())
             }
@@ -221,14 +229,9 @@ pub fn run(
             ),
             Err(e) => (Err(e.to_string()), false),
         };
-        if i < n_singles {
-            let s = &mut singles[runnable[i]];
-            s.cycles = value;
-            s.noisy = noisy;
-        } else {
-            let p = &mut pairs[pair_of_body[i - n_singles]];
-            p.cycles = value;
-            p.noisy = noisy;
+        match *slot {
+            Slot::Single(k) => (singles[k].cycles, singles[k].noisy) = (value, noisy),
+            Slot::Pair(p) => (pairs[p].cycles, pairs[p].noisy) = (value, noisy),
         }
         done = (done + 1).min(total);
         progress(done, total);
