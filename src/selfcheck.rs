@@ -326,6 +326,7 @@ mod tests {
                 hash_comment_anywhere: true,
                 pseudo: crate::arch::no_pseudo,
                 memory: None,
+                isa_directives: &[],
             }
         }
         fn nop(&self) -> Result<Inst, EncodeError> {

@@ -216,6 +216,11 @@ pub struct Dialect {
     /// memory operand; `None` where brackets group sub-operands (AArch64's
     /// `[x1, #8]`).
     pub memory: Option<fn(&str) -> Option<Mem>>,
+    /// Directives that name the ISA a file is for (AArch64 `.arch`,
+    /// RISC-V `.option`, `.attribute`), which gcc writes at the top of
+    /// every file: read and ignored, because winic assembles for the core
+    /// it runs on and runs every instruction there.
+    pub isa_directives: &'static [&'static str],
 }
 
 /// No pseudo-instructions.

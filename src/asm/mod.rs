@@ -419,7 +419,7 @@ fn split_operands(text: &str) -> Vec<String> {
 }
 
 const DIRECTIVES: &str = ".text, .section, .globl, .global, .type, .size, .align, .p2align, \
-                          .balign, .rept, .endr, .intel_syntax noprefix";
+                          .balign, .rept, .endr, .file, .ident, .intel_syntax noprefix";
 
 fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmError> {
     let d = t.dialect();
@@ -470,6 +470,9 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
                     in_text = name.starts_with(".text");
                 }
                 ".globl" | ".global" if is_ident(args) => {}
+                // What gcc writes about the source and itself.
+                ".file" | ".ident" => {}
+                w if d.isa_directives.contains(&w) => {}
                 ".type" | ".size" if split_operands(args).len() == 2 => {}
                 ".intel_syntax" => match (d.syntax, args) {
                     (Some(_), "noprefix") => syntax_seen = true,
@@ -507,7 +510,11 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
                     return Err(src.err(
                         s.line,
                         col,
-                        format!("unknown or malformed directive `{rest}` (winic accepts {DIRECTIVES})"),
+                        format!(
+                            "unknown or malformed directive `{rest}` (winic accepts {DIRECTIVES}{}{})",
+                            if d.isa_directives.is_empty() { "" } else { ", " },
+                            d.isa_directives.join(", ")
+                        ),
                     ))
                 }
             }

@@ -189,10 +189,18 @@ fn errors_point_at_the_offending_text() {
     let e = asm(Arch::Aarch64, "  b.ne nowhere\n").unwrap_err();
     assert_eq!(e.message, "undefined label `nowhere`");
     assert_eq!(e.col, 8);
-    let e = asm(Arch::Riscv64, ".option norvc\n").unwrap_err();
+    let e = asm(Arch::Riscv64, ".equ n, 4\n").unwrap_err();
     assert!(
         e.message
-            .contains("unknown or malformed directive `.option norvc`"),
+            .contains("unknown or malformed directive `.equ n, 4`"),
+        "{e}"
+    );
+    assert!(e.message.contains(".option, .attribute"), "{e}");
+    // An ISA directive is one arch's: x86 names none.
+    let e = asm(Arch::X86_64, ".intel_syntax noprefix\n.arch armv8-a\n").unwrap_err();
+    assert!(
+        e.message
+            .contains("unknown or malformed directive `.arch armv8-a`"),
         "{e}"
     );
     let e = asm(Arch::Riscv64, "/* open\nadd a0, a1, a2\n").unwrap_err();
@@ -333,5 +341,28 @@ fn every_condition_of_setcc_and_cmovcc_assembles() {
                 .unwrap_or_else(|e| panic!("{line}: {e}"));
             assert_eq!(p.code[1], opcode + k as u8, "{line}: {:02x?}", p.code);
         }
+    }
+}
+
+#[test]
+fn the_directives_gcc_writes_at_the_top_are_read() {
+    // Heads of `aarch64-linux-gnu-gcc -S` and `riscv64-linux-gnu-gcc -S`
+    // output (Debian's gcc 12), then one instruction.
+    let heads = [
+        (
+            Arch::Aarch64,
+            "\t.arch armv8.2-a+crc\n\t.file\t\"add.c\"\n\t.text\n\t.align\t2\n\
+             f:\n\tadd x0, x0, #16\n\t.ident\t\"GCC: (Debian 12.2.0-14) 12.2.0\"\n",
+        ),
+        (
+            Arch::Riscv64,
+            "\t.file\t\"add.c\"\n\t.option nopic\n\t.attribute arch, \"rv64i2p1_m2p0_a2p1_f2p2_d2p2\"\n\
+             \t.attribute unaligned_access, 0\n\t.attribute stack_align, 16\n\t.text\n\
+             f:\n\taddi a0, a0, 16\n",
+        ),
+    ];
+    for (arch, text) in heads {
+        let p = asm(arch, text).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(p.code.len(), 4, "{arch:?}: one 4-byte instruction");
     }
 }

@@ -45,6 +45,7 @@ impl AsmDialect for AArch64 {
             hash_comment_anywhere: false,
             pseudo,
             memory: None,
+            isa_directives: &[".arch", ".arch_extension", ".cpu"],
         }
     }
 

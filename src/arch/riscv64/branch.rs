@@ -19,6 +19,7 @@ impl AsmDialect for Riscv64 {
             hash_comment_anywhere: true,
             pseudo,
             memory: None,
+            isa_directives: &[".option", ".attribute"],
         }
     }
 

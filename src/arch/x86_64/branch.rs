@@ -41,6 +41,7 @@ impl AsmDialect for X86_64 {
             hash_comment_anywhere: true,
             pseudo: no_pseudo,
             memory: Some(super::printer::parse_memory),
+            isa_directives: &[],
         }
     }
 
