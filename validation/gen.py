@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Compile the validation kernels (validation/kernels/*.c) with gcc into
-Intel-syntax assembly with OSACA's markers around the measured loop, and
+assembly (x86 in Intel syntax, three vector widths; AArch64 with NEON and
+RISC-V RV64GC from the cross compilers) with OSACA's markers around the
+measured loop, and
 describe each in validation/asm/kernels.json. The output is committed, so
 that the validation does not depend on the gcc at hand; run this only to
 regenerate it (`python3 validation/gen.py`), or with --check to see that
@@ -32,25 +34,62 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join(HERE, "kernels")
 OUT = os.path.join(HERE, "asm")
 
-# The three x86 variants: what a user of each vector width passes to gcc.
-ISAS = {
-    "sse": ["-msse4.2", "-mno-avx"],
-    "avx2": ["-mavx2", "-mfma"],
-    "avx512": ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mfma",
-               "-mprefer-vector-width=512"],
+# The variants: for x86, what a user of each vector width passes to gcc; for
+# AArch64 and RISC-V, the base vector ISA every core of the arch has (NEON;
+# RV64GC, whose gcc 12 does not vectorize) and the cross gcc that makes it.
+VARIANTS = {
+    "sse": ("x86_64", ["-msse4.2", "-mno-avx"]),
+    "avx2": ("x86_64", ["-mavx2", "-mfma"]),
+    "avx512": ("x86_64", ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-mfma",
+                          "-mprefer-vector-width=512"]),
+    "neon": ("aarch64", ["-march=armv8.2-a"]),
+    "rv64gc": ("riscv64", ["-march=rv64gc", "-mabi=lp64d"]),
 }
-COMMON = ["-O3", "-fno-unroll-loops", "-masm=intel", "-fno-asynchronous-unwind-tables",
-          "-fcf-protection=none", "-fno-pic", "-S"]
+COMMON = ["-O3", "-fno-unroll-loops", "-fno-asynchronous-unwind-tables", "-fno-pic", "-S"]
 DEFAULT_SIZES = (256, 1024)
+# A reduction's chain lets the core run ahead into the next call (or row)
+# by as many instructions as its out-of-order window holds (512 ROB entries
+# on Golden Cove, 320 on Zen 4). That overlap cancels out of the difference
+# bench_large - bench_small only when a call's loop is longer than the
+# window at both sizes; at 16 trips of 19 instructions it is not, and the
+# loop looked faster than its own add chain. So a reduction's loop runs at
+# least this many instructions per row at the small size.
+MIN_ROW_INSTRUCTIONS = 1024
 
-# OSACA's byte markers, as GNU as reads them in Intel syntax. OSACA 0.7.1's
-# Intel parser does not find them (its own Intel marker is `movl ebx, 111`,
-# which it parses as a memory operand); scripts/validate.py hands OSACA the
-# lines between them with --lines.
-START = ["mov ebx, 111", ".byte 100,103,144"]
-END = ["mov ebx, 222", ".byte 100,103,144"]
-START_TAG = "# OSACA START MARKER"
-END_TAG = "# OSACA END MARKER"
+
+class Arch:
+    """What gen.py reads and writes differently per arch: the gcc, its
+    flags, the comment, OSACA's markers (x86: as GNU as reads them in Intel
+    syntax; OSACA 0.7.1's Intel parser does not find them, its own Intel
+    marker `movl ebx, 111` parses as a memory operand, so
+    scripts/validate.py hands OSACA the lines between them with --lines;
+    AArch64: OSACA's `mov x1, #111` and its byte marker; RISC-V, which
+    OSACA 0.7.1 does not read: the tag comments only), and how a loop's
+    conditional branch back, its memory operands and register steps look."""
+
+    def __init__(self, name, gcc, flags, comment, start, end, branch, word, vector):
+        self.name, self.gcc, self.flags, self.comment = name, gcc, flags, comment
+        self.start, self.end = start, end
+        self.branch = re.compile(branch)  # a conditional branch; group 1 its .L target
+        self.word = word  # (narrow register regex, wide register template)
+        self.vector = vector  # [(register regex, bytes)]
+
+
+ARCHES = {
+    "x86_64": Arch("x86_64", "gcc", ["-masm=intel", "-fcf-protection=none"], "#",
+                   ["mov ebx, 111", ".byte 100,103,144"], ["mov ebx, 222", ".byte 100,103,144"],
+                   r"^j(?!mp)[a-z]+\s+(\.L\w+)$", None,
+                   [(r"\bxmm\d+", 16), (r"\bymm\d+", 32), (r"\bzmm\d+", 64)]),
+    "aarch64": Arch("aarch64", "aarch64-linux-gnu-gcc", ["-fno-unwind-tables"], "//",
+                    ["mov x1, #111", ".byte 213,3,32,31"], ["mov x1, #222", ".byte 213,3,32,31"],
+                    r"^(?:b\.?(?:eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)|cbn?z\s+\w+,"
+                    r"|tbn?z\s+\w+,\s*#?\d+,)\s*(\.L\w+)$",
+                    (r"^w(\d+)$", r"x\1"), [(r"\bq\d+|\bv\d+\.\d*[bhsd]\b", 16)]),
+    "riscv64": Arch("riscv64", "riscv64-linux-gnu-gcc", ["-fno-unwind-tables"], "#", [], [],
+                    r"^b(?:eq|ne|lt|ge|gt|le)u?z?\s+(?:\w+,\s*)+(\.L\w+)$", None, []),
+}
+START_TAG = "OSACA START MARKER"
+END_TAG = "OSACA END MARKER"
 
 
 class GenError(Exception):
@@ -61,7 +100,7 @@ def meta(src):
     """The `// key: value` lines of a kernel's header comment."""
     m = {}
     for line in open(src):
-        g = re.match(r"//\s*(\w+):\s*(.*)", line)
+        g = re.match(r"//\s*([\w-]+):\s*(.*)", line)
         if g:
             m[g.group(1)] = g.group(2).strip()
     return m
@@ -81,92 +120,140 @@ def functions(lines):
     return {k: tuple(v) for k, v in out.items()}
 
 
-def instr(line):
-    s = line.split("#")[0].strip()
+def instr(line, arch):
+    s = line.split(arch.comment)[0].strip()
     if not s or s.endswith(":") or s.startswith("."):
         return None
     return s
 
 
-JCC = re.compile(r"^j(?!mp)[a-z]+\s+(\.L\w+)$")
-
-
-def loops(lines, first, last):
-    """Innermost loops in lines[first..last]: (label line, jump line)."""
+def loops(lines, first, last, arch):
+    """Innermost loops in lines[first..last]: (label line, branch line)."""
     labels = {}
     found = []
     for i in range(first, last + 1):
         g = re.match(r"^(\.L\w+):", lines[i])
         if g:
             labels[g.group(1)] = i
-        s = instr(lines[i])
+        s = instr(lines[i], arch)
         if s:
-            g = JCC.match(s)
+            g = arch.branch.match(s)
             if g and g.group(1) in labels:
                 found.append((labels[g.group(1)], i))
     return [(a, b) for a, b in found
             if not any(a < c and d <= b and (c, d) != (a, b) for c, d in found)]
 
 
-def body(lines, loop):
-    return [s for s in (instr(l) for l in lines[loop[0]:loop[1] + 1]) if s]
+def body(lines, loop, arch):
+    return [s for s in (instr(l, arch) for l in lines[loop[0]:loop[1] + 1]) if s]
 
 
-def width(ins):
+def width(ins, arch):
     w = 1
-    for reg, bits in (("xmm", 16), ("ymm", 32), ("zmm", 64)):
-        if any(re.search(r"\b%s\d+" % reg, s) for s in ins):
+    for reg, bits in arch.vector:
+        if any(re.search(reg, s) for s in ins):
             w = max(w, bits)
     return w
 
 
-def packed(ins):
-    return sum(1 for s in ins
-               if re.match(r"v?\w+p[sd]\b|v?p[a-z]+|vgather|vbroadcast", s.split()[0]))
+def packed(ins, arch):
+    if arch.name == "x86_64":
+        return sum(1 for s in ins
+                   if re.match(r"v?\w+p[sd]\b|v?p[a-z]+|vgather|vbroadcast", s.split()[0]))
+    return sum(1 for s in ins if any(re.search(reg, s) for reg, _ in arch.vector))
 
 
-def choose(lines, fn):
-    cands = loops(lines, *fn)
+def choose(lines, fn, arch):
+    cands = loops(lines, *fn, arch)
     if not cands:
         raise GenError("no loop")
-    return max(cands, key=lambda lp: (step_bytes(body(lines, lp)), width(body(lines, lp)),
-                                      packed(body(lines, lp)), len(body(lines, lp)), -lp[0]))
+    return max(cands, key=lambda lp: (step_bytes(body(lines, lp, arch), arch),
+                                      width(body(lines, lp, arch), arch),
+                                      packed(body(lines, lp, arch), arch),
+                                      len(body(lines, lp, arch)), -lp[0]))
 
 
-MEM = re.compile(r"\[([^\]]*)\]")
+def steps(ins, arch):
+    """{register: bytes it advances per iteration}, from the adds and
+    subtracts of a constant (x86 also inc/dec and lea, AArch64 also a
+    post- or pre-indexed address), a narrow register named as its wide
+    one."""
+    out = {}
 
+    def add(r, k):
+        if arch.word:
+            r = re.sub(arch.word[0], arch.word[1], r)
+        if arch.name == "x86_64":  # a 32-bit register steps as its 64-bit one
+            r = re.sub(r"^e(\w\w)$", r"r\1", r)
+            r = re.sub(r"^(r\d+)d$", r"\1", r)
+        out[r] = out.get(r, 0) + k
 
-def step_bytes(ins):
-    """The largest number of bytes a memory operand's address advances per
-    iteration, from the add/sub/inc/dec/lea of the registers it uses."""
-    steps = {}
     for s in ins:
-        g = re.match(r"^(add|sub)\s+(\w+),\s*(-?\d+)$", s)
-        if g:
-            k = int(g.group(3))
-            steps[g.group(2)] = steps.get(g.group(2), 0) + (k if g.group(1) == "add" else -k)
+        g = re.match(r"^(add|sub|addi)\s+(\w+),\s*(?:(\w+),\s*)?#?(-?\d+)$", s)
+        if g and (g.group(3) is None or g.group(3) == g.group(2)):
+            k = int(g.group(4))
+            add(g.group(2), -k if g.group(1) == "sub" else k)
         g = re.match(r"^(inc|dec)\s+(\w+)$", s)
-        if g:
-            steps[g.group(2)] = steps.get(g.group(2), 0) + (1 if g.group(1) == "inc" else -1)
+        if g and arch.name == "x86_64":
+            add(g.group(2), 1 if g.group(1) == "inc" else -1)
         g = re.match(r"^lea\s+(\w+),\s*\[(\w+)([+-]\d+)\]$", s)
         if g and g.group(1) == g.group(2):
-            steps[g.group(1)] = steps.get(g.group(1), 0) + int(g.group(3))
-
-    def full(r):  # a 32-bit register steps as its 64-bit one
-        m = re.match(r"^e(\w\w)$", r)
-        if m:
-            return "r" + m.group(1)
-        m = re.match(r"^(r\d+)d$", r)
-        return m.group(1) if m else r
-
-    steps = {full(r): v for r, v in steps.items()}
-    best = 0
+            add(g.group(1), int(g.group(3)))
+        g = re.search(r"\[(\w+)\],\s*#?(-?\d+)$|\[(\w+),\s*#?(-?\d+)\]!$", s)
+        if g and arch.name == "aarch64":
+            add(g.group(1) or g.group(3), int(g.group(2) or g.group(4)))
+    # RISC-V forms an address as a sum first (`add a4, a7, a5`, then
+    # `fld fa4, 0(a4)`): the sum steps as its stepping term.
     for s in ins:
-        for addr in MEM.findall(s):
+        g = re.match(r"^add\s+(\w+),\s*(\w+),\s*(\w+)$", s)
+        if g and arch.name == "riscv64" and g.group(1) not in out:
+            k = [out[r] for r in g.group(2, 3) if r in out and r != g.group(1)]
+            if len(k) == 1:
+                out[g.group(1)] = k[0]
+    return out
+
+
+def addresses(s, arch):
+    """The (register, scale) terms of each memory operand of an instruction."""
+    if arch.name == "riscv64":
+        return [[(r, 1)] for r in re.findall(r"-?\d*\((\w+)\)", s)]
+    out = []
+    for addr in re.findall(r"\[([^\]]*)\]", s):
+        terms = []
+        if arch.name == "aarch64":  # [base], [base, off], [base, index{, lsl|sxtw|uxtw s}]
+            parts = [x.strip() for x in addr.split(",")]
+            terms.append((parts[0], 1))
+            if len(parts) > 1 and re.match(r"^[xw]\d+$", parts[1]):
+                shift = re.match(r"^\w+\s+#?(\d+)$", parts[2]) if len(parts) > 2 else None
+                terms.append((parts[1], 1 << int(shift.group(1)) if shift else 1))
+        else:
             for term in re.split(r"\+|-", addr.replace(" ", "")):
                 g = re.match(r"^(\w+)(?:\*(\d))?$", term)
-                if g and full(g.group(1)) in steps:
-                    best = max(best, abs(steps[full(g.group(1))]) * int(g.group(2) or 1))
+                if g:
+                    terms.append((g.group(1), int(g.group(2) or 1)))
+        out.append(terms)
+    return out
+
+
+def step_bytes(ins, arch):
+    """The largest number of bytes a memory operand's address advances per
+    iteration, from the steps of the registers it uses."""
+    st = steps(ins, arch)
+
+    def full(r):
+        if arch.word:
+            r = re.sub(arch.word[0], arch.word[1], r)
+        if arch.name == "x86_64":
+            r = re.sub(r"^e(\w\w)$", r"r\1", r)
+            r = re.sub(r"^(r\d+)d$", r"\1", r)
+        return r
+
+    best = 0
+    for s in ins:
+        for terms in addresses(s, arch):
+            for r, scale in terms:
+                if full(r) in st:
+                    best = max(best, abs(st[full(r)]) * scale)
     return best
 
 
@@ -174,50 +261,68 @@ def mnemonics(ins):
     return [s.split()[0] for s in ins]
 
 
-def compile_one(src, isa, gcc):
+def compile_one(src, variant, gcc):
+    """The marked assembly of one kernel in one variant and its
+    kernels.json entry."""
+    arch = ARCHES[VARIANTS[variant][0]]
     m = meta(src)
     small, large = (int(x) for x in m.get("sizes", "%d %d" % DEFAULT_SIZES).split())
-    flags = COMMON + ISAS[isa] + m.get("cflags", "").split() + [
-        "-DN_SMALL=%d" % small, "-DN_LARGE=%d" % large, "-I", KERNELS]
+    # `// cflags:` for every arch, `// cflags-x86_64:` (and so on) for one.
+    flags = (COMMON + arch.flags + VARIANTS[variant][1] + m.get("cflags", "").split()
+             + m.get("cflags-" + arch.name, "").split()
+             + ["-DN_SMALL=%d" % small, "-DN_LARGE=%d" % large, "-I", KERNELS])
     cmd = [gcc] + flags + [src, "-o", "-"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise GenError("gcc failed:\n" + r.stderr)
     text = r.stdout
-    if re.search(r"\.rodata|\.LC\d|\bcall\b", text):
+    if re.search(r"\.rodata|\.LC\d|\b(call|bl)\b", text):
         raise GenError("uses .rodata or a call (winic's assembler reads code only): "
                        "pass constants through opaque_d/opaque_l")
     lines = text.splitlines()
     fns = functions(lines)
-    lp = choose(lines, fns["bench_large"])
-    twin = choose(lines, fns["bench_small"])
-    ins = body(lines, lp)
-    if mnemonics(ins) != mnemonics(body(lines, twin)):
+    lp = choose(lines, fns["bench_large"], arch)
+    twin = choose(lines, fns["bench_small"], arch)
+    ins = body(lines, lp, arch)
+    if mnemonics(ins) != mnemonics(body(lines, twin, arch)):
         raise GenError("the loops of bench_small and bench_large differ:\n  %s\n  %s" % (
-            mnemonics(ins), mnemonics(body(lines, twin))))
+            mnemonics(ins), mnemonics(body(lines, twin, arch))))
     elem = int(m["elem"])
-    sb = step_bytes(ins)
+    sb = step_bytes(ins, arch)
     if sb == 0 or sb % elem:
         raise GenError("cannot tell elements per iteration (step %d bytes, elem %d)" % (sb, elem))
     vf = sb // elem
     rows = int(m.get("rows", "1"))
+    row = (small // vf) * len(ins)
+    if m.get("reduction") == "yes" and row < MIN_ROW_INSTRUCTIONS:
+        raise GenError("a row at the small size runs %d instructions (%d trips of %d), fewer than "
+                       "%d: the next row would overlap its chain; raise `// sizes:`" % (
+                           row, small // vf, len(ins), MIN_ROW_INSTRUCTIONS))
     label = re.match(r"^(\.L\w+):", lines[lp[0]]).group(1)
-    marked = (lines[:lp[0]] + ["\t%s\t%s" % (x, START_TAG) for x in START] + lines[lp[0]:lp[1] + 1]
-              + ["\t%s\t%s" % (x, END_TAG) for x in END] + lines[lp[1] + 1:])
+
+    def tags(markers, tag):
+        return ["\t%s\t%s %s" % (x, arch.comment, tag) for x in markers] or [
+            "\t%s %s" % (arch.comment, tag)]
+
+    marked = (lines[:lp[0]] + tags(arch.start, START_TAG) + lines[lp[0]:lp[1] + 1]
+              + tags(arch.end, END_TAG) + lines[lp[1] + 1:])
     gccv = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    head = ["# generated by validation/gen.py from validation/kernels/%s; do not edit" %
-            os.path.basename(src),
-            "# %s" % gccv,
-            "# gcc %s" % " ".join(f for f in flags if f not in ("-I", KERNELS))]
+    c = arch.comment
+    head = ["%s generated by validation/gen.py from validation/kernels/%s; do not edit" % (
+                c, os.path.basename(src)),
+            "%s %s" % (c, gccv),
+            "%s %s %s" % (c, os.path.basename(gcc),
+                          " ".join(f for f in flags if f not in ("-I", KERNELS)))]
+    name = os.path.basename(src)[:-2]
     info = {
-        "kernel": os.path.basename(src)[:-2], "isa": isa,
-        "file": "%s.%s.s" % (os.path.basename(src)[:-2], isa),
+        "kernel": name, "isa": variant, "arch": arch.name,
+        "file": "%s.%s.s" % (name, variant),
         "what": m.get("what", open(src).readline().lstrip("/ ").strip()),
         "loop": label, "instructions": len(ins), "elements_per_iteration": vf,
         "rows": rows, "n_small": small, "n_large": large,
         "trips_small": rows * (small // vf), "trips_large": rows * (large // vf),
         "init": m.get("init"),
-        "gather": any(s.startswith("vgather") or s.startswith("vpgather") for s in ins),
+        "gather": any(re.match(r"v?p?gather", s) for s in ins),
         "reduction": m.get("reduction") == "yes",
     }
     return "\n".join(head + marked) + "\n", info
@@ -225,23 +330,38 @@ def compile_one(src, isa, gcc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--gcc", default=os.environ.get("CC_VALIDATION", "gcc"))
+    for arch in ARCHES.values():
+        ap.add_argument("--gcc-" + arch.name.replace("_", "-"), dest=arch.name, default=arch.gcc,
+                        metavar="GCC", help="the gcc for %s (default %s)" % (arch.name, arch.gcc))
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="which variants to compile (default all: %(default)s)")
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed files instead of writing them")
     a = ap.parse_args()
-    if shutil.which(a.gcc) is None:
-        sys.exit("gen.py: gcc not found (`%s`): install gcc (apt-get install gcc) "
-                 "or name one with --gcc" % a.gcc)
+    variants = a.variants.split(",")
+    for v in variants:
+        if v not in VARIANTS:
+            sys.exit("gen.py: no variant `%s`: one of %s" % (v, ", ".join(VARIANTS)))
+        gcc = getattr(a, VARIANTS[v][0])
+        if shutil.which(gcc) is None:
+            sys.exit("gen.py: %s not found, which compiles the %s variant: install it "
+                     "(apt-get install gcc, or scripts/setup-cross.sh for the cross compilers) "
+                     "or name one with --gcc-%s" % (gcc, v, VARIANTS[v][0].replace("_", "-")))
     os.makedirs(OUT, exist_ok=True)
+    jpath = os.path.join(OUT, "kernels.json")
+    # Variants not compiled this time keep their committed entries.
+    kept = [k for k in (json.load(open(jpath)) if os.path.exists(jpath) else [])
+            if k["isa"] not in variants]
     index, bad = [], 0
     for name in sorted(os.listdir(KERNELS)):
         if not name.endswith(".c"):
             continue
-        for isa in ISAS:
+        for v in variants:
             try:
-                text, info = compile_one(os.path.join(KERNELS, name), isa, a.gcc)
+                text, info = compile_one(os.path.join(KERNELS, name), v,
+                                         getattr(a, VARIANTS[v][0]))
             except GenError as e:
-                print("gen.py: %s (%s): %s" % (name, isa, e), file=sys.stderr)
+                print("gen.py: %s (%s): %s" % (name, v, e), file=sys.stderr)
                 bad += 1
                 continue
             index.append(info)
@@ -255,11 +375,12 @@ def main():
                 with open(path, "w") as f:
                     f.write(text)
             print("%-14s %-6s loop %-5s %2d instructions, %2d elements/iter, trips %d/%d%s" % (
-                info["kernel"], isa, info["loop"], info["instructions"],
+                info["kernel"], v, info["loop"], info["instructions"],
                 info["elements_per_iteration"], info["trips_small"], info["trips_large"],
                 ", gather" if info["gather"] else ""))
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    index = sorted(index + kept, key=lambda k: (k["kernel"], order[k["isa"]]))
     js = json.dumps(index, indent=1) + "\n"
-    jpath = os.path.join(OUT, "kernels.json")
     if a.check:
         if not os.path.exists(jpath) or open(jpath).read() != js:
             print("gen.py: %s differs" % jpath, file=sys.stderr)

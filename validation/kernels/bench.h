@@ -26,13 +26,27 @@
 
 INLINE void *opaque_p(void *p) { __asm__ volatile("" : "+r"(p)::"memory"); return p; }
 INLINE long opaque_l(long x) { __asm__ volatile("" : "+r"(x)); return x; }
+/* A 64-bit constant in a register. RISC-V's gcc loads one that `li` cannot
+ * build in a few instructions from .rodata: there it is built from two
+ * 32-bit halves. */
+INLINE unsigned long opaque_u64(unsigned long x) {
+#if defined(__riscv)
+    unsigned long hi = x >> 32, lo = x & 0xffffffffUL;
+    __asm__ volatile("" : "+r"(hi));
+    __asm__ volatile("" : "+r"(lo));
+    return (hi << 32) | lo;
+#else
+    __asm__ volatile("" : "+r"(x));
+    return x;
+#endif
+}
 /* Floating-point values pass as integer bits (a `mov r, imm` then a move to
  * the vector register): a literal would be loaded from .rodata, and winic's
  * assembler reads code only. */
 INLINE double opaque_d(double x) {
     unsigned long b;
     __builtin_memcpy(&b, &x, 8);
-    __asm__ volatile("" : "+r"(b));
+    b = opaque_u64(b);
     __builtin_memcpy(&x, &b, 8);
     return x;
 }
@@ -43,7 +57,15 @@ INLINE float opaque_f(float x) {
     __builtin_memcpy(&x, &b, 4);
     return x;
 }
+/* The constraint of a floating-point register: x86 "x", AArch64 "w",
+ * RISC-V "f". */
+#if defined(__x86_64__)
 #define SINK_FP(x) __asm__ volatile("" ::"x"(x))
+#elif defined(__aarch64__)
+#define SINK_FP(x) __asm__ volatile("" ::"w"(x))
+#else
+#define SINK_FP(x) __asm__ volatile("" ::"f"(x))
+#endif
 #define SINK_INT(x) __asm__ volatile("" ::"r"(x))
 
 #define BENCH                                                          \

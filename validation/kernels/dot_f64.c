@@ -1,6 +1,7 @@
 // dot product, double: one accumulator (an FMA chain with -mfma), latency-bound
 // reduction: yes
 // elem: 8
+// sizes: 512 2048
 #include "bench.h"
 INLINE void kernel(const double *restrict a, const double *restrict b, long n) {
     double s = 0.0;

@@ -2,7 +2,7 @@
 // which the harness runs once before the timing)
 // elem: 8
 // init: init
-// cflags: -mtune-ctrl=use_gather_4parts,use_gather
+// cflags-x86_64: -mtune-ctrl=use_gather_4parts,use_gather
 #include "bench.h"
 INLINE void kernel(double *restrict a, const double *restrict b, const int *restrict idx, long n) {
     for (long i = 0; i < n; i++) a[i] += b[idx[i]];

@@ -2,6 +2,7 @@
 // runs in parallel, the add chain bounds it unless the divider is slower
 // reduction: yes
 // elem: 8
+// sizes: 512 2048
 #include "bench.h"
 INLINE void kernel(const double *restrict a, long n) {
     double one = opaque_d(1.0), s = 0.0;

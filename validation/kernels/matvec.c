@@ -3,7 +3,7 @@
 // reduction: yes
 // elem: 8
 // rows: 4
-// sizes: 64 256
+// sizes: 512 2048
 #include "bench.h"
 INLINE void kernel(const double *restrict A, const double *restrict x, double *restrict y, long n) {
     for (long i = 0; i < 4; i++) {

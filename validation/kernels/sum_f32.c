@@ -1,6 +1,7 @@
 // sum reduction, float: one accumulator, latency-bound
 // reduction: yes
 // elem: 4
+// sizes: 1024 4096
 #include "bench.h"
 INLINE void kernel(const float *restrict a, long n) {
     float s = 0.0f;

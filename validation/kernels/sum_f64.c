@@ -2,6 +2,7 @@
 // latency-bound by the add chain
 // reduction: yes
 // elem: 8
+// sizes: 1024 4096
 #include "bench.h"
 INLINE void kernel(const double *restrict a, long n) {
     double s = 0.0;
