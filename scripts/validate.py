@@ -18,7 +18,9 @@ import argparse
 import datetime
 import json
 import os
+import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,12 +34,36 @@ PREDICT = os.path.join(ROOT, "scripts", "osaca-predict.py")
 # --check-assembly fails when one of them starts to assemble, so that this
 # list shrinks with the assembler. Gathers are flagged in kernels.json.
 KNOWN_REJECTED = {}
+# Arches whose gcc output winic's assembler does not read yet, and why: all
+# their kernels count as rejected, and --check-assembly fails when one of
+# them starts to assemble.
+ARCH_NOT_READ = {
+    "aarch64": "gcc writes LLVM's aliases (`cmp`, `mov x2, 8320`, `lsl`, `tst`, `cinc`, ...) "
+               "and immediates without `#`; winic's AArch64 assembler reads LLVM's AsmStrings, "
+               "not its InstAlias records",
+    "riscv64": "gcc writes `li` with constants beyond 12 bits, which GNU as expands into "
+               "`lui` and `addi(w)`; winic's RISC-V pseudo-instructions stand for one "
+               "instruction each",
+}
+
+
+def not_read(k):
+    """Why winic's assembler cannot read a kernel yet, or None."""
+    return KNOWN_REJECTED.get(k["kernel"]) if k["arch"] == "x86_64" else ARCH_NOT_READ.get(k["arch"])
 # A latency-bound prediction counts as right within this relative error.
 LATENCY_TOLERANCE = 0.05
+# man_pair: rounds of the two functions, and how close each one's two fastest must be.
+MAN_REPEATS = 3
+MAN_AGREEMENT = 0.01
 
 
 def die(msg):
     sys.exit("validate.py: " + msg)
+
+
+def host_arch():
+    m = platform.machine()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(m.lower(), m)
 
 
 # ---------------------------------------------------------------- the core
@@ -45,7 +71,8 @@ def die(msg):
 def cpu_of(cpuinfo):
     """Vendor, family, model, flags and name of the first processor of a
     /proc/cpuinfo text."""
-    cpu = {"vendor": "", "family": None, "model": None, "flags": set(), "name": ""}
+    cpu = {"vendor": "", "family": None, "model": None, "flags": set(), "name": "",
+           "implementer": None, "part": None}
     for line in cpuinfo.splitlines():
         if not line.strip():
             break  # the first processor only
@@ -56,15 +83,23 @@ def cpu_of(cpuinfo):
             cpu["family"] = int(value)
         elif key == "model":
             cpu["model"] = int(value)
-        elif key == "flags":
+        elif key in ("flags", "Features"):
             cpu["flags"] = set(value.split())
+        elif key == "CPU implementer":
+            cpu["implementer"] = int(value, 0)
+        elif key == "CPU part":
+            cpu["part"] = int(value, 0)
         elif key == "model name":
             cpu["name"] = value
     return cpu
 
 
 def cpu_text(cpu):
-    """`Intel(R) Xeon(R) Processor (GenuineIntel family 6 model 0xcf)`."""
+    """`Intel(R) Xeon(R) Processor (GenuineIntel family 6 model 0xcf)`, or
+    `implementer 0x41 part 0xd0c` of an AArch64 core."""
+    if cpu["implementer"] is not None:
+        ids = "implementer 0x%x part 0x%x" % (cpu["implementer"], cpu["part"] or 0)
+        return "%s (%s)" % (cpu["name"], ids) if cpu["name"] else ids
     ids = "%s family %s model %s" % (
         cpu["vendor"] or "unknown vendor",
         "-" if cpu["family"] is None else "0x%x" % cpu["family"] if cpu["family"] > 9 else cpu["family"],
@@ -83,7 +118,17 @@ def osaca_arch(cpu):
     if cpu["vendor"] == "GenuineIntel" and family == 6:
         if cpu["flags"] & {"avx512_fp16", "amx_tile"} or model in (0x8f, 0xcf):
             return "SPR"  # Sapphire and Emerald Rapids
-    return None
+    return AARCH64_CORES.get((cpu["implementer"], cpu["part"]))
+
+
+# OSACA's AArch64 models by /proc/cpuinfo's `CPU implementer` and `CPU part`.
+AARCH64_CORES = {
+    (0x41, 0xd0c): "N1", (0x41, 0xd4f): "V2", (0x41, 0xd08): "A72",
+    (0x46, 0x001): "A64FX", (0x48, 0xd01): "TSV110", (0x43, 0x0af): "TX2",
+    (0x42, 0x516): "TX2", (0x61, 0x022): "M1", (0x61, 0x023): "M1",
+}
+# The arch of each kernel variant's code, as platform.machine() names it.
+ARCHES = ("x86_64", "aarch64", "riscv64")
 
 
 # ---------------------------------------------------------------- winic input
@@ -128,7 +173,7 @@ MAN_RE = re.compile(r": ([0-9.]+) cycles per instruction \(1 instructions per it
 
 
 def man(winic, path, func, init):
-    cmd = [winic, "MAN", "-p", path, "--funcName", func, "-n", "1"]
+    cmd = winic + ["MAN", "-p", path, "--funcName", func, "-n", "1"]
     if init:
         cmd += ["--initName", init]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -138,10 +183,31 @@ def man(winic, path, func, init):
     return float(g.group(1)), ("NOISY" if "NOISY" in r.stdout else "")
 
 
+def man_pair(winic, path, init, runs=None):
+    """The costs per call of bench_small and bench_large, each the fastest
+    of repeated MAN runs, the two functions in turn: another tenant only
+    ever adds time, and a slow stretch during bench_small alone makes the
+    difference large - small too small (a loop faster than its own
+    chain). Stops when each function's two fastest runs agree within
+    MAN_AGREEMENT; after MAN_REPEATS rounds without that, the pair is
+    "NOISY". Returns (small, large, note); a failed run's (None, None,
+    why). `runs` replaces MAN in the self-test: [(small, large), ...]."""
+    seen = ([], [])
+    for n in range(MAN_REPEATS):
+        for i, func in enumerate(("bench_small", "bench_large")):
+            cost, note = ((runs[n][i], "") if runs else man(winic, path, func, init))
+            if cost is None:
+                return None, None, note
+            seen[i].append(cost)
+        if all(len(c) >= 2 and sorted(c)[1] <= min(c) * (1 + MAN_AGREEMENT) for c in seen):
+            return min(seen[0]), min(seen[1]), ""
+    return min(seen[0]), min(seen[1]), "NOISY"
+
+
 def dry_assemble(winic, path):
     """Assemble only: a label the file lacks makes MAN stop after the
     assembler (exit 2, `has no label`)."""
-    r = subprocess.run([winic, "MAN", "-p", path, "--funcName", "__no_such_label__", "-n", "1"],
+    r = subprocess.run(winic + ["MAN", "-p", path, "--funcName", "__no_such_label__", "-n", "1"],
                        capture_output=True, text=True)
     if "has no label `__no_such_label__`" in r.stderr:
         return None
@@ -151,15 +217,16 @@ def dry_assemble(winic, path):
 # ---------------------------------------------------------------- OSACA
 
 def probe_osaca(python):
-    """OSACA's version, its data directory and the x86 arch codes it has a
-    machine file for, from the python that has it; None without OSACA."""
+    """OSACA's version, its data directory and the arch codes it has a
+    machine file for per ISA (x86, aarch64), from the python that has it;
+    None without OSACA."""
     code = ("import json, os, osaca\n"
             "from osaca.osaca import SUPPORTED_ARCHS\n"
             "from osaca.semantics import MachineModel\n"
             "d = os.path.join(os.path.dirname(osaca.__file__), 'data')\n"
-            "print(json.dumps({'version': osaca.__version__, 'data': d, 'x86': [a for a in "
-            "SUPPORTED_ARCHS if MachineModel.get_isa_for_arch(a) == 'x86' and "
-            "os.path.exists(os.path.join(d, a.lower() + '.yml'))]}))")
+            "print(json.dumps({'version': osaca.__version__, 'data': d, 'archs': {i: [a for a in "
+            "SUPPORTED_ARCHS if MachineModel.get_isa_for_arch(a) == i and "
+            "os.path.exists(os.path.join(d, a.lower() + '.yml'))] for i in ('x86', 'aarch64')}}))")
     try:
         r = subprocess.run([python, "-c", code], capture_output=True, text=True)
     except OSError:
@@ -289,6 +356,15 @@ def latency_bound(kernel, row):
     return ", ".join(why)
 
 
+def faster_than_chain(row):
+    """Whether a reduction ran more than the tolerance faster than the
+    exported model's loop-carried chain, which is made of winic's own
+    latencies: one of the two is wrong."""
+    lcd, meas = row.get("exported_lcd"), row["measured"]
+    return (lcd is not None and meas is not None
+            and meas < lcd * (1 - LATENCY_TOLERANCE) - 1e-9)
+
+
 def within(pred, meas):
     e = rel(pred, meas)
     return None if e is None else abs(e) <= LATENCY_TOLERANCE + 1e-9
@@ -322,23 +398,32 @@ def table(rows):
         summary.append("mean absolute relative error, %s model: %s over %d kernels" % (
             model, "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
     lat = [r for r in rows if r["latency_bound"] and r["measured"] is not None]
-    summary.append("latency-bound kernels within 5%% of the measurement: shipped model %d of %d, "
-                   "exported model %d of %d (%d latency-bound in all, %d not measured)" % (
-                       sum(1 for r in lat if within(r["shipped"], r["measured"])), len(lat),
-                       sum(1 for r in lat if within(r["exported"], r["measured"])), len(lat),
-                       sum(1 for r in rows if r["latency_bound"]),
-                       sum(1 for r in rows if r["latency_bound"] and r["measured"] is None)))
     red = [r for r in lat if "reduction" in r["latency_bound"]]
-    summary.append("of them reductions (kernels.json): shipped model %d of %d, exported model %d of %d" % (
-        sum(1 for r in red if within(r["shipped"], r["measured"])), len(red),
-        sum(1 for r in red if within(r["exported"], r["measured"])), len(red)))
+    summary.append("latency-bound kernels (reductions by construction, kernels.json) within "
+                   "5%% of the measurement: shipped model %d of %d, exported model %d of %d "
+                   "(%d not measured)" % (
+                       sum(1 for r in red if within(r["shipped"], r["measured"])), len(red),
+                       sum(1 for r in red if within(r["exported"], r["measured"])), len(red),
+                       sum(1 for r in rows if "reduction" in r["latency_bound"]
+                           and r["measured"] is None)))
+    only = [r for r in lat if "reduction" not in r["latency_bound"]]
+    summary.append("loops only a model calls latency-bound (its LCD above its throughput bound; "
+                   "not counted above): shipped model %d of %d, exported model %d of %d within 5%%" % (
+                       sum(1 for r in only if within(r["shipped"], r["measured"])), len(only),
+                       sum(1 for r in only if within(r["exported"], r["measured"])), len(only)))
+    fast = [r for r in red if faster_than_chain(r)]
+    summary.append("reductions measured more than %d%% faster than the exported model's chain "
+                   "(physically impossible: a measurement or model error): %s" % (
+                       100 * LATENCY_TOLERANCE,
+                       ", ".join("%s.%s" % (r["kernel"], r["isa"]) for r in fast) or "none"))
     return "\n".join(txt), "\n".join(md), summary
 
 
-def choose_model(python, given):
+def choose_model(python, given, target):
     """OSACA's facts (probe_osaca), this CPU, the arch code and OSACA's
-    machine file for it: the --arch given, else this CPU's core. Stops
-    when OSACA is missing or the core has no model, naming what to do."""
+    machine file for it: the --arch given, else this CPU's core; for the
+    kernels of `target` (x86_64, aarch64). Stops when OSACA is missing or
+    has no model for the core, naming what to do."""
     osaca = probe_osaca(python)
     if osaca is None:
         die("OSACA not found in `%s`: python3 -m venv /tmp/osaca-venv && "
@@ -350,13 +435,17 @@ def choose_model(python, given):
         cpu = cpu_of(open("/proc/cpuinfo").read())
     except OSError:
         cpu = cpu_of("")
+    isa = {"x86_64": "x86", "aarch64": "aarch64"}.get(target)
+    if isa is None:
+        die("OSACA %s reads x86 and AArch64 code only, not the %s kernels: "
+            "--check-assembly checks that winic reads them" % (osaca["version"], target))
     arch = (given or osaca_arch(cpu) or "").upper()
     if not arch:
         die("no OSACA model is known for this CPU, %s: give --arch, one of %s" % (
-            cpu_text(cpu), ", ".join(osaca["x86"])))
-    if arch not in osaca["x86"]:
-        die("OSACA %s has no x86 model `%s`: give --arch, one of %s" % (
-            osaca["version"], arch, ", ".join(osaca["x86"])))
+            cpu_text(cpu), ", ".join(osaca["archs"][isa])))
+    if arch not in osaca["archs"][isa]:
+        die("OSACA %s has no %s model `%s`: give --arch, one of %s" % (
+            osaca["version"], isa, arch, ", ".join(osaca["archs"][isa])))
     base = arch.lower() + ".yml"
     print("CPU %s: OSACA --arch %s (%s)%s" % (cpu_text(cpu), arch, base,
                                                ", given by --arch" if given else ""),
@@ -410,6 +499,13 @@ def self_test():
     assert osaca_arch(cpu_of("")) is None
     assert cpu_text(cpu_of(CPUINFO % ("AuthenticAMD", 0x19, 0x11, ""))) == \
         "test (AuthenticAMD family 0x19 model 0x11)"
+    # A Neoverse N1 (AWS Graviton2) as its kernel prints it.
+    n1 = cpu_of("processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd crc32 atomics\n"
+                "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\n"
+                "CPU part\t: 0xd0c\nCPU revision\t: 1\n\nprocessor\t: 1\nCPU part\t: 0xd40\n")
+    assert osaca_arch(n1) == "N1" and cpu_text(n1) == "implementer 0x41 part 0xd0c", cpu_text(n1)
+    assert "asimd" in n1["flags"]
+    assert osaca_arch(dict(n1, part=0xd40)) is None  # Neoverse V1: no OSACA model
 
     row = {"file": "sum_f64.avx2.s", "measured": 16.08, "measure_note": ""}
     gone = {"file": "gather.avx2.s", "measured": None, "measure_note": "gather: winic cannot run it"}
@@ -428,6 +524,14 @@ def self_test():
     r.update(shipped_tp=None, shipped_lcd=None, exported_lcd=3.0)  # shipped: no analysis
     assert latency_bound({"reduction": False}, r) == "LCD"
     assert within(16.8, 16.0) and not within(16.9, 16.0) and within(None, 16.0) is None
+    assert faster_than_chain({"exported_lcd": 32.0, "measured": 29.98})
+    assert man_pair(None, None, None, [(300.0, 1000.0), (256.0, 1010.0), (257.0, 1001.0)]) == \
+        (256.0, 1000.0, "")
+    assert man_pair(None, None, None, [(300.0, 1000.0), (256.0, 1100.0), (280.0, 1200.0)]) == \
+        (256.0, 1000.0, "NOISY")
+    assert man_pair(None, None, None, [(None, 1.0)]) == (None, None, "")
+    assert not faster_than_chain({"exported_lcd": 32.0, "measured": 30.5})
+    assert not faster_than_chain({"exported_lcd": None, "measured": 1.0})
     print("self-test: ok")
 
 
@@ -441,6 +545,11 @@ def main():
     ap.add_argument("--arch", help="OSACA's model to use (e.g. SPR, ZEN4; default: this CPU's core)")
     ap.add_argument("--winic", help="the winic binary (default: build target/release/winic)")
     ap.add_argument("--filter", default="", help="only kernels whose file name matches this regex")
+    ap.add_argument("--target", default=host_arch(), choices=ARCHES,
+                    help="the arch whose kernels to run (default this machine's, %(default)s)")
+    ap.add_argument("--runner", default="", metavar="CMD",
+                    help="a command to run winic under, e.g. `qemu-aarch64 -cpu max` with "
+                    "--target aarch64 (timings under an emulator mean nothing)")
     ap.add_argument("--out", default=os.path.join(ROOT, "validation", "table.md"),
                     help="the Markdown table to write (default validation/table.md)")
     ap.add_argument("--measured", metavar="FILE",
@@ -461,7 +570,7 @@ def main():
     if a.self_test:
         return self_test()
     if a.which_model:
-        osaca, _, arch, base = choose_model(a.osaca_python, a.arch)
+        osaca, _, arch, base = choose_model(a.osaca_python, a.arch, a.target)
         print(arch, os.path.join(osaca["data"], base))
         return
 
@@ -472,7 +581,10 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "validation", "gen.py")], check=True)
 
     index = [k for k in json.load(open(os.path.join(ASM, "kernels.json")))
-             if re.search(a.filter, k["file"])]
+             if re.search(a.filter, k["file"]) and k["arch"] == a.target]
+    if not index:
+        die("no %s kernel matches --filter `%s`" % (a.target, a.filter))
+    runner = shlex.split(a.runner)
     if not a.check_assembly:
         # Everything that can stop the run before the build and the timing.
         if len(a.db) == 0:
@@ -480,16 +592,21 @@ def main():
         for d in a.db:
             if not os.path.exists(d):
                 die("database %s not found" % d)
-        osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch)
+        osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch, a.target)
         measured = read_measured(a.reuse_measured, cpu) if a.reuse_measured else None
 
     winic = a.winic
+    if not winic and a.target != host_arch():
+        die("the %s kernels need a winic built for %s: give --winic (scripts/build-static.sh %s "
+            "makes one) and, on this %s machine, --runner 'qemu-%s -cpu max'" % (
+                a.target, a.target, a.target, host_arch(), a.target))
     if not winic:
         if shutil.which("cargo") is None:
             die("cargo not found: install Rust, or give --winic BINARY")
         print("building winic (cargo build --release) ...", file=sys.stderr)
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         winic = os.path.join(ROOT, "target", "release", "winic")
+    winic = runner + [winic]
 
     if a.check_assembly:
         bad = 0
@@ -499,13 +616,17 @@ def main():
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
                 err = dry_assemble(winic, p)
-                expected = k["gather"] or k["kernel"] in KNOWN_REJECTED
+                expected = k["gather"] or not_read(k) is not None
                 if err and not expected:
                     print("%s: %s" % (k["file"], err))
                     bad += 1
                 elif not err and expected:
-                    print("%s: assembles now: take it off KNOWN_REJECTED" % k["file"])
+                    print("%s: assembles now: take it off KNOWN_REJECTED or ARCH_NOT_READ" % k["file"])
                     bad += 1
+        waiting = [k["file"] for k in index if not_read(k) is not None]
+        if waiting:
+            print("%d of them not read by winic's assembler yet, as expected: %s" % (
+                len(waiting), "; ".join(sorted({not_read(k) for k in index if not_read(k)}))))
         print("%d kernels checked, %d problems" % (len(index), bad))
         sys.exit(1 if bad else 0)
 
@@ -515,7 +636,7 @@ def main():
     data = os.path.join(home, ".osaca", "data")
     os.makedirs(data)
     model = os.path.join(data, base)
-    r = subprocess.run([winic, "export", "--osaca"] + a.db +
+    r = subprocess.run(winic + ["export", "--osaca"] + a.db +
                        ["--base", os.path.join(osaca["data"], base), "-o", model],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -575,23 +696,24 @@ def main():
                     k["file"], (None, "not in " + os.path.basename(a.reuse_measured)))
             elif k["gather"]:
                 row["measure_note"] = "gather: winic cannot run it"
-            elif k["kernel"] in KNOWN_REJECTED:
-                row["measure_note"] = "not assembled: " + KNOWN_REJECTED[k["kernel"]]
+            elif not_read(k) is not None:
+                row["measure_note"] = "not assembled: " + not_read(k)
             else:
                 src, _ = man_source(text)
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
-                small, s_note = man(winic, p, "bench_small", k["init"])
-                large, l_note = man(winic, p, "bench_large", k["init"])
-                if small is None or large is None:
-                    row["measure_note"] = "MAN: " + (s_note if small is None else l_note)
+                small, large, note = man_pair(winic, p, k["init"])
+                if small is None:
+                    row["measure_note"] = "MAN: " + note
                 else:
                     row["measured"] = (large - small) / (k["trips_large"] - k["trips_small"])
-                    if s_note or l_note:
+                    if note:
                         row["measure_note"] = "noisy"
             if row["measure_note"]:
                 notes.append(row["measure_note"])
             row["latency_bound"] = latency_bound(k, row)
+            if k["reduction"] and faster_than_chain(row):
+                notes.append("faster than its chain (exported LCD %.2f)" % row["exported_lcd"])
             row["note"] = "; ".join(notes)
             rows.append(row)
             print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  %s" % (
@@ -606,6 +728,9 @@ def main():
              "shipped `%s` and `winic export --osaca %s --base %s`." % (
                  cpu_text(cpu), osaca["version"], arch, base,
                  " ".join(os.path.basename(d) for d in a.db), base))
+    if runner:
+        title += " The %s kernels ran under `%s`: their timings mean nothing." % (
+            a.target, a.runner)
     print(title)
     print(txt)
     print("\n".join(summary))
