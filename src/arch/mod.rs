@@ -208,7 +208,8 @@ pub struct Dialect {
     /// only at its start (AArch64, where `#` marks immediates).
     pub hash_comment_anywhere: bool,
     /// The instruction a pseudo-instruction of the ISA manual stands for
-    /// (RISC-V `ret` is `jalr zero, 0(ra)`), given its mnemonic and
+    /// (RISC-V `ret` is `jalr zero, 0(ra)`), or the instructions, one a
+    /// line (RISC-V `li` of a wide value), given its mnemonic and
     /// operands; `None` for everything else.
     pub pseudo: fn(&str, &[&str]) -> Option<String>,
     /// The memory reference inside a bracketed operand (x86 Intel

@@ -397,11 +397,21 @@ fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
                     .collect()
             })
             .unwrap_or_default(),
-        OpValue::Imm(v) => [v + 1, v - 1, v ^ 4, 0]
-            .into_iter()
-            .filter(|&a| a != v)
-            .map(OpValue::Imm)
-            .collect(),
+        // A field of at most 3 bits, every value: one may print nothing
+        // (RISC-V's dynamic rounding mode, 7, in `fadd.d fa5, fa5, fa4`;
+        // its width is not in the tables, so 7 is tried for every
+        // immediate of unknown width).
+        OpValue::Imm(v) => match mc[k].ty.imm().map_or(0, |i| i.bits) {
+            bits @ 1..=3 => (0..1i64 << bits)
+                .filter(|&a| a != v)
+                .map(OpValue::Imm)
+                .collect(),
+            bits => [v + 1, v - 1, v ^ 4, 0, if bits == 0 { 7 } else { v }]
+                .into_iter()
+                .filter(|&a| a != v)
+                .map(OpValue::Imm)
+                .collect(),
+        },
         // Another displacement prints another memory token.
         OpValue::Mem(m) => vec![OpValue::Mem(Mem {
             disp: m.disp.wrapping_add(8),

@@ -562,29 +562,28 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
         // A pseudo-instruction of the ISA manual is read as what it
         // stands for.
         let expanded = (d.pseudo)(&lower, &refs(&operands));
-        let rest = expanded.as_deref().unwrap_or(rest);
-        if let Some((_, bytes)) = seen.iter().find(|(text, _)| text == rest) {
-            items.push(Item::Code {
-                stmt,
-                bytes: bytes.clone(),
-            });
-            continue;
+        // It may stand for several (RISC-V `li` of a wide value): one
+        // instruction a line, their bytes one item.
+        let mut bytes = Vec::new();
+        for rest in expanded.as_deref().unwrap_or(rest).lines() {
+            if let Some((_, b)) = seen.iter().find(|(text, _)| text == rest) {
+                bytes.extend_from_slice(b);
+                continue;
+            }
+            let inst = matcher::parse(t, rest).map_err(|e| AsmError {
+                nearest: e.nearest,
+                ..src.err(
+                    s.line,
+                    col,
+                    format!("cannot assemble `{rest}`: {}", e.reason),
+                )
+            })?;
+            let line = crate::kernel::emit(t, &inst)
+                .map_err(|e| src.err(s.line, col, format!("`{rest}`: {e}")))?;
+            seen.push((rest.to_string(), line.bytes.clone()));
+            bytes.extend(line.bytes);
         }
-        let inst = matcher::parse(t, rest).map_err(|e| AsmError {
-            nearest: e.nearest,
-            ..src.err(
-                s.line,
-                col,
-                format!("cannot assemble `{rest}`: {}", e.reason),
-            )
-        })?;
-        let line = crate::kernel::emit(t, &inst)
-            .map_err(|e| src.err(s.line, col, format!("`{rest}`: {e}")))?;
-        seen.push((rest.to_string(), line.bytes.clone()));
-        items.push(Item::Code {
-            stmt,
-            bytes: line.bytes,
-        });
+        items.push(Item::Code { stmt, bytes });
     }
     Ok(items)
 }

@@ -366,3 +366,31 @@ fn the_directives_gcc_writes_at_the_top_are_read() {
         assert_eq!(p.code.len(), 4, "{arch:?}: one 4-byte instruction");
     }
 }
+
+#[test]
+fn gccs_riscv_lines_assemble_to_gnu_as_bytes() {
+    // Lines of riscv64-linux-gnu-gcc 12 -O3 -march=rv64gc output, and the
+    // bytes riscv64-linux-gnu-as 2.40 makes of them (-mno-relax, no RVC:
+    // objdump -d -M no-aliases of `.option norvc` code).
+    let lines = [
+        ("li\ta7,1073844224", "b7 98 01 40"),
+        // GNU as starts with `addiw t3, zero, 1`; LLVM and winic with
+        // `addi`, the same value.
+        (
+            "li\tt3,0x100000001b3",
+            "13 0e 10 00 13 1e 8e 02 13 0e 3e 1b",
+        ),
+        ("fadd.d\tfa5,fa5,fa4", "d3 f7 e7 02"),
+        ("fmadd.d\tfa5,fa3,fa4,fa5", "c3 f7 e6 7a"),
+        ("sext.w\ta1,a1", "9b 85 05 00"),
+        ("neg\ta6,t4", "33 08 d0 41"),
+        ("jr\tra", "67 80 00 00"),
+        ("sgt\ta4,a4,a1", "33 a7 e5 00"),
+        ("fmv.d\tfa4,fa2", "53 07 c6 22"),
+    ];
+    for (line, want) in lines {
+        let p = asm(Arch::Riscv64, &format!("f:\n\t{line}\n")).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<String> = p.code.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got.join(" "), want, "{line}");
+    }
+}

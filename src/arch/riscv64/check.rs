@@ -63,8 +63,9 @@ pub fn check(inst: &Inst, bytes: &[u8], text: &str) -> Check {
     let agree = decoded
         .as_ref()
         .is_some_and(|(m, o)| canon(&format!("{m} {o}")) == canon(text));
-    // Capstone prints `jalr zero, 0(ra)` as `ret` and `addi rd, rs, 0` as
-    // `mv rd, rs` (kernel frames).
+    // Capstone prints `jalr zero, 0(ra)` as `ret`, `addi rd, rs, 0` as
+    // `mv rd, rs` (kernel frames), and the other pseudo-instructions gcc
+    // writes as themselves (`sext.w`, `not`, `neg`, `jr`, `fmv.d` ...).
     let alias = || {
         let Some((m, o)) = decoded.as_ref() else {
             return false;
@@ -72,8 +73,31 @@ pub fn check(inst: &Inst, bytes: &[u8], text: &str) -> Check {
         let (ours, theirs) = (canon(text), canon(&format!("{m} {o}")));
         match (ours.0.as_str(), theirs.0.as_str()) {
             ("jalr", "ret") => ours.1 == ["x0", "x1", "0"] && theirs.1.is_empty(),
-            ("addi", "mv") => {
+            ("addi", "mv") | ("addiw", "sext.w") => {
                 ours.1.get(2).is_some_and(|i| i == "0") && ours.1[..2] == theirs.1[..]
+            }
+            ("jalr", "jr") => {
+                ours.1.len() == 3
+                    && ours.1[0] == "x0"
+                    && ours.1[2] == "0"
+                    && theirs.1 == ours.1[1..2]
+            }
+            ("fsgnj.s", "fmv.s")
+            | ("fsgnj.d", "fmv.d")
+            | ("fsgnjn.s", "fneg.s")
+            | ("fsgnjn.d", "fneg.d")
+            | ("fsgnjx.s", "fabs.s")
+            | ("fsgnjx.d", "fabs.d") => {
+                ours.1.len() == 3 && ours.1[1] == ours.1[2] && theirs.1 == ours.1[..2]
+            }
+            ("xori", "not") => {
+                ours.1.get(2).is_some_and(|i| i == "-1") && ours.1[..2] == theirs.1[..]
+            }
+            ("sub", "neg") => {
+                ours.1.len() == 3
+                    && theirs.1.len() == 2
+                    && ours.1[1] == "x0"
+                    && [&ours.1[0], &ours.1[2]] == [&theirs.1[0], &theirs.1[1]]
             }
             _ => false,
         }
