@@ -41,9 +41,6 @@ ARCH_NOT_READ = {
     "aarch64": "gcc writes LLVM's aliases (`cmp`, `mov x2, 8320`, `lsl`, `tst`, `cinc`, ...) "
                "and immediates without `#`; winic's AArch64 assembler reads LLVM's AsmStrings, "
                "not its InstAlias records",
-    "riscv64": "gcc writes `li` with constants beyond 12 bits, which GNU as expands into "
-               "`lui` and `addi(w)`; winic's RISC-V pseudo-instructions stand for one "
-               "instruction each",
 }
 
 
@@ -89,7 +86,7 @@ def cpu_of(cpuinfo):
             cpu["implementer"] = int(value, 0)
         elif key == "CPU part":
             cpu["part"] = int(value, 0)
-        elif key == "model name":
+        elif key in ("model name", "uarch"):  # RISC-V names its core `uarch`
             cpu["name"] = value
     return cpu
 
@@ -127,8 +124,10 @@ AARCH64_CORES = {
     (0x46, 0x001): "A64FX", (0x48, 0xd01): "TSV110", (0x43, 0x0af): "TX2",
     (0x42, 0x516): "TX2", (0x61, 0x022): "M1", (0x61, 0x023): "M1",
 }
-# The arch of each kernel variant's code, as platform.machine() names it.
+# The arch of each kernel variant's code, as platform.machine() names it,
+# and OSACA's name of the ISAs it reads.
 ARCHES = ("x86_64", "aarch64", "riscv64")
+OSACA_ISA = {"x86_64": "x86", "aarch64": "aarch64"}
 
 
 # ---------------------------------------------------------------- winic input
@@ -435,7 +434,7 @@ def choose_model(python, given, target):
         cpu = cpu_of(open("/proc/cpuinfo").read())
     except OSError:
         cpu = cpu_of("")
-    isa = {"x86_64": "x86", "aarch64": "aarch64"}.get(target)
+    isa = OSACA_ISA.get(target)
     if isa is None:
         die("OSACA %s reads x86 and AArch64 code only, not the %s kernels: "
             "--check-assembly checks that winic reads them" % (osaca["version"], target))
@@ -585,14 +584,22 @@ def main():
     if not index:
         die("no %s kernel matches --filter `%s`" % (a.target, a.filter))
     runner = shlex.split(a.runner)
+    # OSACA 0.7.1 reads x86 and AArch64; RISC-V kernels are measured only.
+    predicted = a.target in OSACA_ISA
     if not a.check_assembly:
         # Everything that can stop the run before the build and the timing.
-        if len(a.db) == 0:
+        if len(a.db) == 0 and predicted:
             die("name the winic databases to export (e.g. /tmp/full/db.yaml)")
         for d in a.db:
             if not os.path.exists(d):
                 die("database %s not found" % d)
-        osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch, a.target)
+        if predicted:
+            osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch, a.target)
+        else:
+            osaca, arch, base = None, None, None
+            cpu = cpu_of(open("/proc/cpuinfo").read()) if os.path.exists("/proc/cpuinfo") else cpu_of("")
+            print("validate.py: OSACA 0.7.1 reads no %s code: measuring only%s" % (
+                a.target, " (the databases are not used)" if a.db else ""), file=sys.stderr)
         measured = read_measured(a.reuse_measured, cpu) if a.reuse_measured else None
 
     winic = a.winic
@@ -630,30 +637,35 @@ def main():
         print("%d kernels checked, %d problems" % (len(index), bad))
         sys.exit(1 if bad else 0)
 
-    # The export goes where OSACA's command line would look for the model
-    # of its arch (~/.osaca/data/ of a temporary HOME), for --compare-cli.
-    home = tempfile.mkdtemp(prefix="winic-validate-")
-    data = os.path.join(home, ".osaca", "data")
-    os.makedirs(data)
-    model = os.path.join(data, base)
-    r = subprocess.run(winic + ["export", "--osaca"] + a.db +
-                       ["--base", os.path.join(osaca["data"], base), "-o", model],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        die("winic export failed: " + r.stderr.strip())
-    print(r.stdout.strip(), file=sys.stderr)
-
     jobs = []
     for k in index:
         path = os.path.join(ASM, k["file"])
         jobs.append({"file": path, "lines": list(marked_lines(open(path).read()))})
-    t0 = time.monotonic()
-    predictions = {"shipped": predict(a.osaca_python, arch, None, jobs),
-                   "exported": predict(a.osaca_python, arch, model, jobs)}
-    print("predictions: %d kernels with 2 models in %.0f s" % (len(jobs), time.monotonic() - t0),
-          file=sys.stderr)
+    home = None
+    if predicted:
+        # The export goes where OSACA's command line would look for the
+        # model of its arch (~/.osaca/data/ of a temporary HOME), for
+        # --compare-cli.
+        home = tempfile.mkdtemp(prefix="winic-validate-")
+        data = os.path.join(home, ".osaca", "data")
+        os.makedirs(data)
+        model = os.path.join(data, base)
+        r = subprocess.run(winic + ["export", "--osaca"] + a.db +
+                           ["--base", os.path.join(osaca["data"], base), "-o", model],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die("winic export failed: " + r.stderr.strip())
+        print(r.stdout.strip(), file=sys.stderr)
+        t0 = time.monotonic()
+        predictions = {"shipped": predict(a.osaca_python, arch, None, jobs),
+                       "exported": predict(a.osaca_python, arch, model, jobs)}
+        print("predictions: %d kernels with 2 models in %.0f s" % (
+            len(jobs), time.monotonic() - t0), file=sys.stderr)
+    else:
+        none = {"error": "OSACA 0.7.1 reads no %s code" % a.target}
+        predictions = {"shipped": [none] * len(jobs), "exported": [none] * len(jobs)}
 
-    for job in jobs[:a.compare_cli]:
+    for job in (jobs[:a.compare_cli] if predicted else []):
         for name, h in (("shipped", None), ("exported", home)):
             cli = osaca_cli(a.osaca_python, arch, job["file"], tuple(job["lines"]), h)
             p = next(x for x in predictions[name] if x["file"] == job["file"])
@@ -724,10 +736,14 @@ def main():
         write_measured(a.measured, cpu, rows)
         print("measurements written to %s" % a.measured, file=sys.stderr)
     txt, md, summary = table(rows)
-    title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
-             "shipped `%s` and `winic export --osaca %s --base %s`." % (
-                 cpu_text(cpu), osaca["version"], arch, base,
-                 " ".join(os.path.basename(d) for d in a.db), base))
+    if predicted:
+        title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
+                 "shipped `%s` and `winic export --osaca %s --base %s`." % (
+                     cpu_text(cpu), osaca["version"], arch, base,
+                     " ".join(os.path.basename(d) for d in a.db), base))
+    else:
+        title = ("Cycles per iteration of the marked loop on %s; OSACA 0.7.1 reads no %s "
+                 "code: measured only." % (cpu_text(cpu), a.target))
     if runner:
         title += " The %s kernels ran under `%s`: their timings mean nothing." % (
             a.target, a.runner)
@@ -737,7 +753,8 @@ def main():
     with open(a.out, "w") as f:
         f.write(title + "\n\n" + md + "\n\n" + "\n".join("- " + s for s in summary) + "\n")
     print("table written to %s" % a.out, file=sys.stderr)
-    shutil.rmtree(home)
+    if home:
+        shutil.rmtree(home)
 
 
 if __name__ == "__main__":
