@@ -398,18 +398,22 @@ def table(rows):
             model, "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
     lat = [r for r in rows if r["latency_bound"] and r["measured"] is not None]
     red = [r for r in lat if "reduction" in r["latency_bound"]]
+    def hits(rs, model):
+        """`a of n`: the loops among rs the model predicts within 5%, of
+        those it predicts at all."""
+        had = [r for r in rs if r[model] is not None]
+        return "%d of %d" % (sum(1 for r in had if within(r[model], r["measured"])), len(had))
+
     summary.append("latency-bound kernels (reductions by construction, kernels.json) within "
-                   "5%% of the measurement: shipped model %d of %d, exported model %d of %d "
-                   "(%d not measured)" % (
-                       sum(1 for r in red if within(r["shipped"], r["measured"])), len(red),
-                       sum(1 for r in red if within(r["exported"], r["measured"])), len(red),
+                   "5%% of the measurement: shipped model %s, exported model %s "
+                   "(%d measured, %d not)" % (
+                       hits(red, "shipped"), hits(red, "exported"), len(red),
                        sum(1 for r in rows if "reduction" in r["latency_bound"]
                            and r["measured"] is None)))
     only = [r for r in lat if "reduction" not in r["latency_bound"]]
     summary.append("loops only a model calls latency-bound (its LCD above its throughput bound; "
-                   "not counted above): shipped model %d of %d, exported model %d of %d within 5%%" % (
-                       sum(1 for r in only if within(r["shipped"], r["measured"])), len(only),
-                       sum(1 for r in only if within(r["exported"], r["measured"])), len(only)))
+                   "not counted above): shipped model %s, exported model %s within 5%%" % (
+                       hits(only, "shipped"), hits(only, "exported")))
     fast = [r for r in red if faster_than_chain(r)]
     summary.append("reductions measured more than %d%% faster than the exported model's chain "
                    "(physically impossible: a measurement or model error): %s" % (
