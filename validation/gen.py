@@ -67,26 +67,33 @@ class Arch:
     OSACA 0.7.1 does not read: the tag comments only), and how a loop's
     conditional branch back, its memory operands and register steps look."""
 
-    def __init__(self, name, gcc, flags, comment, start, end, branch, word, vector):
+    def __init__(self, name, gcc, flags, comment, start, end, branch, narrow, vector):
         self.name, self.gcc, self.flags, self.comment = name, gcc, flags, comment
         self.start, self.end = start, end
         self.branch = re.compile(branch)  # a conditional branch; group 1 its .L target
-        self.word = word  # (narrow register regex, wide register template)
+        self.narrow = narrow  # [(narrow register regex, its wide register)]
         self.vector = vector  # [(register regex, bytes)]
+
+    def wide(self, r):
+        """A register by its full name: a narrow one steps as its wide one."""
+        for pattern, repl in self.narrow:
+            r = re.sub(pattern, repl, r)
+        return r
 
 
 ARCHES = {
     "x86_64": Arch("x86_64", "gcc", ["-masm=intel", "-fcf-protection=none"], "#",
                    ["mov ebx, 111", ".byte 100,103,144"], ["mov ebx, 222", ".byte 100,103,144"],
-                   r"^j(?!mp)[a-z]+\s+(\.L\w+)$", None,
+                   r"^j(?!mp)[a-z]+\s+(\.L\w+)$",
+                   [(r"^e(\w\w)$", r"r\1"), (r"^(r\d+)d$", r"\1")],
                    [(r"\bxmm\d+", 16), (r"\bymm\d+", 32), (r"\bzmm\d+", 64)]),
     "aarch64": Arch("aarch64", "aarch64-linux-gnu-gcc", ["-fno-unwind-tables"], "//",
                     ["mov x1, #111", ".byte 213,3,32,31"], ["mov x1, #222", ".byte 213,3,32,31"],
                     r"^(?:b\.?(?:eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)|cbn?z\s+\w+,"
                     r"|tbn?z\s+\w+,\s*#?\d+,)\s*(\.L\w+)$",
-                    (r"^w(\d+)$", r"x\1"), [(r"\bq\d+|\bv\d+\.\d*[bhsd]\b", 16)]),
+                    [(r"^w(\d+)$", r"x\1")], [(r"\bq\d+|\bv\d+\.\d*[bhsd]\b", 16)]),
     "riscv64": Arch("riscv64", "riscv64-linux-gnu-gcc", ["-fno-unwind-tables"], "#", [], [],
-                    r"^b(?:eq|ne|lt|ge|gt|le)u?z?\s+(?:\w+,\s*)+(\.L\w+)$", None, []),
+                    r"^b(?:eq|ne|lt|ge|gt|le)u?z?\s+(?:\w+,\s*)+(\.L\w+)$", [], []),
 }
 START_TAG = "OSACA START MARKER"
 END_TAG = "OSACA END MARKER"
@@ -167,10 +174,12 @@ def choose(lines, fn, arch):
     cands = loops(lines, *fn, arch)
     if not cands:
         raise GenError("no loop")
-    return max(cands, key=lambda lp: (step_bytes(body(lines, lp, arch), arch),
-                                      width(body(lines, lp, arch), arch),
-                                      packed(body(lines, lp, arch), arch),
-                                      len(body(lines, lp, arch)), -lp[0]))
+
+    def rank(lp):
+        b = body(lines, lp, arch)
+        return step_bytes(b, arch), width(b, arch), packed(b, arch), len(b), -lp[0]
+
+    return max(cands, key=rank)
 
 
 def steps(ins, arch):
@@ -181,11 +190,7 @@ def steps(ins, arch):
     out = {}
 
     def add(r, k):
-        if arch.word:
-            r = re.sub(arch.word[0], arch.word[1], r)
-        if arch.name == "x86_64":  # a 32-bit register steps as its 64-bit one
-            r = re.sub(r"^e(\w\w)$", r"r\1", r)
-            r = re.sub(r"^(r\d+)d$", r"\1", r)
+        r = arch.wide(r)
         out[r] = out.get(r, 0) + k
 
     for s in ins:
@@ -239,21 +244,12 @@ def step_bytes(ins, arch):
     """The largest number of bytes a memory operand's address advances per
     iteration, from the steps of the registers it uses."""
     st = steps(ins, arch)
-
-    def full(r):
-        if arch.word:
-            r = re.sub(arch.word[0], arch.word[1], r)
-        if arch.name == "x86_64":
-            r = re.sub(r"^e(\w\w)$", r"r\1", r)
-            r = re.sub(r"^(r\d+)d$", r"\1", r)
-        return r
-
     best = 0
     for s in ins:
         for terms in addresses(s, arch):
             for r, scale in terms:
-                if full(r) in st:
-                    best = max(best, abs(st[full(r)]) * scale)
+                if arch.wide(r) in st:
+                    best = max(best, abs(st[arch.wide(r)]) * scale)
     return best
 
 
