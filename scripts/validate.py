@@ -42,11 +42,6 @@ ARCH_NOT_READ = {
                "and immediates without `#`; winic's AArch64 assembler reads LLVM's AsmStrings, "
                "not its InstAlias records",
 }
-
-
-def not_read(k):
-    """Why winic's assembler cannot read a kernel yet, or None."""
-    return KNOWN_REJECTED.get(k["kernel"]) if k["arch"] == "x86_64" else ARCH_NOT_READ.get(k["arch"])
 # A latency-bound prediction counts as right within this relative error.
 LATENCY_TOLERANCE = 0.05
 # man_pair: rounds of the two functions, and how close each one's two fastest must be.
@@ -56,6 +51,11 @@ MAN_AGREEMENT = 0.01
 
 def die(msg):
     sys.exit("validate.py: " + msg)
+
+
+def not_read(k):
+    """Why winic's assembler cannot read a kernel yet, or None."""
+    return KNOWN_REJECTED.get(k["kernel"]) if k["arch"] == "x86_64" else ARCH_NOT_READ.get(k["arch"])
 
 
 def host_arch():
@@ -89,6 +89,14 @@ def cpu_of(cpuinfo):
         elif key in ("model name", "uarch"):  # RISC-V names its core `uarch`
             cpu["name"] = value
     return cpu
+
+
+def this_cpu():
+    """cpu_of this machine's /proc/cpuinfo (an unknown CPU without one)."""
+    try:
+        return cpu_of(open("/proc/cpuinfo").read())
+    except OSError:
+        return cpu_of("")
 
 
 def cpu_text(cpu):
@@ -434,10 +442,7 @@ def choose_model(python, given, target):
             "/tmp/osaca-venv/bin/python" % python)
     if osaca["version"] != "0.7.1":
         print("validate.py: warning: OSACA %s, not 0.7.1" % osaca["version"], file=sys.stderr)
-    try:
-        cpu = cpu_of(open("/proc/cpuinfo").read())
-    except OSError:
-        cpu = cpu_of("")
+    cpu = this_cpu()
     isa = OSACA_ISA.get(target)
     if isa is None:
         die("OSACA %s reads x86 and AArch64 code only, not the %s kernels: "
@@ -601,7 +606,7 @@ def main():
             osaca, cpu, arch, base = choose_model(a.osaca_python, a.arch, a.target)
         else:
             osaca, arch, base = None, None, None
-            cpu = cpu_of(open("/proc/cpuinfo").read()) if os.path.exists("/proc/cpuinfo") else cpu_of("")
+            cpu = this_cpu()
             print("validate.py: OSACA 0.7.1 reads no %s code: measuring only%s" % (
                 a.target, " (the databases are not used)" if a.db else ""), file=sys.stderr)
         measured = read_measured(a.reuse_measured, cpu) if a.reuse_measured else None
@@ -634,10 +639,10 @@ def main():
                 elif not err and expected:
                     print("%s: assembles now: take it off KNOWN_REJECTED or ARCH_NOT_READ" % k["file"])
                     bad += 1
-        waiting = [k["file"] for k in index if not_read(k) is not None]
-        if waiting:
+        why = [not_read(k) for k in index if not_read(k) is not None]
+        if why:
             print("%d of them not read by winic's assembler yet, as expected: %s" % (
-                len(waiting), "; ".join(sorted({not_read(k) for k in index if not_read(k)}))))
+                len(why), "; ".join(sorted(set(why)))))
         print("%d kernels checked, %d problems" % (len(index), bad))
         sys.exit(1 if bad else 0)
 
