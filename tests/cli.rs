@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::winic_command;
+use common::{host_arch, winic_command};
 use std::process::{Command, Output};
 
 fn winic(args: &[&str]) -> Output {
@@ -393,17 +393,6 @@ fn man_reports_bad_input_with_its_place() {
         "{}",
         stderr(&o)
     );
-}
-
-/// The arch this test binary runs as.
-fn host_arch() -> &'static str {
-    if cfg!(target_arch = "x86_64") {
-        "x86_64"
-    } else if cfg!(target_arch = "aarch64") {
-        "aarch64"
-    } else {
-        "riscv64"
-    }
 }
 
 /// A command that runs an executable for `arch`: the host's own (under

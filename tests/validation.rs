@@ -6,6 +6,10 @@
 //! assemble), and the harness reads OSACA's report right (a committed
 //! fixture of OSACA 0.7.1's output). The timing stays out of `cargo test`.
 
+#[allow(dead_code)] // winic_command: the harness starts winic itself
+mod common;
+
+use common::host_arch;
 use std::path::Path;
 use std::process::Command;
 
@@ -30,17 +34,6 @@ fn the_harness_reads_osacas_report() {
     assert!(harness(&["--self-test"]).contains("self-test: ok"));
 }
 
-/// The arch the tests are built for, as kernels.json names it.
-fn this_arch() -> &'static str {
-    if cfg!(target_arch = "x86_64") {
-        "x86_64"
-    } else if cfg!(target_arch = "aarch64") {
-        "aarch64"
-    } else {
-        "riscv64"
-    }
-}
-
 #[test]
 fn every_validation_kernel_assembles_with_winic() {
     // The harness (host python) runs this build's binary: natively, or
@@ -54,7 +47,7 @@ fn every_validation_kernel_assembles_with_winic() {
     // that in a debug one, and a debug RISC-V build under qemu takes 11 s
     // a file: the AVX2 variants or all 25 AArch64 (NEON) or RISC-V
     // (RV64GC) kernels in release, four of them in debug.
-    let (filter, least) = match (this_arch(), cfg!(debug_assertions)) {
+    let (filter, least) = match (host_arch(), cfg!(debug_assertions)) {
         ("x86_64", true) => (r"^(triad|sum_f64|jacobi3d|gather)\.avx2", 4),
         ("x86_64", false) => (r"\.avx2\.s$", 20),
         (_, true) => (r"^(triad|sum_f64|jacobi3d|gather)\.", 4),
@@ -66,7 +59,7 @@ fn every_validation_kernel_assembles_with_winic() {
         "--runner",
         &runner,
         "--target",
-        this_arch(),
+        host_arch(),
         "--check-assembly",
         "--filter",
         filter,

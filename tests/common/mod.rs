@@ -20,3 +20,15 @@ pub fn winic_command(args: &[&str]) -> Command {
     cmd.args(args);
     cmd
 }
+
+/// The arch this test binary runs as, as winic and kernels.json name it.
+#[allow(dead_code)] // not every test file asks
+pub fn host_arch() -> &'static str {
+    if cfg!(target_arch = "x86_64") {
+        "x86_64"
+    } else if cfg!(target_arch = "aarch64") {
+        "aarch64"
+    } else {
+        "riscv64"
+    }
+}

@@ -124,7 +124,7 @@ fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
         ("ret", []) => "jalr zero, 0(ra)".into(),
         ("nop", []) => "addi zero, zero, 0".into(),
         ("mv", [d, s]) => format!("addi {d}, {s}, 0"),
-        ("li", [d, imm]) => match parse_int(imm) {
+        ("li", [d, imm]) => match super::int_literal(imm) {
             Some(v) => li_sequence(v)
                 .iter()
                 .enumerate()
@@ -150,21 +150,6 @@ fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
         ("neg", [d, s]) => format!("sub {d}, zero, {s}"),
         _ => return None,
     })
-}
-
-/// A decimal or `0x` hexadecimal integer, maybe negative, as a 64-bit
-/// value (a constant up to 2^64 - 1 wraps, as GNU as reads it).
-fn parse_int(text: &str) -> Option<i64> {
-    let t = text.trim();
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t),
-    };
-    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok()?,
-        None => t.parse::<u64>().ok()?,
-    } as i64;
-    Some(if neg { v.wrapping_neg() } else { v })
 }
 
 /// The instructions `li rd, v` stands for (LLVM's RISCVMatInt without its

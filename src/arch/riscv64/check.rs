@@ -71,11 +71,13 @@ pub fn check(inst: &Inst, bytes: &[u8], text: &str) -> Check {
             return false;
         };
         let (ours, theirs) = (canon(text), canon(&format!("{m} {o}")));
+        // Ours is theirs with a third operand `last` (`addi rd, rs, 0`).
+        let drops =
+            |last: &str| ours.1.get(2).is_some_and(|i| i == last) && ours.1[..2] == theirs.1[..];
         match (ours.0.as_str(), theirs.0.as_str()) {
             ("jalr", "ret") => ours.1 == ["x0", "x1", "0"] && theirs.1.is_empty(),
-            ("addi", "mv") | ("addiw", "sext.w") => {
-                ours.1.get(2).is_some_and(|i| i == "0") && ours.1[..2] == theirs.1[..]
-            }
+            ("addi", "mv") | ("addiw", "sext.w") => drops("0"),
+            ("xori", "not") => drops("-1"),
             ("jalr", "jr") => {
                 ours.1.len() == 3
                     && ours.1[0] == "x0"
@@ -89,9 +91,6 @@ pub fn check(inst: &Inst, bytes: &[u8], text: &str) -> Check {
             | ("fsgnjx.s", "fabs.s")
             | ("fsgnjx.d", "fabs.d") => {
                 ours.1.len() == 3 && ours.1[1] == ours.1[2] && theirs.1 == ours.1[..2]
-            }
-            ("xori", "not") => {
-                ours.1.get(2).is_some_and(|i| i == "-1") && ours.1[..2] == theirs.1[..]
             }
             ("sub", "neg") => {
                 ours.1.len() == 3
@@ -156,13 +155,8 @@ fn operand(t: &str) -> String {
     if let Some(n) = t.strip_prefix('f').and_then(fpr) {
         return format!("f{n}");
     }
-    let (neg, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
-    let v = match digits.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok(),
-        None => digits.parse::<i64>().ok(),
-    };
-    match v {
-        Some(v) => (if neg { -v } else { v }).to_string(),
+    match super::int_literal(t) {
+        Some(v) => v.to_string(),
         None => t.to_string(),
     }
 }

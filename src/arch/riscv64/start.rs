@@ -133,16 +133,8 @@ fn decode(bytes: &[u8], ip: u64) -> Option<(String, i64)> {
         .ok()?;
     let insns = cs.disasm_count(bytes, ip, 1).ok()?;
     let i = insns.iter().next()?;
-    let op = i.op_str()?.rsplit(", ").next()?.trim();
-    let (neg, digits) = match op.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, op),
-    };
-    let v = match digits.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => digits.parse().ok()?,
-    };
-    Some((i.mnemonic()?.to_string(), if neg { -v } else { v }))
+    let op = i.op_str()?.rsplit(", ").next()?;
+    Some((i.mnemonic()?.to_string(), super::int_literal(op)?))
 }
 
 #[cfg(test)]
