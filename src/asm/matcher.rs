@@ -10,7 +10,7 @@
 use super::tokens::{same, same_tok, tokens, Tok};
 use crate::arch::{Inst, Mem, OpValue, Target};
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Instr, Isa, McOperand};
+use crate::isa::{Arch, Encoding, Instr, Isa, McOperand};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -398,15 +398,13 @@ fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
             })
             .unwrap_or_default(),
         // A field of at most 3 bits, every value: one may print nothing
-        // (RISC-V's dynamic rounding mode, 7, in `fadd.d fa5, fa5, fa4`;
-        // its width is not in the tables, so 7 is tried for every
-        // immediate of unknown width).
-        OpValue::Imm(v) => match mc[k].ty.imm().map_or(0, |i| i.bits) {
+        // (RISC-V's dynamic rounding mode, 7, in `fadd.d fa5, fa5, fa4`).
+        OpValue::Imm(v) => match imm_bits(example.form, &mc[k]) {
             bits @ 1..=3 => (0..1i64 << bits)
                 .filter(|&a| a != v)
                 .map(OpValue::Imm)
                 .collect(),
-            bits => [v + 1, v - 1, v ^ 4, 0, if bits == 0 { 7 } else { v }]
+            _ => [v + 1, v - 1, v ^ 4, 0]
                 .into_iter()
                 .filter(|&a| a != v)
                 .map(OpValue::Imm)
@@ -417,6 +415,20 @@ fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
             disp: m.disp.wrapping_add(8),
             ..m
         })],
+    }
+}
+
+/// The width of immediate operand `m` of `form`: the tables' width, else
+/// the bits its name has in the encoding (RISC-V's rounding mode, whose
+/// operand type gives none: 3), else 0.
+fn imm_bits(form: Instr, m: &McOperand) -> u32 {
+    match (m.ty.imm().map_or(0, |i| i.bits), form.encoding()) {
+        (0, Encoding::Bits(e)) => e
+            .fields()
+            .filter(|f| f.var == m.name)
+            .map(|f| u32::from(f.width))
+            .sum(),
+        (bits, _) => bits,
     }
 }
 
