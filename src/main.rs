@@ -266,6 +266,12 @@ enum Command {
     /// it lacks are added; without, the ports are abstract and the file's
     /// header says what it cannot know. The counts go to standard output
     /// and into the file's header.
+    ///
+    /// With --isa-out (x86_64), also OSACA's ISA file, which says which
+    /// operands each form reads and writes, with LLVM's answer where
+    /// OSACA 0.7.1's is wrong (`xor (mem), %r64` and `cmovCC` lose their
+    /// register's dependency there) or missing; write it to
+    /// ~/.osaca/data/isa/x86.yml, where OSACA looks first.
     Export {
         /// Write an OSACA machine file (the only format).
         #[arg(long, required = true)]
@@ -290,6 +296,13 @@ enum Command {
         /// (arm64); default: this machine's.
         #[arg(long, value_parser = parse_arch)]
         arch: Option<Arch>,
+        /// Also write OSACA's ISA file with LLVM's operand access (x86_64).
+        #[arg(long, value_name = "FILE")]
+        isa_out: Option<std::path::PathBuf>,
+        /// OSACA's ISA file to start from (default: isa/x86.yml beside
+        /// --base, as in OSACA's data directory).
+        #[arg(long, value_name = "FILE", requires = "isa_out")]
+        isa_base: Option<std::path::PathBuf>,
     },
 }
 
@@ -643,18 +656,67 @@ fn run(cli: Cli) -> Result<(), Error> {
             base,
             output,
             arch,
+            isa_out,
+            isa_base,
         } => {
+            let arch = arch_or_host(arch)?;
+            // The ISA file's base, checked before the machine file is
+            // written.
+            let isa = match isa_out {
+                Some(output) => Some(winic::export::isa::IsaRequest {
+                    arch,
+                    base: isa_base_of(isa_base, base.as_deref(), arch)?,
+                    output,
+                }),
+                None => None,
+            };
             let req = winic::export::OsacaRequest {
-                arch: arch_or_host(arch)?,
+                arch,
                 databases,
                 base,
                 output,
             };
             let done = winic::export::osaca(&req)?;
             write!(out, "{}", done.summary).map_err(io)?;
+            if let Some(isa) = isa {
+                let (_, summary) = winic::export::isa::write(&isa)?;
+                write!(out, "{summary}").map_err(io)?;
+            }
         }
     }
     Ok(())
+}
+
+/// The ISA file `--isa-out` starts from: `--isa-base`, else OSACA's
+/// `isa/<isa>.yml` beside `--base` (OSACA's data directory).
+fn isa_base_of(
+    given: Option<std::path::PathBuf>,
+    base: Option<&std::path::Path>,
+    arch: Arch,
+) -> Result<std::path::PathBuf, Error> {
+    if let Some(p) = given {
+        return Ok(p);
+    }
+    let isa = if arch == Arch::Aarch64 {
+        "aarch64"
+    } else {
+        "x86"
+    };
+    let beside = base
+        .and_then(|b| b.parent())
+        .map(|d| d.join("isa").join(format!("{isa}.yml")));
+    match beside {
+        Some(p) if p.is_file() => Ok(p),
+        Some(p) => Err(Error::BadInput(format!(
+            "--isa-out: no OSACA ISA file at {} (beside --base); give --isa-base \
+             OSACA_DATA/isa/{isa}.yml",
+            p.display()
+        ))),
+        None => Err(Error::BadInput(format!(
+            "--isa-out needs OSACA's ISA file: give --isa-base OSACA_DATA/isa/{isa}.yml \
+             (or --base from OSACA's data directory, beside which it lies)"
+        ))),
+    }
 }
 
 /// Writes `text` as `DIR/NAME.s` (creating DIR), atomically: a crash never

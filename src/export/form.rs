@@ -41,6 +41,7 @@
 //! the dependencies), else the AT&T mnemonic as GCC prints it (`movsbq`)
 //! and the Intel one (`movsx`) as a second name.
 
+use crate::arch::x86_64::cond::CONDITIONS;
 use crate::isa::desc::OperandKind;
 use crate::isa::{select_asm_variant, Arch, Instr, RegClass};
 use serde_yaml::{Mapping, Value};
@@ -135,8 +136,13 @@ fn operand_ref(text: &str) -> Option<(&str, &str)> {
 fn x86_form(form: Instr) -> Result<OsacaForm, String> {
     let att = select_asm_variant(form.asm_string(), 0);
     let intel = select_asm_variant(form.asm_string(), 1);
-    let (att_name, parts) = split_asm(&att);
-    let (intel_name, _) = split_asm(&intel);
+    x86_spelled(form, &att, &intel)
+}
+
+/// `form` printed as `att` (and `intel`, for its second name).
+fn x86_spelled(form: Instr, att: &str, intel: &str) -> Result<OsacaForm, String> {
+    let (att_name, parts) = split_asm(att);
+    let (intel_name, _) = split_asm(intel);
     if att_name.is_empty() {
         return Err("no assembly string".into());
     }
@@ -329,6 +335,133 @@ fn x86_literal_register(reg: &str) -> Result<Value, String> {
         ("class", s("register")),
         ("name", s(&x86_register_kind(reg))),
     ]))
+}
+
+// ------------------------------------------------- operand access (ISA)
+
+/// What an instruction does with one operand, as OSACA's ISA files say
+/// it (`source`, `destination`): a register it reads and/or writes, a
+/// memory operand it loads from (or only addresses, as `lea`) and/or
+/// stores to, an immediate it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// Read (a register's value, a memory operand's address and data).
+    pub source: bool,
+    /// Written.
+    pub destination: bool,
+}
+
+/// `form` as OSACA's ISA file describes it: its spelling and, per
+/// operand in OSACA's order, what the form does with it, from LLVM's
+/// records: an `outs` register is written, an `ins` one read, a tied
+/// pair (`$src1 = $dst`) both; a literal register (`%rax`, `%cl`) by the
+/// form's implicit uses and defs; a memory operand by whether the form
+/// loads and stores there ([`crate::arch::Operands::memory_access`]; read
+/// when neither: `lea`, `prefetch` only address it).
+/// A condition form (`cmov${cond}`, `set${cond}`) is one form per
+/// condition (`cmovo` … `cmovg`), all alike. x86 only: AArch64's
+/// writeback addressing would need its own rules.
+pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, String> {
+    if form.isa().arch() != Arch::X86_64 {
+        return Err(format!(
+            "operand access is derived for x86 only, not {}",
+            form.isa().arch()
+        ));
+    }
+    let att = select_asm_variant(form.asm_string(), 0);
+    let intel = select_asm_variant(form.asm_string(), 1);
+    let spellings: Vec<(String, String)> = if att.contains("${cond}") {
+        CONDITIONS
+            .iter()
+            .map(|c| {
+                (
+                    att.replacen("${cond}", c, 1),
+                    intel.replacen("${cond}", c, 1),
+                )
+            })
+            .collect()
+    } else {
+        vec![(att, intel)]
+    };
+    spellings
+        .iter()
+        .map(|(att, intel)| {
+            let spelled = x86_spelled(form, att, intel)?;
+            let (_, parts) = split_asm(att);
+            let access = parts
+                .iter()
+                .map(|p| x86_access(form, p))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((spelled, access))
+        })
+        .collect()
+}
+
+/// What `form` does with the printed AT&T operand `part`.
+fn x86_access(form: Instr, part: &str) -> Result<Access, String> {
+    let read = Access {
+        source: true,
+        destination: false,
+    };
+    if let Some(reg) = part.strip_prefix('%') {
+        let reg = reg
+            .split(|c: char| c.is_whitespace() || c == '{')
+            .next()
+            .unwrap_or(reg);
+        let named = |r: crate::isa::Reg| r.asm_name().eq_ignore_ascii_case(reg);
+        let access = Access {
+            source: form.implicit_uses().any(named),
+            destination: form.implicit_defs().any(named),
+        };
+        return if access.source || access.destination {
+            Ok(access)
+        } else {
+            Err(format!("`%{reg}` is neither an implicit use nor a def"))
+        };
+    }
+    if part.starts_with("$$") {
+        return Ok(read);
+    }
+    let name = operand_ref(part)
+        .map(|(name, _)| name)
+        .ok_or_else(|| format!("operand `{part}` names no operand"))?;
+    let op = form
+        .operand(name)
+        .ok_or_else(|| format!("the assembly string names `${name}`, which is no operand"))?;
+    match op.ty().kind() {
+        OperandKind::Mem => {
+            // LLVM leaves `mayStore` unset on most x86 records (inferred
+            // from patterns); the target knows (iced's instruction info).
+            let (load, store) = crate::arch::target(Arch::X86_64)
+                .memory_access(form)
+                .ok_or_else(|| format!("how `{}` accesses its memory is not known", form.name()))?;
+            Ok(Access {
+                source: load || !store,
+                destination: store,
+            })
+        }
+        OperandKind::Reg => {
+            // The operand and the ones tied to it (`$src1 = $dst`): one
+            // register, read if any of them is an `ins`, written if any
+            // is an `outs`.
+            let all: Vec<_> = form.operands().collect();
+            let tied = all.iter().filter(|o| {
+                o.index() == op.index()
+                    || o.tied_to() == Some(op.index())
+                    || op.tied_to() == Some(o.index())
+            });
+            let (mut source, mut destination) = (false, false);
+            for o in tied {
+                source |= !o.is_def();
+                destination |= o.is_def();
+            }
+            Ok(Access {
+                source,
+                destination,
+            })
+        }
+        _ => Ok(read),
+    }
 }
 
 // ---------------------------------------------------------------- AArch64

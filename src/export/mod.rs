@@ -25,6 +25,7 @@
 //! names the others in a comment.
 
 pub mod form;
+pub mod isa;
 mod yaml;
 
 use crate::db::{Database, Entry};
@@ -655,15 +656,19 @@ struct Base {
 
 impl Base {
     fn load(path: &Path) -> Result<Base, Error> {
+        Base::load_as(
+            path,
+            "--base",
+            "give one of OSACA's machine files (e.g. zen4.yml from OSACA's data directory)",
+        )
+    }
+
+    /// `path`, given as `option`; a bad file's error ends in `hint`.
+    fn load_as(path: &Path, option: &str, hint: &str) -> Result<Base, Error> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Io(format!("reading the base {}", path.display()), e))?;
-        let bad = |what: String| {
-            Error::BadInput(format!(
-                "--base {}: {what}; give one of OSACA's machine files (e.g. zen4.yml from \
-                 OSACA's data directory)",
-                path.display()
-            ))
-        };
+            .map_err(|e| Error::Io(format!("reading {option} {}", path.display()), e))?;
+        let bad =
+            |what: String| Error::BadInput(format!("{option} {}: {what}; {hint}", path.display()));
         let doc: Value = serde_yaml::from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
         let top_map = doc
             .as_mapping()
@@ -723,11 +728,15 @@ impl Base {
     }
 
     fn check_isa(&self, arch: Arch) -> Result<(), Error> {
+        self.check_isa_as(arch, "--base", "give a base of the same core")
+    }
+
+    fn check_isa_as(&self, arch: Arch, option: &str, hint: &str) -> Result<(), Error> {
         let want = osaca_isa(arch);
         if !self.isa.eq_ignore_ascii_case(want) {
             return Err(Error::BadInput(format!(
-                "--base {}: its isa is `{}`, the database's is {arch} (`{want}` in OSACA): \
-                 give a base of the same core",
+                "{option} {}: its isa is `{}`, the database's is {arch} (`{want}` in OSACA): \
+                 {hint}",
                 self.path.display(),
                 self.isa
             )));
