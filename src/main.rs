@@ -660,8 +660,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             isa_base,
         } => {
             let arch = arch_or_host(arch)?;
-            // The ISA file's base, checked before the machine file is
-            // written.
+            // Where the ISA file starts from, found before the machine
+            // file is written (a missing one stops the command first).
             let isa = match isa_out {
                 Some(output) => Some(winic::export::isa::IsaRequest {
                     arch,
