@@ -3,13 +3,14 @@
 `osaca --arch ARCH --ignore-unknown --lines A-B FILE` predicts each, and
 print the figures as JSON.
 
-Usage: osaca-predict.py --arch ARCH [--model MACHINE_FILE] JOBS.json
+Usage: osaca-predict.py --arch ARCH [--model MACHINE_FILE] [--isa ISA_FILE] JOBS.json
 
 JOBS.json is a list of {"file": PATH, "lines": [A, B]}: the lines of the
 marked loop, 1-based and inclusive. The model is OSACA's own file of ARCH
 (its data directory, or ~/.osaca/data/), or MACHINE_FILE when given (a
 file `winic export --osaca` wrote); it is loaded once, and every loop is
-analysed with it. Standard output is one JSON list, a row per job in
+analysed with it. The operand access (which operands a form reads and
+writes) is OSACA's ISA file, or ISA_FILE (`winic export --isa-out`). Standard output is one JSON list, a row per job in
 order: {"file", "tp", "lcd", "cp", "unknown", "lcd_timed_out"}, where tp
 is the largest port pressure of OSACA's totals row (the throughput bound),
 lcd the longest loop-carried dependency (0 when there is none), cp the
@@ -51,13 +52,13 @@ def parse(code, arch):
     raise SyntaxError("; ".join(errors))
 
 
-def predict(model, arch, path, lines):
+def predict(model, isa, arch, path, lines):
     with open(path, encoding="utf8") as f:
         code = f.read()
     parser, parsed = parse(code, arch)
     wanted = set(get_line_range("%d-%d" % tuple(lines)))
     kernel = [line for line in parsed if line.line_number in wanted]
-    semantics = ArchSemantics(parser, model)
+    semantics = ArchSemantics(parser, model, path_to_yaml=isa)
     semantics.normalize_instruction_forms(kernel)
     semantics.add_semantics(kernel)
     semantics.assign_optimal_throughput(kernel)
@@ -80,6 +81,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arch", required=True, help="OSACA's arch code, e.g. SPR or ZEN4")
     ap.add_argument("--model", help="a machine file to use instead of OSACA's own for ARCH")
+    ap.add_argument("--isa", help="an ISA file (which operands a form reads and writes) to use "
+                    "instead of OSACA's isa/x86.yml or isa/aarch64.yml (`winic export --isa-out`)")
     ap.add_argument("jobs", help="JSON list of {file, lines: [A, B]}")
     a = ap.parse_args()
     with open(a.jobs, encoding="utf8") as f:
@@ -91,7 +94,7 @@ def main():
     rows = []
     for j in jobs:
         try:
-            rows.append(predict(model, a.arch, j["file"], j["lines"]))
+            rows.append(predict(model, a.isa, a.arch, j["file"], j["lines"]))
         except Exception as e:  # a loop OSACA cannot read is a row, not the end of the run
             rows.append({"file": j["file"], "error": str(e).strip().splitlines()[0][:300]})
     json.dump(rows, sys.stdout)

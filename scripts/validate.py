@@ -241,14 +241,15 @@ def probe_osaca(python):
     return json.loads(r.stdout) if r.returncode == 0 else None
 
 
-def predict(python, arch, model, jobs):
+def predict(python, arch, model, isa, jobs):
     """OSACA's figures of every job ({file, lines}) with one model, in one
     python process (scripts/osaca-predict.py): OSACA's own file of arch,
-    or the machine file model."""
+    or the machine file model; OSACA's ISA file, or isa."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(jobs, f)
     try:
-        cmd = [python, PREDICT, "--arch", arch, f.name] + (["--model", model] if model else [])
+        cmd = ([python, PREDICT, "--arch", arch, f.name] + (["--model", model] if model else []) +
+               (["--isa", isa] if isa else []))
         r = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(f.name)
@@ -659,15 +660,22 @@ def main():
         data = os.path.join(home, ".osaca", "data")
         os.makedirs(data)
         model = os.path.join(data, base)
+        # With OSACA's ISA file as LLVM's records correct it (x86: which
+        # operands a form reads and writes), where OSACA looks first.
+        isa = None
+        if a.target == "x86_64":
+            isa = os.path.join(data, "isa", "x86.yml")
+            os.makedirs(os.path.dirname(isa))
         r = subprocess.run(winic + ["export", "--osaca"] + a.db +
-                           ["--base", os.path.join(osaca["data"], base), "-o", model],
+                           ["--base", os.path.join(osaca["data"], base), "-o", model] +
+                           (["--isa-out", isa] if isa else []),
                            capture_output=True, text=True)
         if r.returncode != 0:
             die("winic export failed: " + r.stderr.strip())
         print(r.stdout.strip(), file=sys.stderr)
         t0 = time.monotonic()
-        predictions = {"shipped": predict(a.osaca_python, arch, None, jobs),
-                       "exported": predict(a.osaca_python, arch, model, jobs)}
+        predictions = {"shipped": predict(a.osaca_python, arch, None, None, jobs),
+                       "exported": predict(a.osaca_python, arch, model, isa, jobs)}
         print("predictions: %d kernels with 2 models in %.0f s" % (
             len(jobs), time.monotonic() - t0), file=sys.stderr)
     else:
@@ -747,9 +755,10 @@ def main():
     txt, md, summary = table(rows)
     if predicted:
         title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
-                 "shipped `%s` and `winic export --osaca %s --base %s`." % (
+                 "shipped `%s` and `winic export --osaca %s --base %s%s`." % (
                      cpu_text(cpu), osaca["version"], arch, base,
-                     " ".join(os.path.basename(d) for d in a.db), base))
+                     " ".join(os.path.basename(d) for d in a.db), base,
+                     " --isa-out isa/x86.yml" if isa else ""))
     else:
         title = ("Cycles per iteration of the marked loop on %s; OSACA 0.7.1 reads no %s "
                  "code: measured only." % (cpu_text(cpu), a.target))
