@@ -165,7 +165,7 @@ pub fn write(req: &IsaRequest) -> Result<(IsaCounts, String), Error> {
     out.push_str("instruction_forms:\n");
     out.push_str(&forms);
     if !added.is_empty() {
-        out.push_str("# added by winic: forms OSACA's default would get wrong\n");
+        out.push_str("# added by winic: forms OSACA's default gets wrong, and memory forms\n");
         out.push_str(&added);
     }
     write_file(&req.output, &out)?;
