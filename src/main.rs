@@ -665,7 +665,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let isa = match isa_out {
                 Some(output) => Some(winic::export::isa::IsaRequest {
                     arch,
-                    base: isa_base_of(isa_base, base.as_deref(), arch)?,
+                    base: winic::export::isa::base_path(isa_base, base.as_deref(), arch)?,
                     output,
                 }),
                 None => None,
@@ -685,38 +685,6 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// The ISA file `--isa-out` starts from: `--isa-base`, else OSACA's
-/// `isa/<isa>.yml` beside `--base` (OSACA's data directory).
-fn isa_base_of(
-    given: Option<std::path::PathBuf>,
-    base: Option<&std::path::Path>,
-    arch: Arch,
-) -> Result<std::path::PathBuf, Error> {
-    if let Some(p) = given {
-        return Ok(p);
-    }
-    let isa = if arch == Arch::Aarch64 {
-        "aarch64"
-    } else {
-        "x86"
-    };
-    let beside = base
-        .and_then(|b| b.parent())
-        .map(|d| d.join("isa").join(format!("{isa}.yml")));
-    match beside {
-        Some(p) if p.is_file() => Ok(p),
-        Some(p) => Err(Error::BadInput(format!(
-            "--isa-out: no OSACA ISA file at {} (beside --base); give --isa-base \
-             OSACA_DATA/isa/{isa}.yml",
-            p.display()
-        ))),
-        None => Err(Error::BadInput(format!(
-            "--isa-out needs OSACA's ISA file: give --isa-base OSACA_DATA/isa/{isa}.yml \
-             (or --base from OSACA's data directory, beside which it lies)"
-        ))),
-    }
 }
 
 /// Writes `text` as `DIR/NAME.s` (creating DIR), atomically: a crash never

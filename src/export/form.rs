@@ -444,8 +444,7 @@ fn x86_access(form: Instr, part: &str) -> Result<Access, String> {
             // The operand and the ones tied to it (`$src1 = $dst`): one
             // register, read if any of them is an `ins`, written if any
             // is an `outs`.
-            let all: Vec<_> = form.operands().collect();
-            let tied = all.iter().filter(|o| {
+            let tied = form.operands().filter(|o| {
                 o.index() == op.index()
                     || o.tied_to() == Some(op.index())
                     || op.tied_to() == Some(o.index())

@@ -21,12 +21,12 @@
 //! written there serves every later `osaca` run of that user.
 
 use super::form::{osaca_access, Access};
-use super::{form_name, form_operands, key_of, write_file, yaml, Base};
+use super::{form_name, form_operands, key_of, osaca_isa, write_file, yaml, Base};
 use crate::error::Error;
 use crate::isa::{Arch, Isa};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to write.
 pub struct IsaRequest {
@@ -66,6 +66,35 @@ struct Spelled {
     operands: Vec<Value>,
     access: Option<Vec<Access>>,
     llvm: &'static str,
+}
+
+/// The ISA file `--isa-out` starts from: `given` (`--isa-base`), else
+/// OSACA's `isa/<isa>.yml` beside the machine file `beside` (`--base`,
+/// from OSACA's data directory).
+pub fn base_path(
+    given: Option<PathBuf>,
+    beside: Option<&Path>,
+    arch: Arch,
+) -> Result<PathBuf, Error> {
+    if let Some(p) = given {
+        return Ok(p);
+    }
+    let file = format!("{}.yml", osaca_isa(arch).to_lowercase());
+    match beside
+        .and_then(Path::parent)
+        .map(|d| d.join("isa").join(&file))
+    {
+        Some(p) if p.is_file() => Ok(p),
+        Some(p) => Err(Error::BadInput(format!(
+            "--isa-out: no OSACA ISA file at {} (beside --base); give --isa-base \
+             OSACA_DATA/isa/{file}",
+            p.display()
+        ))),
+        None => Err(Error::BadInput(format!(
+            "--isa-out needs OSACA's ISA file: give --isa-base OSACA_DATA/isa/{file} \
+             (or --base from OSACA's data directory, beside which it lies)"
+        ))),
+    }
 }
 
 /// Reads OSACA's ISA file, writes the corrected one; returns the counts
