@@ -190,23 +190,26 @@ enum Command {
         #[arg(long, default_value_t = 20, value_parser = whole::<u64>(1, 3600), allow_negative_numbers = true)]
         timeout: u64,
     },
-    /// Port conflicts: every pair of the given forms interleaved (one copy
-    /// of each, on registers of their own, up to 12 of each), timed as TP
-    /// times a body, beside each form alone; prints cycles per pair, the
-    /// slower form's time alone and both in turn, and how much they share.
+    /// Port conflicts: every pair of the given forms in a balanced mix (as
+    /// many copies of each as take equal time alone, e.g. 5 `add` per
+    /// `imul`, on registers of their own), timed as TP times a body, beside
+    /// each form alone and each form's copies of the mix alone; prints
+    /// cycles per unit of the mix, the slower part alone, both in turn, and
+    /// how much they share.
     ///
     /// The experiments of port inference (docs/method.md, "Port
-    /// conflicts"): a pair that runs as fast as the slower form alone
-    /// shares no port it is bound by (`independent`); one that takes the
-    /// sum shares all (`the same resources`). For forms whose time alone
-    /// is that of one micro-op on N ports (1/N cycles), the shared ports
-    /// follow: two micro-ops together on 2/T ports. 2 to 64 forms of this
-    /// machine's arch; forms with an implicit dependency between copies
-    /// (`adc`) are left out, saying so. Then a port mapping is fitted to
-    /// the forms that run as one micro-op (each on N of P numbered ports,
-    /// P as few as fit), with every pair's measured and predicted time:
-    /// one mapping that fits, not the only one. Nothing is written to the
-    /// database.
+    /// conflicts"): a mix that runs as fast as its slower part alone shares
+    /// no port it is bound by (`independent`); one that takes the sum
+    /// shares all (`the same resources`). For forms whose time alone is
+    /// that of one micro-op on N ports (1/N cycles), the shared ports
+    /// follow: the mix's micro-ops on (copies)/T ports. 2 to 64 forms of
+    /// this machine's arch; forms with an implicit dependency between
+    /// copies (`adc`) are left out, saying so. Then a port mapping is
+    /// fitted to the forms that run as one micro-op (each on N of P
+    /// numbered ports, P as few as fit), with every mix's measured and
+    /// predicted time: one mapping that fits, not the only one. With
+    /// --compare, how many forms it places on the ports an OSACA machine
+    /// file gives them. Nothing is written to the database.
     Ports {
         /// The forms (LLVM names), e.g. -i ADD64rr IMUL64rr VADDPDZrr.
         #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
@@ -218,6 +221,12 @@ enum Command {
         /// Measure on this core (as TP's --core).
         #[arg(long = "core", value_name = "N", value_parser = parse_core, allow_negative_numbers = true)]
         cpu: Option<usize>,
+        /// An OSACA machine file of this core (e.g. spr.yml, zen4.yml from
+        /// OSACA's data directory): after the fitted mapping, how many of
+        /// the forms it has as one micro-op get the same ports from the
+        /// fit, winic's numbered ports renamed to its names as best agrees.
+        #[arg(long, value_name = "FILE")]
+        compare: Option<std::path::PathBuf>,
     },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
     ///
@@ -605,9 +614,16 @@ fn run(cli: Cli) -> Result<(), Error> {
             instrs,
             filter,
             cpu,
+            compare,
         } => {
             let arch = arch_or_host(None)?;
             let cpu = cpu.map(allowed_cpu).transpose()?;
+            // The reference is read before the forms are measured: a bad
+            // file is refused at once.
+            let reference = compare
+                .as_deref()
+                .map(|p| winic::export::PortReference::load(p, arch, "--compare"))
+                .transpose()?;
             let mut bar = eta_progress();
             let label = format!("ports {arch}");
             let found = winic::mode::ports::measure(
@@ -618,7 +634,16 @@ fn run(cli: Cli) -> Result<(), Error> {
                 clock_of(cli.frequency),
                 &mut |done, total| bar(&label, done, total, ""),
             )?;
-            write!(out, "{}", found.render()).map_err(io)?;
+            let compared = match &compare {
+                Some(path) => {
+                    let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
+                    let sets = reference.as_ref().map(|r| r.single_uop_ports(&forms));
+                    Some((path.display().to_string(), sets.unwrap_or_default()))
+                }
+                None => None,
+            };
+            let compare = compared.as_ref().map(|(l, r)| (l.as_str(), r.as_slice()));
+            write!(out, "{}", found.render(compare)).map_err(io)?;
         }
         Command::Emit {
             arch,

@@ -1315,9 +1315,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `winic ports`: each form alone and every pair together, with the
-/// verdict; on hardware the pair takes at least about the slower form's
-/// time (no mix runs faster than its slowest part). Fewer than two forms,
+/// `winic ports`: each form alone and every pair in a balanced mix, with
+/// the verdict; on hardware the mix takes at least about the slower
+/// form's copies of it alone (no mix runs faster than its slowest part). Fewer than two forms,
 /// or an unknown one, is refused with the reason.
 #[test]
 fn ports_measures_every_pair_against_each_form_alone() {
@@ -1358,14 +1358,32 @@ fn ports_measures_every_pair_against_each_form_alone() {
             if emulated {
                 continue;
             }
-            let together = line[line.find(&pair).unwrap() + pair.len()..]
+            // After the name: the mix, its cycles per unit, and the slower
+            // form's copies of it alone.
+            let fields: Vec<f64> = line[line.find(&pair).unwrap() + pair.len()..]
+                .split_whitespace()
+                .skip(1)
+                .take(2)
+                .map(|f| number(f).unwrap_or_else(|| panic!("{line}")))
+                .collect();
+            let (together, slower) = (fields[0], fields[1]);
+            // The mix balances the two: each form's copies alone take
+            // about as long.
+            let mix = line[line.find(&pair).unwrap() + pair.len()..]
                 .split_whitespace()
                 .next()
-                .and_then(number)
+                .and_then(|m| m.split_once(':'))
+                .and_then(|(p, q)| Some((p.parse::<f64>().ok()?, q.parse::<f64>().ok()?)))
                 .unwrap_or_else(|| panic!("{line}"));
+            let (first, second) = if pair.starts_with(a) { (x, y) } else { (y, x) };
+            let (ta, tb) = (mix.0 * alone[first], mix.1 * alone[second]);
             assert!(
-                together >= 0.8 * alone[x].max(alone[y]),
-                "{pair} together {together} below the slower alone: {out}"
+                ta.max(tb) <= 1.5 * ta.min(tb),
+                "{pair} mix unbalanced: {line}"
+            );
+            assert!(
+                together >= 0.8 * slower,
+                "{pair} together {together} below the slower alone {slower}: {out}"
             );
             assert!(
                 ["independent", "partly shared", "the same resources"]
@@ -1385,4 +1403,65 @@ fn ports_measures_every_pair_against_each_form_alone() {
     let o = winic(&["-f", "2.0", "ports", "-i", forms[0], "NO_SUCH_FORM"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("NO_SUCH_FORM"), "{}", stderr(&o));
+
+    // --compare: how the fit agrees with an OSACA machine file of x86
+    // (ADD64rr on 4 ports, IMUL64rr on 1); a missing file is refused,
+    // and on another arch the file's ISA.
+    let dir = std::env::temp_dir().join(format!("winic-ports-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("core.yml");
+    std::fs::write(
+        &model,
+        "osaca_version: 0.7.1\nmicro_architecture: Test\narch_code: TEST\nisa: x86\n\
+         ports: ['0', '1', '5', '6']\ninstruction_forms:\n\
+         - name: add\n  operands:\n  - {class: register, name: gpr}\n  - {class: register, name: gpr}\n  \
+         throughput: 0.25\n  latency: 1\n  port_pressure: [[1, '0156']]\n\
+         - name: imul\n  operands:\n  - {class: register, name: gpr}\n  - {class: register, name: gpr}\n  \
+         throughput: 1\n  latency: 3\n  port_pressure: [[1, '1']]\n",
+    )
+    .unwrap();
+    let model_arg = model.to_str().unwrap();
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "ports",
+        "-i",
+        forms[0],
+        forms[1],
+        "--compare",
+        model_arg,
+    ]);
+    if arch == "x86_64" {
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("against {model_arg}")))
+            .unwrap_or_else(|| panic!("no agreement: {out}"));
+        // Both forms are compared where the fit maps both; the counts are
+        // what the measurement gives, so only their shape is checked.
+        assert!(
+            line.contains(" forms both describe as one micro-op") || line.contains("no form"),
+            "{line}"
+        );
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--compare"), "{}", stderr(&o));
+    }
+    let missing = dir.join("missing.yml");
+    let o = winic(&[
+        "-f",
+        "2.0",
+        "ports",
+        "-i",
+        forms[0],
+        forms[1],
+        "--compare",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "{}", stderr(&o));
+    // Refused before anything is measured: no progress was shown.
+    assert!(!stderr(&o).contains("ETA"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("missing.yml"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
 }

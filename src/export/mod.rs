@@ -438,14 +438,7 @@ fn port_bound(pp: &Value) -> Option<f64> {
     for item in pp.as_sequence()? {
         let pair = item.as_sequence()?;
         let cycles = pair.first()?.as_f64()?;
-        let ports: Vec<String> = match pair.get(1)? {
-            Value::String(s) => s.chars().map(|c| c.to_string()).collect(),
-            Value::Sequence(l) => l
-                .iter()
-                .map(|p| yaml::flow(p).trim_matches('"').to_string())
-                .collect(),
-            _ => return None,
-        };
+        let ports = port_names(pair.get(1)?)?;
         if ports.is_empty() {
             return None;
         }
@@ -454,6 +447,72 @@ fn port_bound(pp: &Value) -> Option<f64> {
         }
     }
     load.values().copied().reduce(f64::max)
+}
+
+/// The ports of one `port_pressure` item: `'015'` is ports 0, 1 and 5
+/// (OSACA reads a string a character a port), `['0', '10']` ports 0 and
+/// 10.
+fn port_names(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::String(s) => Some(s.chars().map(|c| c.to_string()).collect()),
+        Value::Sequence(l) => Some(
+            l.iter()
+                .map(|p| yaml::flow(p).trim_matches('"').to_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// An OSACA machine file read for the ports it gives forms: the
+/// reference `winic ports --compare` checks its fitted ports against.
+pub struct PortReference {
+    base: Base,
+}
+
+impl PortReference {
+    /// Reads `path`, which must be a machine file of `arch`'s ISA;
+    /// `option` names it in errors.
+    pub fn load(path: &Path, arch: Arch, option: &str) -> Result<PortReference, Error> {
+        let base = Base::load_as(
+            path,
+            option,
+            "give one of OSACA's machine files (e.g. spr.yml from OSACA's data directory)",
+        )?;
+        base.check_isa_as(arch, option, "give a machine file of this core")?;
+        Ok(PortReference { base })
+    }
+
+    /// The ports the file issues each of `forms` to, where it has the
+    /// form as one micro-op (`port_pressure: [[1, ports]]`), else `None`.
+    pub fn single_uop_ports(&self, forms: &[crate::isa::Instr]) -> Vec<Option<Vec<String>>> {
+        let by_key: HashMap<String, &Mapping> = self
+            .base
+            .forms
+            .iter()
+            .rev()
+            .map(|f| (key_of(&form_name(f), &form_operands(f)), f))
+            .collect();
+        let one_uop = |pp: &Value| -> Option<Vec<String>> {
+            let [item] = pp.as_sequence()?.as_slice() else {
+                return None;
+            };
+            let pair = item.as_sequence()?;
+            ((pair.first()?.as_f64()? - 1.0).abs() < 1e-9).then_some(())?;
+            port_names(pair.get(1)?).filter(|p| !p.is_empty())
+        };
+        forms
+            .iter()
+            .map(|&form| {
+                let osaca = osaca_form(form).ok()?;
+                let f = osaca
+                    .names
+                    .iter()
+                    .find_map(|n| by_key.get(&key_of(n, &osaca.operands)))?;
+                one_uop(f.get("port_pressure")?)
+            })
+            .collect()
+    }
 }
 
 /// `pp` with every cycle count scaled so that its bound is `tp`; `None`

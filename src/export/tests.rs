@@ -301,3 +301,37 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     assert_eq!(osaca_latency(&rmw), Some(7.32));
     assert_eq!(osaca_latency(&load), Some(5.0));
 }
+
+/// `winic ports --compare` reads a form's ports where the machine file
+/// has it as one micro-op: `add r64, r64` on the four ALUs, `vaddpd zmm`
+/// on two; a form the file lacks, or one of several micro-ops, has none;
+/// a file of another ISA is refused, naming the option.
+#[test]
+fn single_uop_ports_reads_the_ports_of_one_micro_op_forms() {
+    let dir = std::env::temp_dir().join(format!("winic-ports-ref-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("test.yml");
+    let two = BASE.replace("port_pressure: [[1, '01']]", "port_pressure: [[2, '01']]");
+    let isa = Isa::get(Arch::X86_64);
+    let forms: Vec<_> = ["ADD64rr", "VADDPDZrr", "IMUL64rr"]
+        .iter()
+        .map(|n| isa.instr(n).unwrap())
+        .collect();
+    std::fs::write(&path, BASE).unwrap();
+    let got = PortReference::load(&path, Arch::X86_64, "--compare")
+        .unwrap()
+        .single_uop_ports(&forms);
+    let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        [names(&["0", "1", "2", "3"]), names(&["0", "1"]), None]
+    );
+    std::fs::write(&path, two).unwrap();
+    let reference = PortReference::load(&path, Arch::X86_64, "--compare").unwrap();
+    assert_eq!(reference.single_uop_ports(&forms)[1], None);
+    let e = PortReference::load(&path, Arch::Aarch64, "--compare")
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("--compare"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

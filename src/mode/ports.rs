@@ -8,12 +8,12 @@
 //! longer says how many.
 
 use super::common::{early_skip, implicit_dependency, pair_of_kernels, per_copy};
-use super::tp::interleaved;
 use crate::arch::{Inst, Target};
 use crate::error::Error;
 use crate::exec::run::{batch_costs, Clock, Options};
-use crate::isa::{Arch, Instr};
+use crate::isa::{Arch, Instr, Reg};
 use crate::kernel::{self, shape};
+use std::collections::HashMap;
 
 /// The most forms one run takes: their pairs grow as the square (64 forms
 /// are 2016 pairs, a few minutes).
@@ -82,16 +82,24 @@ fn single_uop_ports(cycles: f64) -> Option<u32> {
 }
 
 /// The ports two single-micro-op forms of `pa` and `pb` ports share, from
-/// their time together (cycles per pair): together they issue 2 micro-ops
-/// on `2 / together` ports at most ([`bottleneck`]), so `pa + pb` minus
-/// those; `None` when the pair ran as fast as the slower form allows (then
-/// the union is at least `2 / together`, and nothing is known of it).
-fn shared_ports(pa: u32, pb: u32, together: f64) -> Option<u32> {
-    let slower = 1.0 / f64::from(pa.min(pb));
-    if together <= slower * 1.1 {
+/// the time of their mix of `ra:rb` (cycles per unit) and the slower one's
+/// copies alone (`alone`): together they issue `ra + rb` micro-ops on
+/// `(ra + rb) / together` ports at most ([`bottleneck`]), so `pa + pb`
+/// minus those; `None` when the mix ran as fast as either part alone
+/// allows (then nothing is known of their union).
+fn shared_ports(
+    (pa, pb): (u32, u32),
+    (ra, rb): (usize, usize),
+    alone: f64,
+    together: f64,
+) -> Option<u32> {
+    let floor = alone
+        .max(ra as f64 / f64::from(pa))
+        .max(rb as f64 / f64::from(pb));
+    if together <= floor * 1.1 {
         return None;
     }
-    let union = (2.0 / together).round() as u32;
+    let union = ((ra + rb) as f64 / together).round() as u32;
     Some((pa + pb).saturating_sub(union).min(pa.min(pb)))
 }
 
@@ -106,21 +114,6 @@ pub struct Single {
     pub noisy: bool,
 }
 
-/// One pair of forms together.
-#[derive(Clone, Debug)]
-pub struct Pair {
-    /// The two forms (indices into the singles).
-    pub a: usize,
-    /// The second form.
-    pub b: usize,
-    /// Cycles per pair (one of each), or why there is none.
-    pub cycles: Result<f64, String>,
-    /// Its timings were noisy.
-    pub noisy: bool,
-    /// The copies of each form in the body.
-    pub copies: usize,
-}
-
 /// What `winic ports` found.
 #[derive(Clone, Debug)]
 pub struct Conflicts {
@@ -130,15 +123,115 @@ pub struct Conflicts {
     pub pairs: Vec<Pair>,
 }
 
-/// What a measured body is: form k alone, or pair p.
-#[derive(Clone, Copy)]
-enum Slot {
-    Single(usize),
-    Pair(usize),
+/// One pair of forms together.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    /// The two forms (indices into the singles).
+    pub a: usize,
+    /// The second form.
+    pub b: usize,
+    /// The mix: copies of `a` and of `b` per unit ([`balance`]).
+    pub ratio: (usize, usize),
+    /// Units in the body (each form's copies are `ratio` times this).
+    pub units: usize,
+    /// Cycles per unit of the mix, or why there is none.
+    pub cycles: Result<f64, String>,
+    /// Cycles per unit of each form's copies alone (the same copies on the
+    /// same registers, without the other form's): the floor the mix
+    /// cannot beat, chains included.
+    pub alone: (Result<f64, String>, Result<f64, String>),
+    /// Its timings were noisy.
+    pub noisy: bool,
 }
 
-/// Measures `forms` alone and every pair of them together; `progress(done,
-/// total)` after each kernel.
+/// The mix of two forms whose times alone are `ta` and `tb` cycles per
+/// instruction: copies of each per unit, at most 6, that take the most
+/// nearly equal time alone (`ra * ta` against `rb * tb`), the fewest
+/// copies among equals. In a balanced mix each form alone keeps its
+/// ports busy for the same time, so any port they share shows as a
+/// slower mix (one of each hides a single-port form's conflict with a
+/// 5-port one: both run in 1 cycle either way).
+pub fn balance(ta: f64, tb: f64) -> (usize, usize) {
+    let mut best = ((1, 1), f64::INFINITY);
+    for ra in 1..=6usize {
+        for rb in 1..=6usize {
+            let (x, y) = (ra as f64 * ta, rb as f64 * tb);
+            let off = (x - y).abs() / x.max(y);
+            if off < best.1 - 0.02 {
+                best = ((ra, rb), off);
+            }
+        }
+    }
+    best.0
+}
+
+/// The most copies of one form a mix holds, as a body alone has.
+const MOST_COPIES: usize = shape::COPIES;
+
+/// The body of the mix `ra:rb` of `a` and `b`, each on registers of its
+/// own, with as many units as registers allow (each form at most
+/// [`MOST_COPIES`] copies): units of `ra` copies of `a` then `rb` of `b`,
+/// and the units. `None` when not even one unit fits.
+fn mixed(t: &dyn Target, a: Instr, ra: usize, b: Instr, rb: usize) -> Option<(Vec<Inst>, usize)> {
+    let most = MOST_COPIES / ra.max(rb);
+    (1..=most).rev().find_map(|u| {
+        let first = shape::throughput(t, a, ra * u).ok()?;
+        if first.len() != ra * u {
+            return None;
+        }
+        let regs: Vec<Reg> = first
+            .iter()
+            .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k)))
+            .collect();
+        let second = shape::throughput_avoiding(t, b, rb * u, &regs).ok()?;
+        if second.len() != rb * u {
+            return None;
+        }
+        let body = (0..u)
+            .flat_map(|k| {
+                first[k * ra..(k + 1) * ra]
+                    .iter()
+                    .chain(&second[k * rb..(k + 1) * rb])
+                    .cloned()
+            })
+            .collect();
+        Some((body, u))
+    })
+}
+
+/// Measures `bodies` (each with the number it is divided by: instructions
+/// or units), giving each its cycles per that and whether it was noisy;
+/// `progress(done)` after each kernel.
+fn measure_bodies(
+    t: &dyn Target,
+    bodies: &[(Vec<Inst>, usize)],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<(Result<f64, String>, bool)> {
+    let mut got: Vec<(Result<f64, String>, bool)> =
+        vec![(Err("not measured".into()), false); bodies.len()];
+    let make = |i: usize| pair_of_kernels(t, &bodies[i].0);
+    let width = |i: usize| kernel::widest_bits(&bodies[i].0);
+    let mut done = 0;
+    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, c| {
+        let (body, per) = &bodies[i];
+        got[i] = match c {
+            Ok(c) if c.positive() => (Ok(per_copy(&c, body.len(), *per)), c.noisy()),
+            Ok(_) => (
+                Err("the unroll difference was not positive: noise".into()),
+                true,
+            ),
+            Err(e) => (Err(e.to_string()), false),
+        };
+        done += 1;
+        progress(done);
+    });
+    got
+}
+
+/// Measures `forms` alone, then every pair of them in a balanced mix
+/// ([`balance`]) beside each form's copies of that mix alone;
+/// `progress(done, total)` after each kernel.
 pub fn run(
     t: &dyn Target,
     forms: &[Instr],
@@ -147,7 +240,8 @@ pub fn run(
 ) -> Conflicts {
     // Alone: the TP body (up to 12 independent copies).
     let mut singles: Vec<Single> = Vec::new();
-    let mut bodies: Vec<(Slot, Vec<Inst>)> = Vec::new();
+    let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
+    let mut body_of: Vec<Option<usize>> = Vec::new();
     for &form in forms {
         let why = early_skip(t, form, false).or_else(|| {
             (!implicit_dependency(t, form).is_empty()).then(|| {
@@ -160,90 +254,105 @@ pub fn run(
             Some(w) => Err(w),
             None => shape::throughput(t, form, shape::COPIES).map_err(|e| e.to_string()),
         };
-        let k = singles.len();
-        match body {
-            Ok(b) => {
-                bodies.push((Slot::Single(k), b));
-                singles.push(Single {
-                    form,
-                    cycles: Err("not measured".into()),
-                    noisy: false,
-                });
-            }
-            Err(w) => singles.push(Single {
-                form,
-                cycles: Err(w),
-                noisy: false,
+        body_of.push(body.is_ok().then_some(bodies.len()));
+        singles.push(Single {
+            form,
+            cycles: Err(match &body {
+                Ok(_) => "not measured".into(),
+                Err(w) => w.clone(),
             }),
+            noisy: false,
+        });
+        if let Ok(b) = body {
+            let n = b.len();
+            bodies.push((b, n));
         }
     }
-    // Together: every pair of forms that have a body alone.
-    let runnable: Vec<usize> = bodies
-        .iter()
-        .filter_map(|b| match b.0 {
-            Slot::Single(k) => Some(k),
-            Slot::Pair(_) => None,
-        })
+    let runnable = bodies.len();
+    let guess = runnable + 3 * runnable * runnable.saturating_sub(1) / 2;
+    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, guess));
+    for (s, at) in singles.iter_mut().zip(&body_of) {
+        if let Some(k) = at {
+            (s.cycles, s.noisy) = got[*k].clone();
+        }
+    }
+    // Together: every pair of forms measured alone, in a balanced mix,
+    // and each form's copies of the mix alone (once per form and copies).
+    let measured: Vec<usize> = (0..singles.len())
+        .filter(|&k| singles[k].cycles.is_ok())
         .collect();
     let mut pairs: Vec<Pair> = Vec::new();
-    for (x, &a) in runnable.iter().enumerate() {
-        for &b in &runnable[x + 1..] {
-            match interleaved(t, singles[a].form, singles[b].form) {
-                Some(body) => {
-                    pairs.push(Pair {
-                        a,
-                        b,
-                        cycles: Err("not measured".into()),
-                        noisy: false,
-                        copies: body.len() / 2,
-                    });
-                    bodies.push((Slot::Pair(pairs.len() - 1), body));
-                }
-                None => pairs.push(Pair {
-                    a,
-                    b,
-                    cycles: Err("no registers left to interleave them".into()),
-                    noisy: false,
-                    copies: 0,
+    let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
+    let mut alone_at: HashMap<(usize, usize), Option<usize>> = HashMap::new();
+    // Each pair's bodies: the mix, and each form's copies alone.
+    type Slot = Option<(usize, Option<usize>, Option<usize>)>;
+    let mut slots: Vec<Slot> = Vec::new();
+    for (x, &a) in measured.iter().enumerate() {
+        for &b in &measured[x + 1..] {
+            let (ta, tb) = (time(&singles[a]), time(&singles[b]));
+            let ratio = balance(ta, tb);
+            let mix = mixed(t, singles[a].form, ratio.0, singles[b].form, ratio.1);
+            let units = mix.as_ref().map_or(0, |m| m.1);
+            let why = "no registers left to mix them".to_string();
+            pairs.push(Pair {
+                a,
+                b,
+                ratio,
+                units,
+                cycles: Err(if mix.is_some() {
+                    "not measured".into()
+                } else {
+                    why.clone()
                 }),
-            }
+                alone: (Err(why.clone()), Err(why)),
+                noisy: false,
+            });
+            let Some((body, units)) = mix else {
+                slots.push(None);
+                continue;
+            };
+            let mut alone = |k: usize, copies: usize| {
+                *alone_at.entry((k, copies)).or_insert_with(|| {
+                    let b = shape::throughput(t, singles[k].form, copies).ok()?;
+                    (b.len() == copies).then(|| {
+                        bodies.push((b, 1));
+                        bodies.len() - 1
+                    })
+                })
+            };
+            let (ia, ib) = (alone(a, ratio.0 * units), alone(b, ratio.1 * units));
+            bodies.push((body, units));
+            slots.push(Some((bodies.len() - 1, ia, ib)));
         }
     }
-    let total = bodies.len();
-    let mut done = 0;
-    let make = |i: usize| pair_of_kernels(t, &bodies[i].1);
-    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
-    batch_costs(t, total, &make, &width, opts, &mut |i, got| {
-        let (slot, body) = &bodies[i];
-        let (value, noisy) = match got {
-            Ok(c) if c.positive() => {
-                let copies = match slot {
-                    Slot::Single(_) => body.len(),
-                    Slot::Pair(_) => body.len() / 2,
-                };
-                (Ok(per_copy(&c, body.len(), copies)), c.noisy())
-            }
-            Ok(_) => (
-                Err("the unroll difference was not positive: noise".into()),
-                true,
-            ),
-            Err(e) => (Err(e.to_string()), false),
+    let total = runnable + bodies.len();
+    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(runnable + d, total));
+    for (p, slot) in pairs.iter_mut().zip(slots) {
+        let Some((mix, ia, ib)) = slot else { continue };
+        let per_unit = |i: Option<usize>| match i {
+            Some(i) => got[i].0.clone().map(|c| c / p.units as f64),
+            None => Err("its copies of the mix do not run alone".into()),
         };
-        match *slot {
-            Slot::Single(k) => (singles[k].cycles, singles[k].noisy) = (value, noisy),
-            Slot::Pair(p) => (pairs[p].cycles, pairs[p].noisy) = (value, noisy),
-        }
-        done = (done + 1).min(total);
-        progress(done, total);
-    });
+        p.alone = (per_unit(ia), per_unit(ib));
+        (p.cycles, p.noisy) = got[mix].clone();
+        p.noisy |= [ia, ib].iter().flatten().any(|&i| got[i].1);
+    }
     Conflicts { singles, pairs }
+}
+
+/// A measured single's cycles per instruction (1 for one without, which
+/// is never mixed).
+fn time(s: &Single) -> f64 {
+    *s.cycles.as_ref().unwrap_or(&1.0)
 }
 
 impl Conflicts {
     /// The table: each form alone, then each pair with its time together,
     /// the slower form's alone, both in turn, the shared share and, for
-    /// single-micro-op forms, the shared ports.
-    pub fn render(&self) -> String {
+    /// single-micro-op forms, the shared ports; then the fitted mapping,
+    /// and with `compare` (a label and each single's reference ports, as
+    /// [`Mapping::agreement`] takes them) how it agrees.
+    pub fn render(&self, compare: Option<(&str, &[Option<Vec<String>>])>) -> String {
         let mut s = String::from("alone (cycles per instruction):\n");
         let width = self
             .singles
@@ -259,18 +368,21 @@ impl Conflicts {
             s.push_str(&format!("  {:width$}  {v}\n", x.form.name()));
         }
         s.push_str(
-            "pairs (cycles per pair, one of each; `shared`: how much of the time in turn they \
-             take together, 0% nothing, 100% everything):\n",
+            "pairs in a balanced mix (`mix` a:b: a copies of the first per b of the second, \
+             each alone as fast; cycles per unit of the mix; `alone`: the slower form's copies \
+             of the mix alone; `shared`: how much of the time in turn they take together, 0% \
+             nothing, 100% everything):\n",
         );
         let pw = 2 * width + 3;
         s.push_str(&format!(
-            "  {:pw$}  {:>8}  {:>8}  {:>8}  {:>6}  verdict\n",
-            "pair", "together", "slower", "in turn", "shared"
+            "  {:pw$}  {:>5}  {:>8}  {:>8}  {:>8}  {:>6}  verdict\n",
+            "pair", "mix", "together", "alone", "in turn", "shared"
         ));
         for p in &self.pairs {
             let (a, b) = (&self.singles[p.a], &self.singles[p.b]);
             let name = format!("{} + {}", a.form.name(), b.form.name());
-            let line = match (&a.cycles, &b.cycles, &p.cycles) {
+            let mix = format!("{}:{}", p.ratio.0, p.ratio.1);
+            let line = match (&p.alone.0, &p.alone.1, &p.cycles) {
                 (Ok(ta), Ok(tb), Ok(tp)) => {
                     let share = shared_share(*ta, *tb, *tp);
                     let verdict = if share < 0.15 {
@@ -280,13 +392,18 @@ impl Conflicts {
                     } else {
                         "partly shared"
                     };
-                    let ports = match (single_uop_ports(*ta), single_uop_ports(*tb)) {
-                        (Some(pa), Some(pb)) => match shared_ports(pa, pb, *tp) {
-                            Some(k) => {
-                                format!("; as single micro-ops on {pa} and {pb} ports: {k} shared")
+                    let single = |s: &Single| single_uop_ports(*s.cycles.as_ref().ok()?);
+                    let ports = match (single(a), single(b)) {
+                        (Some(pa), Some(pb)) => {
+                            match shared_ports((pa, pb), p.ratio, ta.max(*tb), *tp) {
+                                Some(k) => {
+                                    format!(
+                                        "; as single micro-ops on {pa} and {pb} ports: {k} shared"
+                                    )
+                                }
+                                None => format!("; as single micro-ops on {pa} and {pb} ports"),
                             }
-                            None => format!("; as single micro-ops on {pa} and {pb} ports"),
-                        },
+                        }
                         _ => String::new(),
                     };
                     let noisy = if a.noisy || b.noisy || p.noisy {
@@ -302,12 +419,51 @@ impl Conflicts {
                     )
                 }
                 (_, _, Err(w)) => format!("-  {w}"),
-                _ => "-  a form has no value alone".to_string(),
+                (Err(w), _, _) | (_, Err(w), _) => format!("-  alone: {w}"),
             };
-            s.push_str(&format!("  {name:pw$}  {line}\n"));
+            s.push_str(&format!("  {name:pw$}  {mix:>5}  {line}\n"));
         }
-        if let Some(m) = self.mapping() {
-            s.push_str(&self.render_mapping(&m, width));
+        let mapping = self.mapping();
+        if let Some(m) = &mapping {
+            s.push_str(&self.render_mapping(m, width));
+        }
+        if let Some((label, reference)) = compare {
+            match mapping.as_ref().and_then(|m| m.agreement(reference)) {
+                Some(a) => s.push_str(&self.render_agreement(&a, label, width)),
+                None => s.push_str(&format!(
+                    "against {label}: no form both the fit and it place as one micro-op\n"
+                )),
+            }
+        }
+        s
+    }
+
+    /// The agreement's section: the count, the renaming, and each form
+    /// compared, those that disagree first.
+    fn render_agreement(&self, a: &Agreement, label: &str, width: usize) -> String {
+        let (compared, agreeing) = a.counts();
+        let renaming: Vec<String> = a
+            .renaming
+            .iter()
+            .enumerate()
+            .map(|(p, n)| format!("{p}->{}", n.as_deref().unwrap_or("none")))
+            .collect();
+        let mut s = format!(
+            "against {label}: {agreeing} of {compared} forms both describe as one micro-op on the \
+             same ports ({:.0}%), winic's ports renamed {}\n",
+            100.0 * agreeing as f64 / compared as f64,
+            renaming.join(" ")
+        );
+        let mut rows = a.rows.clone();
+        rows.sort_by_key(|r| r.3);
+        for (k, ours, theirs, same) in rows {
+            s.push_str(&format!(
+                "  {:width$}  winic {{{}}}  reference {{{}}}{}\n",
+                self.singles[k].form.name(),
+                ours.join(","),
+                theirs.join(","),
+                if same { "" } else { "  differs" }
+            ));
         }
         s
     }
@@ -316,10 +472,10 @@ impl Conflicts {
     /// measured and predicted time, the worst first.
     fn render_mapping(&self, m: &Mapping, width: usize) -> String {
         let mut s = format!(
-            "a port mapping of the {} forms that run as one micro-op, fitted to their {} pairs \
+            "a port mapping of the {} forms that run as one micro-op, fitted to their {} mixes \
              (ports numbered 0-{}, not the vendor's names): {} ports, root mean square error \
-             {:.1}%. One mapping that fits, not the only one: a pair that runs as fast as its \
-             slower form does not tell whether the two share a port\n",
+             {:.1}%. One mapping that fits, not the only one: a mix that runs as fast as its \
+             parts alone does not tell whether they share a port\n",
             m.sets.len(),
             m.residuals.len(),
             m.ports - 1,
@@ -337,7 +493,7 @@ impl Conflicts {
                 ports.join(",")
             ));
         }
-        s.push_str("the pairs against it (cycles per pair: measured, predicted, error), the worst first:\n");
+        s.push_str("the mixes against it (cycles per unit: measured, predicted, error), the worst first:\n");
         let mut rows = m.residuals.clone();
         rows.sort_by(|x, y| {
             ((y.2 - y.1) / y.1)
@@ -361,11 +517,36 @@ impl Conflicts {
     }
 }
 
-/// The [`bottleneck`] of one micro-op on ports `a` and one on `b`, in
-/// closed form: each alone, or both on their ports together.
-fn two_uops(a: u32, b: u32) -> f64 {
-    let per = |m: u32| 1.0 / f64::from(m.count_ones().max(1));
-    per(a).max(per(b)).max(2.0 * per(a | b))
+/// One measured mix of two forms, as the fit sees it: the forms
+/// (indices into the forms fitted), their copies per unit, the floor (the
+/// slower form's copies alone, cycles per unit) and the measured cycles
+/// per unit.
+#[derive(Clone, Copy, Debug)]
+pub struct Mix {
+    /// The first form and its copies per unit.
+    pub a: (usize, usize),
+    /// The second form and its copies per unit.
+    pub b: (usize, usize),
+    /// Cycles per unit neither form's copies beat alone.
+    pub floor: f64,
+    /// Cycles per unit measured.
+    pub cycles: f64,
+}
+
+impl Mix {
+    /// The cycles per unit the port sets `sets` predict: the [`bottleneck`]
+    /// of `a.1` micro-ops on `sets[a.0]` and `b.1` on `sets[b.0]` in
+    /// closed form (each alone, or both on their ports together), never
+    /// below the floor.
+    fn predicted(&self, sets: &[u32]) -> f64 {
+        let (a, b) = (sets[self.a.0], sets[self.b.0]);
+        let (na, nb) = (self.a.1 as f64, self.b.1 as f64);
+        let ports = |m: u32| f64::from(m.count_ones().max(1));
+        (na / ports(a))
+            .max(nb / ports(b))
+            .max((na + nb) / ports(a | b))
+            .max(self.floor)
+    }
 }
 
 /// Masks of `width` ports out of `ports` (all of them, in increasing
@@ -376,34 +557,33 @@ fn port_sets(width: u32, ports: u32) -> Vec<u32> {
         .collect()
 }
 
-/// The squared relative error of the pairs `involving` (indices into
-/// `pairs`) under `sets`: each pair `(a, b, cycles)` predicted as the
-/// [`bottleneck`] of one micro-op of each.
-fn pair_error(sets: &[u32], pairs: &[(usize, usize, f64)], involving: &[usize]) -> f64 {
+/// The squared relative error of the mixes `involving` (indices into
+/// `mixes`) under `sets`.
+fn pair_error(sets: &[u32], mixes: &[Mix], involving: &[usize]) -> f64 {
     involving
         .iter()
         .map(|&p| {
-            let (a, b, m) = pairs[p];
-            let e = (two_uops(sets[a], sets[b]) - m) / m;
+            let m = &mixes[p];
+            let e = (m.predicted(sets) - m.cycles) / m.cycles;
             e * e
         })
         .sum()
 }
 
 /// The port sets of single-micro-op forms that fit their pairs best:
-/// form k issues to `widths[k]` of `ports` ports; `pairs` are `(a, b,
-/// cycles per pair)`. Coordinate descent (each form in turn takes the set
+/// form k issues to `widths[k]` of `ports` ports; `pairs` are the mixes
+/// measured ([`Mix`]). Coordinate descent (each form in turn takes the set
 /// that fits its pairs best, until none moves) from `ports` starts, each
 /// giving form k its ports rotated by a different step; the best fit and
 /// its summed squared relative error. Ports are numbered, not named: any
 /// renumbering fits as well.
-pub fn fit_ports(widths: &[u32], pairs: &[(usize, usize, f64)], ports: u32) -> (Vec<u32>, f64) {
+pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let n = widths.len();
     let candidates: Vec<Vec<u32>> = widths.iter().map(|&w| port_sets(w, ports)).collect();
     let involving: Vec<Vec<usize>> = (0..n)
         .map(|k| {
             (0..pairs.len())
-                .filter(|&p| pairs[p].0 == k || pairs[p].1 == k)
+                .filter(|&p| pairs[p].a.0 == k || pairs[p].b.0 == k)
                 .collect()
         })
         .collect();
@@ -452,7 +632,7 @@ pub struct Mapping {
     /// Each mapped form (index into the singles) and its port set.
     pub sets: Vec<(usize, u32)>,
     /// Each pair used (index into the pairs), measured and predicted
-    /// cycles per pair.
+    /// cycles per unit of its mix.
     pub residuals: Vec<(usize, f64, f64)>,
 }
 
@@ -466,6 +646,145 @@ impl Mapping {
             .map(|(_, m, p)| ((p - m) / m).powi(2))
             .sum();
         (sum / n).sqrt()
+    }
+}
+
+/// How a fitted mapping agrees with a reference model's ports (OSACA's
+/// machine file): a form agrees when the reference has it as one
+/// micro-op on a set of ports and the fit's set, its ports renamed, is
+/// that set. The renaming (each of winic's numbered ports to a distinct
+/// reference port, or to none) is the one under which most forms agree.
+#[derive(Clone, Debug)]
+pub struct Agreement {
+    /// Each compared form (index into the singles), its ports renamed,
+    /// the reference's, and whether they are the same.
+    pub rows: Vec<(usize, Vec<String>, Vec<String>, bool)>,
+    /// The renaming: winic's port k is `renaming[k]` (`None`: no
+    /// reference port).
+    pub renaming: Vec<Option<String>>,
+}
+
+impl Agreement {
+    /// Forms compared and forms that agree.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.rows.len(), self.rows.iter().filter(|r| r.3).count())
+    }
+}
+
+impl Mapping {
+    /// The agreement with `reference`, each single's port names where the
+    /// reference has it as one micro-op (indexed as the singles); `None`
+    /// when no mapped form has one.
+    pub fn agreement(&self, reference: &[Option<Vec<String>>]) -> Option<Agreement> {
+        let compared: Vec<(usize, u32, Vec<String>)> = self
+            .sets
+            .iter()
+            .filter_map(|&(k, mask)| {
+                let mut names = reference.get(k)?.clone()?;
+                names.sort_by(port_order);
+                names.dedup();
+                Some((k, mask, names))
+            })
+            .collect();
+        if compared.is_empty() {
+            return None;
+        }
+        let mut names: Vec<String> = compared.iter().flat_map(|c| c.2.clone()).collect();
+        names.sort();
+        names.dedup();
+        // Each reference form as a mask over `names`.
+        let want: Vec<u32> = compared
+            .iter()
+            .map(|c| {
+                c.2.iter()
+                    .map(|n| 1u32 << names.iter().position(|m| m == n).unwrap())
+                    .fold(0, |m, b| m | b)
+            })
+            .collect();
+        let mut best: (usize, Vec<Option<usize>>) = (0, vec![None; self.ports as usize]);
+        let mut now: Vec<Option<usize>> = Vec::new();
+        rename(
+            &compared,
+            &want,
+            names.len(),
+            self.ports as usize,
+            &mut now,
+            &mut best,
+        );
+        let renamed = |mask: u32| -> Vec<String> {
+            let mut v: Vec<String> = (0..self.ports as usize)
+                .filter(|p| mask & (1 << p) != 0)
+                .map(|p| match best.1[p] {
+                    Some(n) => names[n].clone(),
+                    None => format!("?{p}"),
+                })
+                .collect();
+            v.sort_by(port_order);
+            v
+        };
+        let rows = compared
+            .iter()
+            .map(|(k, mask, reference)| {
+                let ours = renamed(*mask);
+                let same = ours == *reference;
+                (*k, ours, reference.clone(), same)
+            })
+            .collect();
+        let renaming = best.1.iter().map(|n| n.map(|n| names[n].clone())).collect();
+        Some(Agreement { rows, renaming })
+    }
+}
+
+/// Port names in OSACA's order: `5` before `10`.
+fn port_order(a: &String, b: &String) -> std::cmp::Ordering {
+    (a.len(), a).cmp(&(b.len(), b))
+}
+
+/// The renaming of winic's `ports` ports to distinct ones of `names`
+/// reference ports (or none) under which most `compared` forms (their
+/// winic mask, and `want`: their reference mask) agree: every renaming,
+/// port by port, leaving a branch as soon as the forms it has decided
+/// and those it has not could no longer beat the best; `now` is the
+/// renaming so far, `best` the most agreeing and its renaming.
+fn rename(
+    compared: &[(usize, u32, Vec<String>)],
+    want: &[u32],
+    names: usize,
+    ports: usize,
+    now: &mut Vec<Option<usize>>,
+    best: &mut (usize, Vec<Option<usize>>),
+) {
+    let decided = (1u32 << now.len()) - 1;
+    let (mut agree, mut open) = (0, 0);
+    for ((_, mask, _), want) in compared.iter().zip(want) {
+        if mask & !decided != 0 {
+            open += 1;
+            continue;
+        }
+        let mut got = Some(0u32);
+        for (p, n) in now.iter().enumerate() {
+            if mask & (1 << p) != 0 {
+                got = got.zip(*n).map(|(g, n)| g | 1 << n);
+            }
+        }
+        agree += (got == Some(*want)) as usize;
+    }
+    if agree + open <= best.0 {
+        return;
+    }
+    if now.len() == ports {
+        if agree > best.0 {
+            *best = (agree, now.clone());
+        }
+        return;
+    }
+    for n in (0..names).map(Some).chain([None]) {
+        if n.is_some() && now.contains(&n) {
+            continue;
+        }
+        now.push(n);
+        rename(compared, want, names, ports, now, best);
+        now.pop();
     }
 }
 
@@ -487,30 +806,38 @@ impl Conflicts {
             .filter_map(|(k, s)| Some((k, single_uop_ports(*s.cycles.as_ref().ok()?)?)))
             .collect();
         let at = |k: usize| forms.iter().position(|f| f.0 == k);
-        let pairs: Vec<(usize, (usize, usize, f64))> = self
+        let pairs: Vec<(usize, Mix)> = self
             .pairs
             .iter()
             .enumerate()
-            .filter_map(|(p, x)| Some((p, (at(x.a)?, at(x.b)?, *x.cycles.as_ref().ok()?))))
-            .filter(|(_, x)| x.2 > 0.0)
+            .filter_map(|(p, x)| {
+                let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
+                let mix = Mix {
+                    a: (at(x.a)?, x.ratio.0),
+                    b: (at(x.b)?, x.ratio.1),
+                    floor: fa.max(fb),
+                    cycles: *x.cycles.as_ref().ok()?,
+                };
+                (mix.cycles > 0.0).then_some((p, mix))
+            })
             .collect();
         let widest = forms.iter().map(|f| f.1).max()?;
         if forms.len() < 2 || pairs.is_empty() || widest > MAX_PORTS {
             return None;
         }
         let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();
-        let plain: Vec<(usize, usize, f64)> = pairs.iter().map(|x| x.1).collect();
+        let mixes: Vec<Mix> = pairs.iter().map(|x| x.1).collect();
         let fits: Vec<(u32, Vec<u32>, f64)> = (widest..=MAX_PORTS)
             .map(|p| {
-                let (sets, e) = fit_ports(&widths, &plain, p);
-                (p, sets, (e / plain.len() as f64).sqrt())
+                let (sets, e) = fit_ports(&widths, &mixes, p);
+                (p, sets, (e / mixes.len() as f64).sqrt())
             })
             .collect();
         let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, f64::min);
         let (ports, sets, _) = fits.into_iter().find(|f| f.2 <= best + 0.02)?;
         let residuals = pairs
             .iter()
-            .map(|(p, (a, b, m))| (*p, *m, two_uops(sets[*a], sets[*b])))
+            .map(|(p, m)| (*p, m.cycles, m.predicted(&sets)))
             .collect();
         Some(Mapping {
             ports,
@@ -560,25 +887,40 @@ mod tests {
     fn shared_ports_invert_the_bottleneck() {
         for a in 1u32..16 {
             for b in 1u32..16 {
-                let together = bottleneck(&[(a, 1.0), (b, 1.0)]);
                 let (pa, pb) = (a.count_ones(), b.count_ones());
                 assert_eq!(single_uop_ports(1.0 / f64::from(pa)), Some(pa));
+                let (ra, rb) = balance(1.0 / f64::from(pa), 1.0 / f64::from(pb));
+                assert_eq!(ra * pb as usize, rb * pa as usize, "{pa}:{pb} balanced");
+                let together = bottleneck(&[(a, ra as f64), (b, rb as f64)]);
+                let alone = (ra as f64 / f64::from(pa)).max(rb as f64 / f64::from(pb));
                 let shared = (a & b).count_ones();
-                match shared_ports(pa, pb, together) {
-                    Some(k) => assert_eq!(k, shared, "{a:04b} {b:04b}: {together}"),
-                    // Only where the slower alone sets the pace.
-                    None => assert!(
-                        together <= 1.0 / f64::from(pa.min(pb)) * 1.1,
-                        "{a:04b} {b:04b}"
-                    ),
-                }
+                // A balanced mix shows every shared port.
+                let got = shared_ports((pa, pb), (ra, rb), alone, together);
+                assert_eq!(got.unwrap_or(0), shared, "{a:04b} {b:04b}: {together}");
+                assert_eq!(got.is_some(), shared > 0, "{a:04b} {b:04b}: {together}");
             }
         }
         assert_eq!(single_uop_ports(0.7), None);
         assert_eq!(single_uop_ports(4.0), None);
+        // A mix no faster than one form's copies alone (a chain) says
+        // nothing.
+        assert_eq!(shared_ports((2, 2), (1, 1), 1.0, 1.0), None);
     }
 
-    /// The fit finds port sets that give every pair's time of a known
+    /// Mixes take copies in the ratio of their times alone, at most 6 of
+    /// one form, the fewest among equally balanced ones.
+    #[test]
+    fn balanced_mixes_take_equal_time_per_form() {
+        assert_eq!(balance(0.2, 1.0), (5, 1));
+        assert_eq!(balance(0.5, 0.2), (2, 5));
+        assert_eq!(balance(1.0, 1.0), (1, 1));
+        assert_eq!(balance(0.5, 0.5), (1, 1));
+        assert_eq!(balance(1.0 / 3.0, 0.5), (3, 2));
+        assert_eq!(balance(3.0, 1.0), (1, 3));
+        assert_eq!(balance(40.0, 1.0), (1, 6));
+    }
+
+    /// The fit finds port sets that give every mix's time of a known
     /// layout (8 forms on 4 ports, from one port to all four), and the
     /// fewest ports that do: the measured times are the bottleneck's
     /// of that layout, so the best fit's error is 0.
@@ -588,24 +930,88 @@ mod tests {
             0b1111, 0b0010, 0b1001, 0b0101, 0b0100, 0b0011, 0b1000, 0b0110,
         ];
         let widths: Vec<u32> = truth.iter().map(|m| m.count_ones()).collect();
-        let mut pairs = Vec::new();
+        let time = |k: usize| 1.0 / f64::from(widths[k]);
+        let mut mixes = Vec::new();
         for a in 0..truth.len() {
             for b in a + 1..truth.len() {
-                pairs.push((a, b, bottleneck(&[(truth[a], 1.0), (truth[b], 1.0)])));
+                let (ra, rb) = balance(time(a), time(b));
+                mixes.push(Mix {
+                    a: (a, ra),
+                    b: (b, rb),
+                    floor: (ra as f64 * time(a)).max(rb as f64 * time(b)),
+                    cycles: bottleneck(&[(truth[a], ra as f64), (truth[b], rb as f64)]),
+                });
             }
         }
-        let (sets, error) = fit_ports(&widths, &pairs, 4);
+        let (sets, error) = fit_ports(&widths, &mixes, 4);
         assert!(error < 1e-12, "{sets:?}: {error}");
         for (k, set) in sets.iter().enumerate() {
             assert_eq!(set.count_ones(), widths[k]);
         }
+        // The closed form is the bottleneck, floor aside.
         for a in 1u32..64 {
             for b in 1u32..64 {
-                let exact = bottleneck(&[(a, 1.0), (b, 1.0)]);
-                assert!((two_uops(a, b) - exact).abs() < 1e-12, "{a:06b} {b:06b}");
+                for (ra, rb) in [(1, 1), (5, 1), (2, 3)] {
+                    let exact = bottleneck(&[(a, ra as f64), (b, rb as f64)]);
+                    let mix = Mix {
+                        a: (0, ra),
+                        b: (1, rb),
+                        floor: 0.0,
+                        cycles: 1.0,
+                    };
+                    let got = mix.predicted(&[a, b]);
+                    assert!((got - exact).abs() < 1e-12, "{a:06b} {b:06b}");
+                }
             }
         }
         // Three ports cannot hold a form of four.
         assert!(port_sets(4, 3).is_empty());
+    }
+
+    /// The agreement renames winic's numbered ports to the reference's
+    /// names as best agrees: a fit that is the reference's layout
+    /// renumbered agrees on every form, a form on other ports does not,
+    /// and forms the reference lacks are not compared.
+    #[test]
+    fn agreement_renames_ports_as_best_agrees() {
+        let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        // winic's ports 0-4 are the reference's 5, 0, 1, 10, 6.
+        let m = Mapping {
+            ports: 5,
+            sets: vec![
+                (0, 0b11111),
+                (1, 0b00100),
+                (2, 0b10010),
+                (3, 0b00011),
+                (4, 0b00001),
+                (5, 0b01000),
+            ],
+            residuals: Vec::new(),
+        };
+        let reference = vec![
+            names(&["0", "1", "5", "6", "10"]),
+            names(&["1"]),
+            names(&["6", "0"]),
+            names(&["0", "5"]),
+            names(&["1"]),
+            None,
+        ];
+        let a = m.agreement(&reference).unwrap();
+        assert_eq!(a.counts(), (5, 4), "{a:?}");
+        let renaming: Vec<Option<&str>> = a.renaming.iter().map(|n| n.as_deref()).collect();
+        assert_eq!(
+            renaming,
+            [Some("5"), Some("0"), Some("1"), Some("10"), Some("6")]
+        );
+        // The form on winic's port 0 (5) where the reference says 1.
+        let differs: Vec<_> = a.rows.iter().filter(|r| !r.3).collect();
+        assert_eq!(differs.len(), 1);
+        assert_eq!(
+            (differs[0].0, &differs[0].1[..]),
+            (4, &["5".to_string()][..])
+        );
+        // Ports in OSACA's order: 5 before 10.
+        assert_eq!(a.rows[0].1, ["0", "1", "5", "6", "10"]);
+        assert!(m.agreement(&[None, None]).is_none());
     }
 }
