@@ -221,6 +221,12 @@ enum Command {
         /// Measure on this core (as TP's --core).
         #[arg(long = "core", value_name = "N", value_parser = parse_core, allow_negative_numbers = true)]
         cpu: Option<usize>,
+        /// After the fit, measure this many mixes of three of the fitted
+        /// forms (each with as many copies as it has ports), chosen by a
+        /// fixed sequence, and report how well the mapping predicts them:
+        /// a test on mixes it was not fitted to.
+        #[arg(long = "held-back", value_name = "N", default_value_t = 0, value_parser = whole::<usize>(0, 1000), allow_negative_numbers = true)]
+        held_back: usize,
         /// An OSACA machine file of this core (e.g. spr.yml, zen4.yml from
         /// OSACA's data directory): after the fitted mapping, how many of
         /// the forms it has as one micro-op get the same ports from the
@@ -613,6 +619,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Ports {
             instrs,
             filter,
+            held_back,
             cpu,
             compare,
         } => {
@@ -630,6 +637,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 arch,
                 &instrs,
                 filter.as_deref(),
+                held_back,
                 cpu,
                 clock_of(cli.frequency),
                 &mut |done, total| bar(&label, done, total, ""),

@@ -21,11 +21,13 @@ pub const MAX_FORMS: usize = 64;
 
 /// `winic ports`: selects the forms (`names`, or those `filter` matches),
 /// at least two and at most [`MAX_FORMS`], and measures them
-/// ([`run`]) on `cpu` with `clock`.
+/// ([`run`]) on `cpu` with `clock`; then, with `held_back` above 0, that
+/// many mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
 pub fn measure(
     arch: Arch,
     names: &[String],
     filter: Option<&str>,
+    held_back: usize,
     cpu: Option<usize>,
     clock: Clock,
     progress: &mut dyn FnMut(usize, usize),
@@ -40,7 +42,11 @@ pub fn measure(
     }
     let t = crate::arch::target(arch);
     let opts = super::measuring_options(t, clock, cpu)?;
-    Ok(run(t, &forms, &opts, progress))
+    let mut found = run(t, &forms, &opts, progress);
+    if held_back > 0 {
+        found.hold_back(t, held_back, &opts, progress);
+    }
+    Ok(found)
 }
 
 /// Cycles per round of a multiset of micro-ops, each `(ports, count)`: a
@@ -121,6 +127,22 @@ pub struct Conflicts {
     pub singles: Vec<Single>,
     /// Each pair of measured forms.
     pub pairs: Vec<Pair>,
+    /// Mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
+    pub held_back: Vec<HeldBack>,
+}
+
+/// A mix of three forms, measured to test the fitted mapping.
+#[derive(Clone, Debug)]
+pub struct HeldBack {
+    /// Each form (index into the singles) and its copies per unit: as many
+    /// as its ports, so that each part alone takes as long.
+    pub parts: Vec<(usize, usize)>,
+    /// Cycles per unit of the mix, or why there is none.
+    pub cycles: Result<f64, String>,
+    /// Cycles per unit of the slowest part's copies alone: the floor.
+    pub floor: Result<f64, String>,
+    /// Its timings were noisy.
+    pub noisy: bool,
 }
 
 /// One pair of forms together.
@@ -168,31 +190,32 @@ pub fn balance(ta: f64, tb: f64) -> (usize, usize) {
 /// The most copies of one form a mix holds, as a body alone has.
 const MOST_COPIES: usize = shape::COPIES;
 
-/// The body of the mix `ra:rb` of `a` and `b`, each on registers of its
-/// own, with as many units as registers allow (each form at most
-/// [`MOST_COPIES`] copies): units of `ra` copies of `a` then `rb` of `b`,
-/// and the units. `None` when not even one unit fits.
-fn mixed(t: &dyn Target, a: Instr, ra: usize, b: Instr, rb: usize) -> Option<(Vec<Inst>, usize)> {
-    let most = MOST_COPIES / ra.max(rb);
-    (1..=most).rev().find_map(|u| {
-        let first = shape::throughput(t, a, ra * u).ok()?;
-        if first.len() != ra * u {
-            return None;
-        }
-        let regs: Vec<Reg> = first
-            .iter()
-            .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k)))
-            .collect();
-        let second = shape::throughput_avoiding(t, b, rb * u, &regs).ok()?;
-        if second.len() != rb * u {
-            return None;
+/// The body of a mix of `parts` (each form and its copies per unit), each
+/// on registers of its own, with as many units as registers allow (each
+/// form at most [`MOST_COPIES`] copies): units of each part's copies in
+/// turn, and the units. `None` when not even one unit fits.
+fn mixed(t: &dyn Target, parts: &[(Instr, usize)]) -> Option<(Vec<Inst>, usize)> {
+    let widest = parts.iter().map(|p| p.1).max()?.max(1);
+    (1..=MOST_COPIES / widest).rev().find_map(|u| {
+        let mut regs: Vec<Reg> = Vec::new();
+        let mut copies: Vec<Vec<Inst>> = Vec::new();
+        for &(form, per) in parts {
+            let got = shape::throughput_avoiding(t, form, per * u, &regs).ok()?;
+            if got.len() != per * u {
+                return None;
+            }
+            regs.extend(
+                got.iter()
+                    .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k))),
+            );
+            copies.push(got);
         }
         let body = (0..u)
             .flat_map(|k| {
-                first[k * ra..(k + 1) * ra]
+                parts
                     .iter()
-                    .chain(&second[k * rb..(k + 1) * rb])
-                    .cloned()
+                    .zip(&copies)
+                    .flat_map(move |(p, c)| c[k * p.1..(k + 1) * p.1].iter().cloned())
             })
             .collect();
         Some((body, u))
@@ -291,7 +314,7 @@ pub fn run(
         for &b in &measured[x + 1..] {
             let (ta, tb) = (time(&singles[a]), time(&singles[b]));
             let ratio = balance(ta, tb);
-            let mix = mixed(t, singles[a].form, ratio.0, singles[b].form, ratio.1);
+            let mix = mixed(t, &[(singles[a].form, ratio.0), (singles[b].form, ratio.1)]);
             let units = mix.as_ref().map_or(0, |m| m.1);
             let why = "no registers left to mix them".to_string();
             pairs.push(Pair {
@@ -337,7 +360,117 @@ pub fn run(
         (p.cycles, p.noisy) = got[mix].clone();
         p.noisy |= [ia, ib].iter().flatten().any(|&i| got[i].1);
     }
-    Conflicts { singles, pairs }
+    Conflicts {
+        singles,
+        pairs,
+        held_back: Vec::new(),
+    }
+}
+
+impl Conflicts {
+    /// Measures `count` mixes of three forms the fitted mapping holds,
+    /// chosen by a fixed pseudo-random sequence (the same forms give the
+    /// same mixes), each form with as many copies as it has ports, beside
+    /// each part's copies alone: mixes that test the mapping on what it
+    /// was not fitted to. Nothing when fewer than three forms are mapped.
+    pub fn hold_back(
+        &mut self,
+        t: &dyn Target,
+        count: usize,
+        opts: &Options,
+        progress: &mut dyn FnMut(usize, usize),
+    ) {
+        let Some(m) = self.mapping() else { return };
+        let n = m.sets.len();
+        if n < 3 {
+            return;
+        }
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |below: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % below as u64) as usize
+        };
+        let possible = n * (n - 1) * (n - 2) / 6;
+        let mut chosen: Vec<[usize; 3]> = Vec::new();
+        while chosen.len() < count.min(possible) {
+            let mut three = [next(n), next(n), next(n)];
+            three.sort_unstable();
+            if three[0] != three[1] && three[1] != three[2] && !chosen.contains(&three) {
+                chosen.push(three);
+            }
+        }
+        let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
+        let mut plans: Vec<Option<(usize, Vec<usize>)>> = Vec::new();
+        for three in &chosen {
+            let widths: Vec<usize> = three
+                .iter()
+                .map(|&i| m.sets[i].1.count_ones() as usize)
+                .collect();
+            let g = widths.iter().fold(0, |g, &w| gcd(g, w)).max(1);
+            let parts: Vec<(usize, usize)> = three
+                .iter()
+                .zip(&widths)
+                .map(|(&i, &w)| (m.sets[i].0, w / g))
+                .collect();
+            let forms: Vec<(Instr, usize)> = parts
+                .iter()
+                .map(|&(k, r)| (self.singles[k].form, r))
+                .collect();
+            let plan = mixed(t, &forms).and_then(|(body, units)| {
+                let alone: Option<Vec<usize>> = forms
+                    .iter()
+                    .map(|&(f, r)| {
+                        let b = shape::throughput(t, f, r * units).ok()?;
+                        (b.len() == r * units).then(|| {
+                            bodies.push((b, units));
+                            bodies.len() - 1
+                        })
+                    })
+                    .collect();
+                bodies.push((body, units));
+                Some((bodies.len() - 1, alone?))
+            });
+            plans.push(plan);
+            self.held_back.push(HeldBack {
+                parts,
+                cycles: Err("no registers left to mix them".into()),
+                floor: Err("no registers left to mix them".into()),
+                noisy: false,
+            });
+        }
+        let total = bodies.len();
+        let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
+        for (h, plan) in self.held_back.iter_mut().zip(plans) {
+            let Some((mix, alone)) = plan else { continue };
+            (h.cycles, h.noisy) = got[mix].clone();
+            h.floor = alone
+                .iter()
+                .map(|&i| got[i].0.clone())
+                .try_fold(0.0f64, |most, c| c.map(|c| most.max(c)));
+            h.noisy |= alone.iter().any(|&i| got[i].1);
+        }
+    }
+}
+
+/// One held-back mix as the report lists it: its forms, its ratio, and
+/// measured and predicted cycles per unit with whether a part's own chain
+/// (the floor) decided the prediction, or why there are none.
+struct HeldRow {
+    name: String,
+    ratio: String,
+    value: Result<(f64, f64, bool), String>,
+    noisy: bool,
+}
+
+/// The greatest common divisor.
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// A measured single's cycles per instruction (1 for one without, which
@@ -426,6 +559,9 @@ impl Conflicts {
         let mapping = self.mapping();
         if let Some(m) = &mapping {
             s.push_str(&self.render_mapping(m, width));
+            if !self.held_back.is_empty() {
+                s.push_str(&self.render_held_back(m));
+            }
         }
         if let Some((label, reference)) = compare {
             match mapping.as_ref().and_then(|m| m.agreement(reference)) {
@@ -434,6 +570,85 @@ impl Conflicts {
                     "against {label}: no form both the fit and it place as one micro-op\n"
                 )),
             }
+        }
+        s
+    }
+
+    /// The held-back mixes' section: how many the mapping predicts within
+    /// 10%, then each, the worst first.
+    fn render_held_back(&self, m: &Mapping) -> String {
+        let mut rows: Vec<HeldRow> = self
+            .held_back
+            .iter()
+            .map(|h| {
+                let names: Vec<&str> = h
+                    .parts
+                    .iter()
+                    .map(|p| self.singles[p.0].form.name())
+                    .collect();
+                let ratio: Vec<String> = h.parts.iter().map(|p| p.1.to_string()).collect();
+                let value = match (&h.cycles, &h.floor) {
+                    (Ok(c), Ok(floor)) => m
+                        .predict(&h.parts, 0.0)
+                        .map(|ports| (*c, ports.max(*floor), *floor > ports * 1.02))
+                        .ok_or_else(|| "a form is not mapped".to_string()),
+                    (Err(w), _) | (_, Err(w)) => Err(w.clone()),
+                };
+                HeldRow {
+                    name: names.join(" + "),
+                    ratio: ratio.join(":"),
+                    value,
+                    noisy: h.noisy,
+                }
+            })
+            .collect();
+        // A mix bound by one part's copies alone (their own chain) tests
+        // the floor, not the mapping: listed, not counted.
+        let tested = |r: &HeldRow| r.value.as_ref().is_ok_and(|v| !v.2);
+        let error = |r: &HeldRow| {
+            r.value
+                .as_ref()
+                .map_or(f64::INFINITY, |(c, p, _)| ((p - c) / c).abs())
+        };
+        rows.sort_by(|x, y| {
+            (tested(y), error(y))
+                .partial_cmp(&(tested(x), error(x)))
+                .unwrap()
+        });
+        let counted = rows.iter().filter(|r| tested(r)).count();
+        let within = rows
+            .iter()
+            .filter(|r| tested(r) && error(r) <= 0.10)
+            .count();
+        let chained = rows
+            .iter()
+            .filter(|r| r.value.as_ref().is_ok_and(|v| v.2))
+            .count();
+        let mut s = format!(
+            "held-back mixes of three forms, not used in the fit (each form with as many copies \
+             as it has ports; cycles per unit: measured, predicted, error): {within} of \
+             {counted} predicted within 10%{}\n",
+            if chained > 0 {
+                format!(
+                    " ({chained} more bound by one part's own chain, which tests no port, not \
+                     counted)"
+                )
+            } else {
+                String::new()
+            }
+        );
+        let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        for r in rows {
+            let line = match r.value {
+                Ok((c, p, chain)) => format!(
+                    "{c:>8.3}  {p:>8.3}  {:>+6.1}%{}{}",
+                    100.0 * (p - c) / c,
+                    if chain { " (a part's own chain)" } else { "" },
+                    if r.noisy { " (noisy)" } else { "" }
+                ),
+                Err(w) => format!("-  {w}"),
+            };
+            s.push_str(&format!("  {:w$}  {:>7}  {line}\n", r.name, r.ratio));
         }
         s
     }
@@ -637,6 +852,18 @@ pub struct Mapping {
 }
 
 impl Mapping {
+    /// The cycles per unit of a mix of `parts` (each form, an index into
+    /// the singles, and its copies per unit) under this mapping: their
+    /// [`bottleneck`], never below `floor`; `None` when a form is not
+    /// mapped.
+    pub fn predict(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
+        let uops: Option<Vec<(u32, f64)>> = parts
+            .iter()
+            .map(|&(k, r)| Some((self.sets.iter().find(|s| s.0 == k)?.1, r as f64)))
+            .collect();
+        Some(bottleneck(&uops?).max(floor))
+    }
+
     /// The root mean square of the pairs' relative errors.
     pub fn rms(&self) -> f64 {
         let n = self.residuals.len().max(1) as f64;
