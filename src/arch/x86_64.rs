@@ -545,7 +545,9 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
     let mc = form.mc_operands();
     let mut ops: Vec<Option<OpValue>> = vec![None; mc.len()];
     let mut used: Vec<Reg> = avoid.to_vec();
-    let apx = form.predicates().any(|p| p.cond().contains("egpr"));
+    // APX's extended GPRs (R16-R31) only where the form requires them:
+    // `NoEGPR` (`!egpr`, shlx's) excludes them, and iced cannot encode them.
+    let apx = form.predicates().any(|p| p.cond() == "egpr");
     for (i, m) in mc.iter().enumerate() {
         if m.operand.tied_to().is_some_and(|t| t < m.operand.index()) {
             continue;

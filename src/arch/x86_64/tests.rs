@@ -299,3 +299,30 @@ fn value_dependent_faults_are_skipped_with_their_reason() {
         }
     }
 }
+
+/// A form that excludes APX's extended GPRs (`NoEGPR`: shlx, andn) never
+/// gets one when the legacy registers run out, nor does a plain form
+/// (add): the instance fails instead. R16-R31 iced cannot encode, so
+/// such an instance failed later, in the kernel, after a mix of three
+/// forms had used up the others.
+#[test]
+fn instances_take_extended_gprs_only_where_required() {
+    let legacy: Vec<Reg> = isa()
+        .class("GR64")
+        .unwrap()
+        .members()
+        .filter(|r| X86_64.register_feature(*r).is_none())
+        .collect();
+    for name in ["SHLX64rr", "ANDN64rr", "ADD64rr"] {
+        let form = isa().instr(name).unwrap();
+        let got = X86_64.instance(form, &legacy);
+        assert!(got.is_err(), "{name}: {got:?}");
+        // With legacy registers free, they are taken.
+        let some = X86_64.instance(form, &legacy[..4]).unwrap();
+        for k in 0..some.ops.len() {
+            for r in X86_64.operand_regs(&some, k) {
+                assert_eq!(X86_64.register_feature(r), None, "{name}: {r:?}");
+            }
+        }
+    }
+}
