@@ -1452,16 +1452,19 @@ fn ports_measures_every_pair_against_each_form_alone() {
     )
     .unwrap();
     let model_arg = model.to_str().unwrap();
-    let o = winic(&[
-        "-f",
-        "2.0",
-        "ports",
-        "-i",
-        forms[0],
-        forms[1],
-        "--compare",
-        model_arg,
-    ]);
+    let compare = |file: &str| {
+        winic(&[
+            "-f",
+            "2.0",
+            "ports",
+            "-i",
+            forms[0],
+            forms[1],
+            "--compare",
+            file,
+        ])
+    };
+    let o = compare(model_arg);
     if arch == "x86_64" {
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
@@ -1480,16 +1483,7 @@ fn ports_measures_every_pair_against_each_form_alone() {
         assert!(stderr(&o).contains("--compare"), "{}", stderr(&o));
     }
     let missing = dir.join("missing.yml");
-    let o = winic(&[
-        "-f",
-        "2.0",
-        "ports",
-        "-i",
-        forms[0],
-        forms[1],
-        "--compare",
-        missing.to_str().unwrap(),
-    ]);
+    let o = compare(missing.to_str().unwrap());
     assert!(!o.status.success(), "{}", stderr(&o));
     // Refused before anything is measured: no progress was shown.
     assert!(!stderr(&o).contains("ETA"), "{}", stderr(&o));
