@@ -809,7 +809,7 @@ fn eta_progress() -> impl FnMut(&str, usize, usize, &str) {
         }
         (last_done, last_total) = (done, total);
         let secs = start.elapsed().as_secs_f64();
-        let eta = secs / done.max(1) as f64 * (total - done) as f64;
+        let eta = secs / done.max(1) as f64 * total.saturating_sub(done) as f64;
         let clock = |s: f64| format!("{}:{:02}", s as u64 / 60, s as u64 % 60);
         let line = format!(
             "{label}: {done}/{total} ({:.0}%), {} elapsed, ETA {}",

@@ -246,7 +246,9 @@ fn measure_bodies(
             ),
             Err(e) => (Err(e.to_string()), false),
         };
-        done += 1;
+        // A body can report more than once (its rounds): never past the
+        // total.
+        done = (done + 1).min(bodies.len());
         progress(done);
     });
     got
