@@ -127,6 +127,8 @@ pub struct Conflicts {
     pub singles: Vec<Single>,
     /// Each pair of measured forms.
     pub pairs: Vec<Pair>,
+    /// The port mapping fitted to the pairs once they were measured.
+    pub mapping: Option<Mapping>,
     /// Mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
     pub held_back: Vec<HeldBack>,
 }
@@ -362,11 +364,14 @@ pub fn run(
         (p.cycles, p.noisy) = got[mix].clone();
         p.noisy |= [ia, ib].iter().flatten().any(|&i| got[i].1);
     }
-    Conflicts {
+    let mut found = Conflicts {
         singles,
         pairs,
+        mapping: None,
         held_back: Vec::new(),
-    }
+    };
+    found.mapping = found.fit();
+    found
 }
 
 impl Conflicts {
@@ -382,7 +387,7 @@ impl Conflicts {
         opts: &Options,
         progress: &mut dyn FnMut(usize, usize),
     ) {
-        let Some(m) = self.mapping() else { return };
+        let Some(m) = &self.mapping else { return };
         let n = m.sets.len();
         if n < 3 {
             return;
@@ -558,8 +563,8 @@ impl Conflicts {
             };
             s.push_str(&format!("  {name:pw$}  {mix:>5}  {line}\n"));
         }
-        let mapping = self.mapping();
-        if let Some(m) = &mapping {
+        let mapping = &self.mapping;
+        if let Some(m) = mapping {
             s.push_str(&self.render_mapping(m, width));
             if !self.held_back.is_empty() {
                 s.push_str(&self.render_held_back(m));
@@ -1027,7 +1032,7 @@ impl Conflicts {
     /// among them: from as many ports as the widest form has up to
     /// [`MAX_PORTS`], the fewest whose fit is within 2 points of relative
     /// error of the best. `None` with fewer than two such forms.
-    pub fn mapping(&self) -> Option<Mapping> {
+    fn fit(&self) -> Option<Mapping> {
         let forms: Vec<(usize, u32)> = self
             .singles
             .iter()
