@@ -202,14 +202,23 @@ enum Command {
     /// no port it is bound by (`independent`); one that takes the sum
     /// shares all (`the same resources`). For forms whose time alone is
     /// that of one micro-op on N ports (1/N cycles), the shared ports
-    /// follow: the mix's micro-ops on (copies)/T ports. 2 to 64 forms of
-    /// this machine's arch; forms with an implicit dependency between
+    /// follow: the mix's micro-ops on (copies)/T ports. Forms of this
+    /// machine's arch; forms with an implicit dependency between
     /// copies (`adc`) are left out, saying so. Then a port mapping is
     /// fitted to the forms that run as one micro-op (each on N of P
     /// numbered ports, P as few as fit), with every mix's measured and
     /// predicted time: one mapping that fits, not the only one. With
     /// --compare, how many forms it places on the ports an OSACA machine
     /// file gives them. Nothing is written to the database.
+    ///
+    /// Up to 64 forms run in every pair. More (every form, with neither
+    /// -i nor --filter) make a full run: every form alone, a seed of
+    /// single-micro-op forms (--seed, spread over port counts and register
+    /// widths) in every pair and its fit, one seed form of each port set
+    /// as a probe, and every other single-micro-op form mixed with each
+    /// probe and given the port set that predicts those mixes best; forms
+    /// with the same set are a class, listed with the mixes that decided
+    /// it. A full x86 run takes minutes.
     Ports {
         /// The forms (LLVM names), e.g. -i ADD64rr IMUL64rr VADDPDZrr.
         #[arg(short = 'i', long = "instr", value_name = "NAME", num_args = 1..)]
@@ -221,6 +230,10 @@ enum Command {
         /// Measure on this core (as TP's --core).
         #[arg(long = "core", value_name = "N", value_parser = parse_core, allow_negative_numbers = true)]
         cpu: Option<usize>,
+        /// In a full run (more than 64 forms): how many single-micro-op
+        /// forms run in every pair to fix the ports and the probes.
+        #[arg(long, value_name = "N", default_value_t = winic::mode::ports::classes::SEED, value_parser = whole::<usize>(3, winic::mode::ports::MAX_FORMS as u64), allow_negative_numbers = true)]
+        seed: usize,
         /// After the fit, measure this many mixes of three of the fitted
         /// forms (each with as many copies as it has ports), chosen by a
         /// fixed sequence, and report how well the mapping predicts them:
@@ -619,6 +632,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Ports {
             instrs,
             filter,
+            seed,
             held_back,
             cpu,
             compare,
@@ -637,6 +651,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 arch,
                 &instrs,
                 filter.as_deref(),
+                seed,
                 held_back,
                 cpu,
                 clock_of(cli.frequency),

@@ -229,6 +229,13 @@ pub trait KernelFrame {
         None
     }
 
+    /// Why `a` and `b` must not share a kernel body although each runs
+    /// alone (a cost of their mix that is no execution port's: x86 legacy
+    /// SSE beside VEX or EVEX forms), or `None`.
+    fn cannot_mix(&self, _a: Instr, _b: Instr) -> Option<&'static str> {
+        None
+    }
+
     /// Whether `form` runs in a kernel although LLVM's flags alone would
     /// keep it out (`isCodeGenOnly`, a branch, a PC-relative target): x86
     /// condition forms (`cmov${cond}`, reached by the assembler through one

@@ -40,9 +40,34 @@ fn saved(touched: &[Reg]) -> Result<Vec<OpValue>, EncodeError> {
     Ok(out)
 }
 
+/// Whether `form` works on vector registers of 128 bits or more, and if
+/// so whether in a VEX or EVEX encoding (`Some(true)`) or as legacy SSE
+/// (`Some(false)`).
+fn vex_vector(form: Instr) -> Option<bool> {
+    let vector = form
+        .operands()
+        .filter_map(|o| o.ty().class())
+        .any(|c| c.bits() >= 128);
+    let crate::isa::Encoding::X86(enc) = form.encoding() else {
+        return None;
+    };
+    vector.then(|| matches!(enc.openc(), "EncVEX" | "EncEVEX"))
+}
+
 impl KernelFrame for X86_64 {
     fn cannot_run(&self, form: Instr) -> Option<String> {
         super::runnable::cannot_run(&form)
+    }
+
+    fn cannot_mix(&self, a: Instr, b: Instr) -> Option<&'static str> {
+        matches!(
+            (vex_vector(a), vex_vector(b)),
+            (Some(true), Some(false)) | (Some(false), Some(true))
+        )
+        .then_some(
+            "legacy SSE beside a VEX or EVEX form: the state of the upper halves costs time no \
+             port explains",
+        )
     }
 
     fn runs_anyway(&self, form: Instr) -> bool {

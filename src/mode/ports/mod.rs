@@ -13,36 +13,48 @@ use crate::error::Error;
 use crate::exec::run::{batch_costs, Clock, Options};
 use crate::isa::{Arch, Instr, Reg};
 use crate::kernel::{self, shape};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
-/// The most forms one run takes: their pairs grow as the square (64 forms
-/// are 2016 pairs, a few minutes).
+pub mod classes;
+
+/// The most forms a run measures in every pair: their pairs grow as the
+/// square (64 forms are 2016 pairs, a minute); more make a full run
+/// ([`classes::run`]).
 pub const MAX_FORMS: usize = 64;
 
-/// `winic ports`: selects the forms (`names`, or those `filter` matches),
-/// at least two and at most [`MAX_FORMS`], and measures them
-/// ([`run`]) on `cpu` with `clock`; then, with `held_back` above 0, that
-/// many mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
+/// `winic ports`: selects the forms (`names`, or those `filter` matches,
+/// or every form of `arch` with neither), at least two, and measures
+/// them on `cpu` with `clock`: up to [`MAX_FORMS`] in every pair
+/// ([`run`]), more in a full run ([`classes::run`], a seed of `seed`
+/// forms in every pair and the others against its probes); then, with
+/// `held_back` above 0, that many mixes of three forms the fit did not
+/// see ([`Conflicts::hold_back`]).
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     arch: Arch,
     names: &[String],
     filter: Option<&str>,
+    seed: usize,
     held_back: usize,
     cpu: Option<usize>,
     clock: Clock,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Conflicts, Error> {
     let forms = super::select_forms(arch, names, filter, None, None)?;
-    if forms.len() < 2 || forms.len() > MAX_FORMS {
+    if forms.len() < 2 {
         return Err(Error::BadInput(format!(
-            "winic ports measures every pair of 2 to {MAX_FORMS} forms; {} selected (name them \
-             with -i, or narrow --filter)",
+            "winic ports needs at least 2 forms; {} selected (name them with -i, or widen \
+             --filter)",
             forms.len()
         )));
     }
     let t = crate::arch::target(arch);
     let opts = super::measuring_options(t, clock, cpu)?;
-    let mut found = run(t, &forms, &opts, progress);
+    let mut found = if forms.len() <= MAX_FORMS {
+        run(t, &forms, &opts, progress)
+    } else {
+        classes::run(t, &forms, seed, &opts, progress)
+    };
     if held_back > 0 {
         found.hold_back(t, held_back, &opts, progress);
     }
@@ -131,6 +143,9 @@ pub struct Conflicts {
     pub mapping: Option<Mapping>,
     /// Mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
     pub held_back: Vec<HeldBack>,
+    /// In a full run ([`classes::run`]): the seed fitted first and the
+    /// probes every other form was mixed with.
+    pub classes: Option<classes::Seed>,
 }
 
 /// A mix of three forms, measured to test the fitted mapping.
@@ -160,9 +175,9 @@ pub struct Pair {
     pub units: usize,
     /// Cycles per unit of the mix, or why there is none.
     pub cycles: Result<f64, String>,
-    /// Cycles per unit of each form's copies alone (the same copies on the
-    /// same registers, without the other form's): the floor the mix
-    /// cannot beat, chains included.
+    /// Cycles per unit of each form's copies alone (without the other
+    /// form's): the floor the mix cannot beat, chains included; from the
+    /// form's fewest copies in any mix measured alone ([`measure_pairs`]).
     pub alone: (Result<f64, String>, Result<f64, String>),
     /// Its timings were noisy.
     pub noisy: bool,
@@ -202,10 +217,9 @@ fn mixed(t: &dyn Target, parts: &[(Instr, usize)]) -> Option<(Vec<Inst>, usize)>
         let mut regs: Vec<Reg> = Vec::new();
         let mut copies: Vec<Vec<Inst>> = Vec::new();
         for &(form, per) in parts {
-            let got = shape::throughput_avoiding(t, form, per * u, &regs).ok()?;
-            if got.len() != per * u {
-                return None;
-            }
+            let got = shape::throughput_avoiding(t, form, per * u, &regs)
+                .ok()
+                .filter(|g| g.len() == per * u)?;
             regs.extend(
                 got.iter()
                     .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k))),
@@ -265,7 +279,42 @@ pub fn run(
     opts: &Options,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Conflicts {
-    // Alone: the TP body (up to 12 independent copies).
+    let n = forms.len();
+    let guess = n + 3 * n * n.saturating_sub(1) / 2;
+    let (singles, runnable) = measure_singles(t, forms, opts, &mut |d| progress(d, guess));
+    // Together: every pair of forms measured alone.
+    let measured: Vec<usize> = (0..singles.len())
+        .filter(|&k| singles[k].cycles.is_ok())
+        .collect();
+    let wanted: Vec<(usize, usize)> = measured
+        .iter()
+        .enumerate()
+        .flat_map(|(x, &a)| measured[x + 1..].iter().map(move |&b| (a, b)))
+        .collect();
+    let (pairs, _) = measure_pairs(t, &singles, &wanted, opts, &mut |d, total| {
+        progress(runnable + d, runnable + total)
+    });
+    let mut found = Conflicts {
+        singles,
+        pairs,
+        mapping: None,
+        held_back: Vec::new(),
+        classes: None,
+    };
+    found.mapping = found.fit();
+    found
+}
+
+/// Measures each of `forms` alone, in the TP body (up to 12 independent
+/// copies), leaving out with the reason those that cannot run or whose
+/// copies depend on each other; the singles and how many were measured,
+/// `progress(done)` after each kernel.
+pub(crate) fn measure_singles(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize),
+) -> (Vec<Single>, usize) {
     let mut singles: Vec<Single> = Vec::new();
     let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
     let mut body_of: Vec<Option<usize>> = Vec::new();
@@ -295,83 +344,107 @@ pub fn run(
             bodies.push((b, n));
         }
     }
-    let runnable = bodies.len();
-    let guess = runnable + 3 * runnable * runnable.saturating_sub(1) / 2;
-    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, guess));
+    let got = measure_bodies(t, &bodies, opts, progress);
     for (s, at) in singles.iter_mut().zip(&body_of) {
         if let Some(k) = at {
             (s.cycles, s.noisy) = got[*k].clone();
         }
     }
-    // Together: every pair of forms measured alone, in a balanced mix,
-    // and each form's copies of the mix alone (once per form and copies).
-    let measured: Vec<usize> = (0..singles.len())
-        .filter(|&k| singles[k].cycles.is_ok())
-        .collect();
+    (singles, bodies.len())
+}
+
+/// Measures the `wanted` pairs of `singles` (indices; each measured
+/// alone), each in a balanced mix ([`balance`]), and the floor of each
+/// form's copies of a mix alone: the copies of a form take the larger of
+/// their time at its rate alone and the time of their longest chain,
+/// which does not grow with more copies, so one body per form, the
+/// fewest copies any of its mixes holds, gives every floor. The pairs
+/// and how many kernels they took; `progress(done, total)` after each
+/// kernel.
+pub(crate) fn measure_pairs(
+    t: &dyn Target,
+    singles: &[Single],
+    wanted: &[(usize, usize)],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> (Vec<Pair>, usize) {
     let mut pairs: Vec<Pair> = Vec::new();
     let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
-    let mut alone_at: HashMap<(usize, usize), Option<usize>> = HashMap::new();
-    // Each pair's bodies: the mix, and each form's copies alone.
-    type Slot = Option<(usize, Option<usize>, Option<usize>)>;
-    let mut slots: Vec<Slot> = Vec::new();
-    for (x, &a) in measured.iter().enumerate() {
-        for &b in &measured[x + 1..] {
-            let (ta, tb) = (time(&singles[a]), time(&singles[b]));
-            let ratio = balance(ta, tb);
-            let mix = mixed(t, &[(singles[a].form, ratio.0), (singles[b].form, ratio.1)]);
-            let units = mix.as_ref().map_or(0, |m| m.1);
-            let why = "no registers left to mix them".to_string();
-            pairs.push(Pair {
-                a,
-                b,
-                ratio,
-                units,
-                cycles: Err(if mix.is_some() {
-                    "not measured".into()
-                } else {
-                    why.clone()
-                }),
-                alone: (Err(why.clone()), Err(why)),
-                noisy: false,
-            });
-            let Some((body, units)) = mix else {
-                slots.push(None);
-                continue;
-            };
-            let mut alone = |k: usize, copies: usize| {
-                *alone_at.entry((k, copies)).or_insert_with(|| {
-                    let b = shape::throughput(t, singles[k].form, copies).ok()?;
-                    (b.len() == copies).then(|| {
-                        bodies.push((b, 1));
-                        bodies.len() - 1
-                    })
-                })
-            };
-            let (ia, ib) = (alone(a, ratio.0 * units), alone(b, ratio.1 * units));
-            bodies.push((body, units));
-            slots.push(Some((bodies.len() - 1, ia, ib)));
+    // Each pair's mix, and the fewest copies of each form in a mix.
+    let mut slots: Vec<Option<usize>> = Vec::new();
+    let mut fewest: BTreeMap<usize, usize> = BTreeMap::new();
+    for &(a, b) in wanted {
+        let (ta, tb) = (time(&singles[a]), time(&singles[b]));
+        let ratio = balance(ta, tb);
+        let apart = t.cannot_mix(singles[a].form, singles[b].form);
+        let mix = apart
+            .is_none()
+            .then(|| mixed(t, &[(singles[a].form, ratio.0), (singles[b].form, ratio.1)]))
+            .flatten();
+        let units = mix.as_ref().map_or(0, |m| m.1);
+        let why = apart.unwrap_or("no registers left to mix them").to_string();
+        pairs.push(Pair {
+            a,
+            b,
+            ratio,
+            units,
+            cycles: Err(if mix.is_some() {
+                "not measured".into()
+            } else {
+                why.clone()
+            }),
+            alone: (Err(why.clone()), Err(why)),
+            noisy: false,
+        });
+        let Some((body, units)) = mix else {
+            slots.push(None);
+            continue;
+        };
+        for (k, copies) in [(a, ratio.0 * units), (b, ratio.1 * units)] {
+            let c = fewest.entry(k).or_insert(copies);
+            *c = (*c).min(copies);
+        }
+        bodies.push((body, units));
+        slots.push(Some(bodies.len() - 1));
+    }
+    let mut floor_at: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+    for (&k, &copies) in &fewest {
+        if let Some(body) = exactly(t, singles[k].form, copies) {
+            bodies.push((body, 1));
+            floor_at.insert(k, (bodies.len() - 1, copies));
         }
     }
-    let total = runnable + bodies.len();
-    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(runnable + d, total));
-    for (p, slot) in pairs.iter_mut().zip(slots) {
-        let Some((mix, ia, ib)) = slot else { continue };
-        let per_unit = |i: Option<usize>| match i {
-            Some(i) => got[i].0.clone().map(|c| c / p.units as f64),
-            None => Err("its copies of the mix do not run alone".into()),
-        };
-        p.alone = (per_unit(ia), per_unit(ib));
-        (p.cycles, p.noisy) = got[mix].clone();
-        p.noisy |= [ia, ib].iter().flatten().any(|&i| got[i].1);
-    }
-    let mut found = Conflicts {
-        singles,
-        pairs,
-        mapping: None,
-        held_back: Vec::new(),
+    let total = bodies.len();
+    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
+    // Cycles of `copies` of form `k` alone, and whether noisy.
+    let floor = |k: usize, copies: usize| match floor_at.get(&k) {
+        Some(&(i, fewest)) if copies >= fewest => (
+            got[i]
+                .0
+                .clone()
+                .map(|c| c.max(copies as f64 * time(&singles[k]))),
+            got[i].1,
+        ),
+        _ => (Err("its copies of the mix do not run alone".into()), false),
     };
-    found.mapping = found.fit();
-    found
+    for (p, slot) in pairs.iter_mut().zip(slots) {
+        let Some(mix) = slot else { continue };
+        let (fa, na) = floor(p.a, p.ratio.0 * p.units);
+        let (fb, nb) = floor(p.b, p.ratio.1 * p.units);
+        let units = p.units as f64;
+        p.alone = (fa.map(|c| c / units), fb.map(|c| c / units));
+        (p.cycles, p.noisy) = got[mix].clone();
+        p.noisy |= na || nb;
+    }
+    (pairs, total)
+}
+
+/// The TP body of exactly `copies` independent copies of `form`, or
+/// `None` when its registers give fewer.
+fn exactly(t: &dyn Target, form: Instr, copies: usize) -> Option<Vec<Inst>> {
+    shape::throughput(t, form, copies)
+        .ok()
+        .filter(|b| b.len() == copies)
 }
 
 impl Conflicts {
@@ -401,10 +474,18 @@ impl Conflicts {
         };
         let possible = n * (n - 1) * (n - 2) / 6;
         let mut chosen: Vec<[usize; 3]> = Vec::new();
-        while chosen.len() < count.min(possible) {
+        // Draws are bounded: triples that cannot mix may leave fewer than
+        // asked.
+        let mut draws = 0;
+        while chosen.len() < count.min(possible) && draws < 100 * count + 1000 {
+            draws += 1;
             let mut three = [next(n), next(n), next(n)];
             three.sort_unstable();
-            if three[0] != three[1] && three[1] != three[2] && !chosen.contains(&three) {
+            let form = |i: usize| self.singles[m.sets[three[i]].0].form;
+            let apart = [(0, 1), (0, 2), (1, 2)]
+                .iter()
+                .any(|&(x, y)| t.cannot_mix(form(x), form(y)).is_some());
+            if three[0] != three[1] && three[1] != three[2] && !chosen.contains(&three) && !apart {
                 chosen.push(three);
             }
         }
@@ -429,11 +510,8 @@ impl Conflicts {
                 let alone: Option<Vec<usize>> = forms
                     .iter()
                     .map(|&(f, r)| {
-                        let b = shape::throughput(t, f, r * units).ok()?;
-                        (b.len() == r * units).then(|| {
-                            bodies.push((b, units));
-                            bodies.len() - 1
-                        })
+                        bodies.push((exactly(t, f, r * units)?, units));
+                        Some(bodies.len() - 1)
                     })
                     .collect();
                 bodies.push((body, units));
@@ -493,13 +571,35 @@ impl Conflicts {
     /// and with `compare` (a label and each single's reference ports, as
     /// [`Mapping::agreement`] takes them) how it agrees.
     pub fn render(&self, compare: Option<(&str, &[Option<Vec<String>>])>) -> String {
-        let mut s = String::from("alone (cycles per instruction):\n");
         let width = self
             .singles
             .iter()
             .map(|x| x.form.name().len())
             .max()
             .unwrap_or(0);
+        let mut s = match &self.classes {
+            Some(seed) => self.render_classes(seed, self.mapping.as_ref()),
+            None => self.render_pairs(width),
+        };
+        if let Some(m) = &self.mapping {
+            if !self.held_back.is_empty() {
+                s.push_str(&self.render_held_back(m));
+            }
+        }
+        if let Some((label, reference)) = compare {
+            match self.mapping.as_ref().and_then(|m| m.agreement(reference)) {
+                Some(a) => s.push_str(&self.render_agreement(&a, label, width)),
+                None => s.push_str(&format!(
+                    "against {label}: no form both the fit and it place as one micro-op\n"
+                )),
+            }
+        }
+        s
+    }
+
+    /// Each form alone, each pair, and the mapping fitted to them.
+    fn render_pairs(&self, width: usize) -> String {
+        let mut s = String::from("alone (cycles per instruction):\n");
         for x in &self.singles {
             let v = match &x.cycles {
                 Ok(c) => format!("{c:.3}{}", if x.noisy { " (noisy)" } else { "" }),
@@ -563,20 +663,8 @@ impl Conflicts {
             };
             s.push_str(&format!("  {name:pw$}  {mix:>5}  {line}\n"));
         }
-        let mapping = &self.mapping;
-        if let Some(m) = mapping {
+        if let Some(m) = &self.mapping {
             s.push_str(&self.render_mapping(m, width));
-            if !self.held_back.is_empty() {
-                s.push_str(&self.render_held_back(m));
-            }
-        }
-        if let Some((label, reference)) = compare {
-            match mapping.as_ref().and_then(|m| m.agreement(reference)) {
-                Some(a) => s.push_str(&self.render_agreement(&a, label, width)),
-                None => s.push_str(&format!(
-                    "against {label}: no form both the fit and it place as one micro-op\n"
-                )),
-            }
         }
         s
     }
@@ -1033,18 +1121,29 @@ impl Conflicts {
     /// [`MAX_PORTS`], the fewest whose fit is within 2 points of relative
     /// error of the best. `None` with fewer than two such forms.
     fn fit(&self) -> Option<Mapping> {
-        let forms: Vec<(usize, u32)> = self
-            .singles
-            .iter()
-            .enumerate()
-            .filter_map(|(k, s)| Some((k, single_uop_ports(*s.cycles.as_ref().ok()?)?)))
-            .collect();
-        let at = |k: usize| forms.iter().position(|f| f.0 == k);
-        let pairs: Vec<(usize, Mix)> = self
+        let width = |k: usize| {
+            single_uop_ports(*self.singles[k].cycles.as_ref().ok()?).filter(|&w| w <= MAX_PORTS)
+        };
+        // The measured mixes of two such forms, and the forms in them.
+        let usable: Vec<(usize, &Pair)> = self
             .pairs
             .iter()
             .enumerate()
-            .filter_map(|(p, x)| {
+            .filter(|(_, x)| width(x.a).is_some() && width(x.b).is_some())
+            .filter(|(_, x)| x.alone.0.is_ok() && x.alone.1.is_ok())
+            .filter(|(_, x)| x.cycles.as_ref().is_ok_and(|&c| c > 0.0))
+            .collect();
+        let mut forms: Vec<(usize, u32)> = usable
+            .iter()
+            .flat_map(|(_, x)| [x.a, x.b])
+            .filter_map(|k| Some((k, width(k)?)))
+            .collect();
+        forms.sort_unstable();
+        forms.dedup();
+        let at = |k: usize| forms.iter().position(|f| f.0 == k);
+        let pairs: Vec<(usize, Mix)> = usable
+            .iter()
+            .filter_map(|&(p, x)| {
                 let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
                 let mix = Mix {
                     a: (at(x.a)?, x.ratio.0),
@@ -1052,11 +1151,11 @@ impl Conflicts {
                     floor: fa.max(fb),
                     cycles: *x.cycles.as_ref().ok()?,
                 };
-                (mix.cycles > 0.0).then_some((p, mix))
+                Some((p, mix))
             })
             .collect();
         let widest = forms.iter().map(|f| f.1).max()?;
-        if forms.len() < 2 || pairs.is_empty() || widest > MAX_PORTS {
+        if forms.len() < 2 || pairs.is_empty() {
             return None;
         }
         let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();

@@ -1,0 +1,660 @@
+//! A full run of port inference: more forms than their pairs can be
+//! timed for (thousands of forms are millions of pairs). Every form runs
+//! alone; a seed of single-micro-op forms, spread over port counts and
+//! register widths, runs in every pair and fixes a port mapping
+//! ([`Conflicts::fit`]); one form of each port set the seed found becomes
+//! a probe; every other single-micro-op form runs in a balanced mix with
+//! each probe, and takes the set of its port count that predicts those
+//! mixes best, the probes' sets held. Forms with the same set are a
+//! class: they behave alike against every probe. Thousands of forms cost
+//! a few mixes each, not one per other form.
+
+use super::{
+    balance, measure_pairs, measure_singles, port_sets, single_uop_ports, time, Conflicts, Mapping,
+    Mix, Single, MAX_PORTS,
+};
+use crate::arch::Target;
+use crate::exec::run::Options;
+use crate::isa::{Flag, Instr};
+use crate::mode::common::{accesses_memory, skipped_lines, widest_operand};
+use std::collections::BTreeMap;
+
+/// Seed forms by default: their pairs (780 for 40) take seconds.
+pub const SEED: usize = 40;
+
+/// What a full run fixed before it placed the other forms.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    /// The seed forms (indices into the singles), measured in every pair.
+    pub forms: Vec<usize>,
+    /// The pairs among them: the first this many of the run's pairs.
+    pub pairs: usize,
+    /// The probes (indices into the singles): one seed form of each port
+    /// set the seed's fit found.
+    pub probes: Vec<usize>,
+    /// Each placed form (index into the singles): how many port sets of
+    /// its count fit its mixes with the probes as well as the one it got
+    /// (1: the probes tell it apart).
+    pub alike: Vec<(usize, usize)>,
+    /// How many forms ran as one micro-op on N ports, neither loading
+    /// nor storing: the forms placed, the seed's among them.
+    pub candidates: usize,
+}
+
+/// Why a full run does not time a form that loads or stores.
+const MEMORY: &str = "loads or stores: a micro-op of its own beside the operation, not placed";
+
+/// The single-micro-op forms of `singles` (measured at 1/N cycles, N up
+/// to [`MAX_PORTS`]; forms that load or store are not measured).
+fn single_uop_forms(singles: &[Single]) -> Vec<(usize, u32)> {
+    singles
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| Some((k, single_uop_ports(*s.cycles.as_ref().ok()?)?)))
+        .filter(|f| f.1 <= MAX_PORTS)
+        .collect()
+}
+
+/// `size` seed forms of `forms` (index and port count): the forms grouped
+/// by port count and widest register, every group one form at least (the
+/// largest groups first when there are more groups than `size`), the rest
+/// shared in proportion to the groups' sizes, each group's forms taken
+/// evenly spaced in name order (different operations, not one family).
+pub fn choose_seed(singles: &[Single], forms: &[(usize, u32)], size: usize) -> Vec<usize> {
+    let mut groups: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+    for &(k, ports) in forms {
+        let key = (ports, widest_operand(singles[k].form));
+        groups.entry(key).or_default().push(k);
+    }
+    let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+    for g in &mut groups {
+        g.sort_by_key(|&k| singles[k].form.name());
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    groups.truncate(size);
+    let total: usize = groups.iter().map(Vec::len).sum();
+    let spare = size.saturating_sub(groups.len());
+    let mut takes: Vec<usize> = groups
+        .iter()
+        .map(|g| (1 + spare * g.len() / total.max(1)).min(g.len()))
+        .collect();
+    // The seats rounding left: one each to the largest groups with forms
+    // left.
+    let mut left = size.saturating_sub(takes.iter().sum());
+    for (g, take) in groups.iter().zip(&mut takes) {
+        if left > 0 && *take < g.len() {
+            *take += 1;
+            left -= 1;
+        }
+    }
+    let mut seed = Vec::new();
+    for (g, &take) in groups.iter().zip(&takes) {
+        seed.extend((0..take).map(|i| g[i * g.len() / take]));
+    }
+    seed.sort_unstable();
+    seed
+}
+
+/// Runs a full inference on `forms`: each alone, a seed of `seed_size`
+/// in every pair and its fit, then every other single-micro-op form
+/// against the probes; `progress(done, total)` after each kernel (the
+/// total grows as each stage knows its kernels).
+pub fn run(
+    t: &dyn Target,
+    forms: &[Instr],
+    seed_size: usize,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Conflicts {
+    // A load or a store is a micro-op of its own: such forms are not
+    // measured.
+    let (memory, timed): (Vec<Instr>, Vec<Instr>) = forms
+        .iter()
+        .partition(|&&f| f.has(Flag::MayLoad) || f.has(Flag::MayStore) || accesses_memory(t, f));
+    let n = timed.len();
+    let (mut singles, alone) = measure_singles(t, &timed, opts, &mut |d| progress(d, n));
+    singles.extend(memory.into_iter().map(|form| Single {
+        form,
+        cycles: Err(MEMORY.into()),
+        noisy: false,
+    }));
+    let candidates = single_uop_forms(&singles);
+    let seed = choose_seed(&singles, &candidates, seed_size);
+    let wanted: Vec<(usize, usize)> = seed
+        .iter()
+        .enumerate()
+        .flat_map(|(x, &a)| seed[x + 1..].iter().map(move |&b| (a, b)))
+        .collect();
+    let (pairs, kernels) = measure_pairs(t, &singles, &wanted, opts, &mut |d, total| {
+        progress(alone + d, alone + total)
+    });
+    let done = alone + kernels;
+    let mut found = Conflicts {
+        singles,
+        pairs,
+        mapping: None,
+        held_back: Vec::new(),
+        classes: None,
+    };
+    found.mapping = found.fit();
+    found.classes = Some(Seed {
+        forms: seed,
+        pairs: found.pairs.len(),
+        probes: Vec::new(),
+        alike: Vec::new(),
+        candidates: candidates.len(),
+    });
+    let Some(mut mapping) = found.mapping.take() else {
+        return found;
+    };
+    let placed: Vec<(usize, u32)> = candidates
+        .iter()
+        .filter(|c| !mapping.sets.iter().any(|s| s.0 == c.0))
+        .copied()
+        .collect();
+    // Probes for each group of forms that can share a body with the same
+    // seed probes (x86: legacy SSE forms not with VEX ones), the fewest
+    // that tell that group's sets apart.
+    let every = probes_of(&mapping, &found);
+    let form = |k: usize| found.singles[k].form;
+    let mixes_with = |k: usize| -> Vec<usize> {
+        every
+            .iter()
+            .copied()
+            .filter(|&p| t.cannot_mix(form(p), form(k)).is_none())
+            .collect()
+    };
+    let mut groups: BTreeMap<Vec<usize>, Vec<(usize, u32)>> = BTreeMap::new();
+    for &c in &placed {
+        groups.entry(mixes_with(c.0)).or_default().push(c);
+    }
+    let mut probes: Vec<usize> = groups
+        .iter()
+        .flat_map(|(usable, forms)| telling(usable, &found, &mapping, forms))
+        .collect();
+    probes.sort_unstable();
+    probes.dedup();
+    // Each placed form with each probe it can share a body with.
+    let mut wanted: Vec<(usize, usize)> = Vec::new();
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    let first = found.pairs.len();
+    for &(k, _) in &placed {
+        let start = first + wanted.len();
+        wanted.extend(
+            probes
+                .iter()
+                .filter(|&&p| t.cannot_mix(form(p), form(k)).is_none())
+                .map(|&p| (p, k)),
+        );
+        ranges.push(start..first + wanted.len());
+    }
+    let (more, _) = measure_pairs(t, &found.singles, &wanted, opts, &mut |d, total| {
+        progress(done + d, done + total)
+    });
+    found.pairs.extend(more);
+    let mut alike = Vec::new();
+    for (&(k, ports), mine) in placed.iter().zip(ranges) {
+        let mine: Vec<(usize, u32, Mix)> = mine
+            .filter_map(|p| {
+                Some((
+                    p,
+                    set_of(&mapping, found.pairs[p].a)?,
+                    probe_mix(&found, p)?,
+                ))
+            })
+            .collect();
+        let Some((set, ties)) = place(&mine, ports, mapping.ports) else {
+            continue;
+        };
+        mapping.sets.push((k, set));
+        alike.push((k, ties));
+        for (p, probe, m) in mine {
+            mapping
+                .residuals
+                .push((p, m.cycles, m.predicted(&[probe, set])));
+        }
+    }
+    found.mapping = Some(mapping);
+    if let Some(seed) = &mut found.classes {
+        seed.probes = probes;
+        seed.alike = alike;
+    }
+    found
+}
+
+/// The port set `mapping` gives the form `k` (index into the singles).
+fn set_of(mapping: &Mapping, k: usize) -> Option<u32> {
+    mapping.sets.iter().find(|s| s.0 == k).map(|s| s.1)
+}
+
+/// Pair `p` of `found` (a probe, then the form placed) as the fit sees
+/// it: the probe's copies as form 0, the other's as form 1; `None`
+/// without a time.
+fn probe_mix(found: &Conflicts, p: usize) -> Option<Mix> {
+    let x = &found.pairs[p];
+    let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
+    let cycles = *x.cycles.as_ref().ok()?;
+    (cycles > 0.0).then_some(Mix {
+        a: (0, x.ratio.0),
+        b: (1, x.ratio.1),
+        floor: fa.max(fb),
+        cycles,
+    })
+}
+
+/// The set of `width` out of `ports` ports that predicts `mixes` (each
+/// with the probe's set, [`probe_mix`]) best, and how many sets predict
+/// them as well (1: the probes tell the form's set apart); `None` without
+/// a mix or with more ports than the mapping has.
+pub fn place(mixes: &[(usize, u32, Mix)], width: u32, ports: u32) -> Option<(u32, usize)> {
+    if mixes.is_empty() {
+        return None;
+    }
+    let error = |set: u32| -> f64 {
+        mixes
+            .iter()
+            .map(|(_, probe, m)| ((m.predicted(&[*probe, set]) - m.cycles) / m.cycles).powi(2))
+            .sum()
+    };
+    let scored: Vec<(u32, f64)> = port_sets(width, ports)
+        .into_iter()
+        .map(|s| (s, error(s)))
+        .collect();
+    let best = scored.iter().min_by(|x, y| x.1.total_cmp(&y.1))?;
+    let ties = scored.iter().filter(|x| x.1 <= best.1 + 1e-12).count();
+    Some((best.0, ties))
+}
+
+/// The fewest of `probes` that tell apart every pair of port sets all of
+/// them tell apart, for forms of the port counts `candidates` have: a
+/// probe tells two sets apart when its balanced mix with a form on one
+/// takes another time ([`Mix::predicted`]) than with a form on the other.
+/// Chosen greedily, the probe that tells most sets apart first; in the
+/// order of `probes`.
+fn telling(
+    probes: &[usize],
+    found: &Conflicts,
+    mapping: &Mapping,
+    candidates: &[(usize, u32)],
+) -> Vec<usize> {
+    let mut widths: Vec<u32> = candidates.iter().map(|c| c.1).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    let sets: Vec<(u32, u32)> = widths
+        .iter()
+        .flat_map(|&w| port_sets(w, mapping.ports).into_iter().map(move |s| (w, s)))
+        .collect();
+    // Each probe's time with a form on each set, in millicycles.
+    let times = |p: usize| -> Vec<i64> {
+        let probe = set_of(mapping, p).unwrap_or(0);
+        let tp = time(&found.singles[p]);
+        sets.iter()
+            .map(|&(w, set)| {
+                let ratio = balance(tp, 1.0 / f64::from(w));
+                let mix = Mix {
+                    a: (0, ratio.0),
+                    b: (1, ratio.1),
+                    floor: 0.0,
+                    cycles: 1.0,
+                };
+                (1000.0 * mix.predicted(&[probe, set])).round() as i64
+            })
+            .collect()
+    };
+    let table: Vec<Vec<i64>> = probes.iter().map(|&p| times(p)).collect();
+    // Sets told apart by `chosen`: the distinct (width, times) rows.
+    let classes = |chosen: &[usize]| {
+        let mut rows: Vec<(u32, Vec<i64>)> = (0..sets.len())
+            .map(|i| (sets[i].0, chosen.iter().map(|&c| table[c][i]).collect()))
+            .collect();
+        rows.sort();
+        rows.dedup();
+        rows.len()
+    };
+    let all: Vec<usize> = (0..probes.len()).collect();
+    let goal = classes(&all);
+    let mut chosen: Vec<usize> = Vec::new();
+    while classes(&chosen) < goal {
+        let next = all
+            .iter()
+            .filter(|c| !chosen.contains(c))
+            .max_by_key(|&&c| {
+                let mut with = chosen.clone();
+                with.push(c);
+                (classes(&with), std::cmp::Reverse(c))
+            });
+        match next {
+            Some(&c) => chosen.push(c),
+            None => break,
+        }
+    }
+    chosen.sort_unstable();
+    chosen.into_iter().map(|c| probes[c]).collect()
+}
+
+/// The probes of a seed's `mapping`: for each port set it holds, the form
+/// whose mixes it predicts best (the smallest mean squared relative
+/// error), in the order of the sets.
+fn probes_of(mapping: &Mapping, found: &Conflicts) -> Vec<usize> {
+    let mut best: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
+    for &(k, set) in &mapping.sets {
+        let errors: Vec<f64> = mapping
+            .residuals
+            .iter()
+            .filter(|(p, _, _)| found.pairs[*p].a == k || found.pairs[*p].b == k)
+            .map(|(_, m, p)| ((p - m) / m).powi(2))
+            .collect();
+        let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+        let e = best.entry(set).or_insert((f64::INFINITY, k));
+        if mean < e.0 {
+            *e = (mean, k);
+        }
+    }
+    best.into_values().map(|b| b.1).collect()
+}
+
+/// Port sets as the report writes them: `{0,1,5}`.
+fn set_name(set: u32, ports: u32) -> String {
+    let p: Vec<String> = (0..ports)
+        .filter(|p| set & (1 << p) != 0)
+        .map(|p| p.to_string())
+        .collect();
+    format!("{{{}}}", p.join(","))
+}
+
+/// `names` in lines of at most 100 characters, each indented by 6.
+fn wrapped(names: &[&str]) -> String {
+    let mut s = String::new();
+    let mut line = String::new();
+    for n in names {
+        if !line.is_empty() && line.len() + n.len() > 100 {
+            s.push_str(&format!("      {line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(n);
+    }
+    if !line.is_empty() {
+        s.push_str(&format!("      {line}\n"));
+    }
+    s
+}
+
+impl Conflicts {
+    /// A full run's report: the forms alone, the seed and its fit, the
+    /// probes, then each class (port set) with the mixes that decided it
+    /// and its forms, and the forms the probes predict worst.
+    pub(super) fn render_classes(&self, seed: &Seed, m: Option<&Mapping>) -> String {
+        let single = seed.candidates;
+        let measured = self.singles.iter().filter(|s| s.cycles.is_ok()).count();
+        let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+        for x in &self.singles {
+            if let Err(w) = &x.cycles {
+                *skipped.entry(w.as_str()).or_default() += 1;
+            }
+        }
+        let name = |k: usize| self.singles[k].form.name();
+        let mut s = format!(
+            "every form alone: {} forms, {measured} measured, {single} of them as one \
+             micro-op on N ports (1/N cycles, N up to {MAX_PORTS}, no load or store)\n",
+            self.singles.len()
+        );
+        if !skipped.is_empty() {
+            s.push_str(&skipped_lines(&skipped));
+        }
+        let Some(m) = m else {
+            s.push_str(&format!(
+                "a seed of {} of them, in every pair ({} mixes), fitted no port mapping (fewer \
+                 than two of its forms run as one micro-op, or no mix was measured): nothing \
+                 placed\n",
+                seed.forms.len(),
+                seed.pairs
+            ));
+            return s;
+        };
+        let rms = |rows: &mut dyn Iterator<Item = &(usize, f64, f64)>| {
+            let (sum, n) = rows.fold((0.0, 0usize), |(s, n), (_, m, p)| {
+                (s + ((p - m) / m).powi(2), n + 1)
+            });
+            (sum / n.max(1) as f64).sqrt()
+        };
+        let in_seed = |p: &&(usize, f64, f64)| p.0 < seed.pairs;
+        s.push_str(&format!(
+            "a seed of {} of them (by port count and register width), in every pair: {} mixes, \
+             {} ports (numbered 0-{}, not the vendor's names), root mean square error {:.1}%\n",
+            seed.forms.len(),
+            seed.pairs,
+            m.ports,
+            m.ports - 1,
+            100.0 * rms(&mut m.residuals.iter().filter(in_seed))
+        ));
+        s.push_str("probes (seed forms, one of each port set it found, as few as tell apart every set all of them tell apart):\n");
+        for &p in &seed.probes {
+            let set = set_of(m, p).unwrap_or(0);
+            s.push_str(&format!("  {:24}  {}\n", name(p), set_name(set, m.ports)));
+        }
+        let ambiguous = seed.alike.iter().filter(|a| a.1 > 1).count();
+        s.push_str(&format!(
+            "{} more forms placed against the probes: {} mixes, root mean square error {:.1}%; \
+             {ambiguous} of them fit another set of their port count as well (the probes do \
+             not tell those sets apart)\n",
+            seed.alike.len(),
+            m.residuals.len() - m.residuals.iter().filter(in_seed).count(),
+            100.0 * rms(&mut m.residuals.iter().filter(|p| p.0 >= seed.pairs))
+        ));
+        // Each placed form's mixes with the probes.
+        let mut mixes: BTreeMap<usize, Vec<(usize, f64, f64)>> = BTreeMap::new();
+        for r in m.residuals.iter().filter(|p| p.0 >= seed.pairs) {
+            mixes.entry(self.pairs[r.0].b).or_default().push(*r);
+        }
+        let error = |k: usize| mixes.get(&k).map_or(0.0, |rows| rms(&mut rows.iter()));
+        let mut classes: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+        for &(k, set) in &m.sets {
+            classes.entry((set.count_ones(), set)).or_default().push(k);
+        }
+        s.push_str(&format!(
+            "classes: {} port sets; each with the mixes that decided it (its best-predicted \
+             form against each probe: copies, cycles per unit measured and predicted) and its \
+             forms\n",
+            classes.len()
+        ));
+        for ((_, set), mut forms) in classes {
+            forms.sort_by_key(|&k| name(k));
+            let alike = |k: usize| seed.alike.iter().find(|a| a.0 == k).map_or(1, |a| a.1);
+            let unsure = forms.iter().filter(|&&k| alike(k) > 1).count();
+            let seeds = forms.iter().filter(|k| seed.forms.contains(k)).count();
+            s.push_str(&format!(
+                "  {}  {} forms ({seeds} of the seed{})\n",
+                set_name(set, m.ports),
+                forms.len(),
+                if unsure > 0 {
+                    format!(", {unsure} that fit another set as well")
+                } else {
+                    String::new()
+                }
+            ));
+            let best = forms
+                .iter()
+                .filter(|k| mixes.contains_key(k))
+                .min_by(|&&x, &&y| error(x).total_cmp(&error(y)));
+            match best {
+                Some(&k) => {
+                    for (p, measured, predicted) in &mixes[&k] {
+                        let pair = &self.pairs[*p];
+                        s.push_str(&format!(
+                            "    {} {} + {} {}  {measured:.3}  {predicted:.3}\n",
+                            pair.ratio.0,
+                            name(pair.a),
+                            pair.ratio.1,
+                            name(pair.b)
+                        ));
+                    }
+                }
+                None => s.push_str("    decided by the seed's pairs\n"),
+            }
+            let names: Vec<&str> = forms.iter().map(|&k| name(k)).collect();
+            s.push_str(&wrapped(&names));
+        }
+        let mut worst: Vec<(usize, f64)> = mixes.keys().map(|&k| (k, error(k))).collect();
+        worst.sort_by(|x, y| y.1.total_cmp(&x.1));
+        worst.truncate(10);
+        s.push_str(
+            "the placed forms the probes predict worst (root mean square error of their mixes):\n",
+        );
+        for (k, e) in worst {
+            let set = set_of(m, k).unwrap_or(0);
+            s.push_str(&format!(
+                "  {:24}  {}  {:.1}%\n",
+                name(k),
+                set_name(set, m.ports),
+                100.0 * e
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{Arch, Isa};
+
+    /// A form placed against probes of known sets gets its own set back
+    /// when the mixes are the model's times, for every set of 1 to 3 of
+    /// 5 ports; probes that cannot tell two sets apart leave a tie.
+    #[test]
+    fn placing_recovers_the_set_the_mixes_were_made_from() {
+        let probes: [u32; 5] = [0b00001, 0b00010, 0b00111, 0b01010, 0b11111];
+        let mixes_of = |truth: u32, probes: &[u32]| -> Vec<(usize, u32, Mix)> {
+            let w = truth.count_ones();
+            probes
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| {
+                    let ratio = balance(1.0 / f64::from(p.count_ones()), 1.0 / f64::from(w));
+                    let mut mix = Mix {
+                        a: (0, ratio.0),
+                        b: (1, ratio.1),
+                        floor: 0.0,
+                        cycles: 1.0,
+                    };
+                    mix.cycles = mix.predicted(&[p, truth]);
+                    (k, p, mix)
+                })
+                .collect()
+        };
+        for truth in 1u32..32 {
+            let w = truth.count_ones();
+            if w > 3 {
+                continue;
+            }
+            let (set, ties) = place(&mixes_of(truth, &probes), w, 5).unwrap();
+            assert_eq!((set, ties), (truth, 1), "{truth:05b}");
+        }
+        // Probes on ports 0 and 1 only cannot tell port 3 from port 4.
+        let (_, ties) = place(&mixes_of(0b01000, &probes[..2]), 1, 5).unwrap();
+        assert_eq!(ties, 3, "ports 2, 3 and 4 look alike");
+        // No mix, or a form wider than the mapping: not placed.
+        assert!(place(&[], 1, 5).is_none());
+        assert!(place(&mixes_of(0b1, &probes), 6, 5).is_none());
+    }
+
+    /// The seed takes one form of every group (port count, widest
+    /// register) and the rest in proportion to the groups' sizes, spread
+    /// over each group in name order.
+    #[test]
+    fn the_seed_covers_every_group_in_proportion() {
+        let isa = Isa::get(Arch::X86_64);
+        let form = |n: &str| isa.instr(n).unwrap();
+        let names = [
+            "ADD64rr",
+            "SUB64rr",
+            "AND64rr",
+            "OR64rr",
+            "XOR64rr",
+            "CMP64rr",
+            "IMUL64rr",
+            "VADDPDYrr",
+            "VMULPDYrr",
+            "VADDPDZrr",
+        ];
+        let singles: Vec<Single> = names
+            .iter()
+            .map(|n| Single {
+                form: form(n),
+                cycles: Ok(1.0),
+                noisy: false,
+            })
+            .collect();
+        // Six scalar forms on 5 ports, one on 1; two ymm forms on 2, one
+        // zmm on 2: four groups.
+        let forms: Vec<(usize, u32)> = [5, 5, 5, 5, 5, 5, 1, 2, 2, 2]
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| (k, w))
+            .collect();
+        let seed = choose_seed(&singles, &forms, 6);
+        let picked: Vec<&str> = seed.iter().map(|&k| names[k]).collect();
+        // One of each group; of the two spare seats the scalar group (6
+        // of 10 forms) gets one in proportion, and the seat rounding left
+        // goes to the largest group with forms left: the scalar one again.
+        assert_eq!(picked.len(), 6, "{picked:?}");
+        for must in ["IMUL64rr", "VADDPDZrr"] {
+            assert!(picked.contains(&must), "{picked:?}");
+        }
+        let scalar = picked
+            .iter()
+            .filter(|n| !n.starts_with('V') && **n != "IMUL64rr")
+            .count();
+        assert_eq!(scalar, 3, "{picked:?}");
+        // Fewer slots than groups: the largest groups.
+        let seed = choose_seed(&singles, &forms, 2);
+        assert_eq!(seed.len(), 2);
+        assert!(seed.iter().all(|&k| forms[k].1 != 1), "{seed:?}");
+    }
+
+    /// Probes that tell no set apart beyond what the others do are
+    /// dropped: for forms on one of 4 ports, probes on ports 0, 1 and 2
+    /// tell every port apart; one on ports 0 and 1 adds nothing.
+    #[test]
+    fn probes_are_the_fewest_that_tell_the_sets_apart() {
+        let isa = Isa::get(Arch::X86_64);
+        let names = ["VPERMDZrr", "SHL64ri", "IMUL64rr", "VPADDDZrr", "ADD64rr"];
+        let sets: [u32; 5] = [0b0001, 0b0010, 0b0100, 0b0011, 0b1111];
+        let singles: Vec<Single> = names
+            .iter()
+            .zip(sets)
+            .map(|(n, set)| Single {
+                form: isa.instr(n).unwrap(),
+                cycles: Ok(1.0 / f64::from(set.count_ones())),
+                noisy: false,
+            })
+            .collect();
+        let found = Conflicts {
+            singles,
+            pairs: Vec::new(),
+            mapping: None,
+            held_back: Vec::new(),
+            classes: None,
+        };
+        let mapping = Mapping {
+            ports: 4,
+            sets: sets.iter().copied().enumerate().collect(),
+            residuals: Vec::new(),
+        };
+        let one_port = [(4usize, 1u32)];
+        assert_eq!(
+            telling(&[0, 1, 2, 3], &found, &mapping, &one_port),
+            [0, 1, 2]
+        );
+        // Forms on two of 4 ports: the probes on ports 0, 1 and 2 tell
+        // each set by which of those ports it holds; no fewer do.
+        let two_ports = [(4usize, 2u32)];
+        let chosen = telling(&[0, 1, 2, 3, 4], &found, &mapping, &two_ports);
+        assert_eq!(chosen.len(), 3, "{chosen:?}");
+        // A probe on every port tells nothing apart.
+        assert!(telling(&[4], &found, &mapping, &one_port).is_empty());
+    }
+}
