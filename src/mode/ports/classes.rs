@@ -10,8 +10,8 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, measure_pairs, measure_singles, port_sets, single_uop_ports, time, Conflicts, Mapping,
-    Mix, Single, MAX_PORTS,
+    balance, every_pair, measure_pairs, measure_singles, port_sets, single_uop_ports, time,
+    Conflicts, Mapping, Mix, Single, MAX_PORTS,
 };
 use crate::arch::Target;
 use crate::exec::run::Options;
@@ -120,23 +120,10 @@ pub fn run(
     }));
     let candidates = single_uop_forms(&singles);
     let seed = choose_seed(&singles, &candidates, seed_size);
-    let wanted: Vec<(usize, usize)> = seed
-        .iter()
-        .enumerate()
-        .flat_map(|(x, &a)| seed[x + 1..].iter().map(move |&b| (a, b)))
-        .collect();
-    let (pairs, kernels) = measure_pairs(t, &singles, &wanted, opts, &mut |d, total| {
+    let (mut found, kernels) = every_pair(t, singles, &seed, opts, &mut |d, total| {
         progress(alone + d, alone + total)
     });
     let done = alone + kernels;
-    let mut found = Conflicts {
-        singles,
-        pairs,
-        mapping: None,
-        held_back: Vec::new(),
-        classes: None,
-    };
-    found.mapping = found.fit();
     found.classes = Some(Seed {
         forms: seed,
         pairs: found.pairs.len(),

@@ -286,14 +286,28 @@ pub fn run(
     let measured: Vec<usize> = (0..singles.len())
         .filter(|&k| singles[k].cycles.is_ok())
         .collect();
-    let wanted: Vec<(usize, usize)> = measured
+    every_pair(t, singles, &measured, opts, &mut |d, total| {
+        progress(runnable + d, runnable + total)
+    })
+    .0
+}
+
+/// Measures every pair of `forms` (indices into `singles`) and fits a
+/// mapping to them: what was found, and how many kernels it took;
+/// `progress(done, total)` after each kernel.
+pub(crate) fn every_pair(
+    t: &dyn Target,
+    singles: Vec<Single>,
+    forms: &[usize],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> (Conflicts, usize) {
+    let wanted: Vec<(usize, usize)> = forms
         .iter()
         .enumerate()
-        .flat_map(|(x, &a)| measured[x + 1..].iter().map(move |&b| (a, b)))
+        .flat_map(|(x, &a)| forms[x + 1..].iter().map(move |&b| (a, b)))
         .collect();
-    let (pairs, _) = measure_pairs(t, &singles, &wanted, opts, &mut |d, total| {
-        progress(runnable + d, runnable + total)
-    });
+    let (pairs, kernels) = measure_pairs(t, &singles, &wanted, opts, progress);
     let mut found = Conflicts {
         singles,
         pairs,
@@ -302,7 +316,7 @@ pub fn run(
         classes: None,
     };
     found.mapping = found.fit();
-    found
+    (found, kernels)
 }
 
 /// Measures each of `forms` alone, in the TP body (up to 12 independent
