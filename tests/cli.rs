@@ -1378,6 +1378,12 @@ fn ports_measures_every_pair_against_each_form_alone() {
         .collect();
     for (x, a) in forms.iter().enumerate() {
         for (y, b) in forms.iter().enumerate().skip(x + 1) {
+            // A form without a time alone (noise, under qemu beside other
+            // tests) is paired with none: its line says why.
+            if alone[x].is_nan() || alone[y].is_nan() {
+                eprintln!("{a} + {b} not checked: a form has no time alone:\n{out}");
+                continue;
+            }
             // Forms are measured in LLVM's order, whatever the order given.
             let (pair, line) = [format!("{a} + {b}"), format!("{b} + {a}")]
                 .into_iter()
