@@ -10,7 +10,7 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, every_pair, measure_pairs, measure_singles, port_sets, single_uop_ports, time,
+    balance, every_pair, measure_pairs, measure_singles, port_sets, rms, single_uop_ports, time,
     Conflicts, Mapping, Mix, Single, MAX_PORTS,
 };
 use crate::arch::Target;
@@ -168,10 +168,10 @@ pub fn run(
     for &(k, _) in &placed {
         let start = first + wanted.len();
         wanted.extend(
-            probes
-                .iter()
-                .filter(|&&p| t.cannot_mix(form(p), form(k)).is_none())
-                .map(|&p| (p, k)),
+            mixes_with(k)
+                .into_iter()
+                .filter(|p| probes.contains(p))
+                .map(|p| (p, k)),
         );
         ranges.push(start..first + wanted.len());
     }
@@ -182,13 +182,7 @@ pub fn run(
     let mut alike = Vec::new();
     for (&(k, ports), mine) in placed.iter().zip(ranges) {
         let mine: Vec<(usize, u32, Mix)> = mine
-            .filter_map(|p| {
-                Some((
-                    p,
-                    set_of(&mapping, found.pairs[p].a)?,
-                    probe_mix(&found, p)?,
-                ))
-            })
+            .filter_map(|p| Some((p, mapping.set_of(found.pairs[p].a)?, probe_mix(&found, p)?)))
             .collect();
         let Some((set, ties)) = place(&mine, ports, mapping.ports) else {
             continue;
@@ -207,11 +201,6 @@ pub fn run(
         seed.alike = alike;
     }
     found
-}
-
-/// The port set `mapping` gives the form `k` (index into the singles).
-fn set_of(mapping: &Mapping, k: usize) -> Option<u32> {
-    mapping.sets.iter().find(|s| s.0 == k).map(|s| s.1)
 }
 
 /// Pair `p` of `found` (a probe, then the form placed) as the fit sees
@@ -273,7 +262,7 @@ fn telling(
         .collect();
     // Each probe's time with a form on each set, in millicycles.
     let times = |p: usize| -> Vec<i64> {
-        let probe = set_of(mapping, p).unwrap_or(0);
+        let probe = mapping.set_of(p).unwrap_or(0);
         let tp = time(&found.singles[p]);
         sets.iter()
             .map(|&(w, set)| {
@@ -401,12 +390,6 @@ impl Conflicts {
             ));
             return s;
         };
-        let rms = |rows: &mut dyn Iterator<Item = &(usize, f64, f64)>| {
-            let (sum, n) = rows.fold((0.0, 0usize), |(s, n), (_, m, p)| {
-                (s + ((p - m) / m).powi(2), n + 1)
-            });
-            (sum / n.max(1) as f64).sqrt()
-        };
         let in_seed = |p: &&(usize, f64, f64)| p.0 < seed.pairs;
         s.push_str(&format!(
             "a seed of {} of them (by port count and register width), in every pair: {} mixes, \
@@ -415,11 +398,11 @@ impl Conflicts {
             seed.pairs,
             m.ports,
             m.ports - 1,
-            100.0 * rms(&mut m.residuals.iter().filter(in_seed))
+            100.0 * rms(m.residuals.iter().filter(in_seed))
         ));
         s.push_str("probes (seed forms, one of each port set it found, as few as tell apart every set all of them tell apart):\n");
         for &p in &seed.probes {
-            let set = set_of(m, p).unwrap_or(0);
+            let set = m.set_of(p).unwrap_or(0);
             s.push_str(&format!("  {:24}  {}\n", name(p), set_name(set, m.ports)));
         }
         let ambiguous = seed.alike.iter().filter(|a| a.1 > 1).count();
@@ -429,14 +412,14 @@ impl Conflicts {
              not tell those sets apart)\n",
             seed.alike.len(),
             m.residuals.len() - m.residuals.iter().filter(in_seed).count(),
-            100.0 * rms(&mut m.residuals.iter().filter(|p| p.0 >= seed.pairs))
+            100.0 * rms(m.residuals.iter().filter(|p| p.0 >= seed.pairs))
         ));
         // Each placed form's mixes with the probes.
         let mut mixes: BTreeMap<usize, Vec<(usize, f64, f64)>> = BTreeMap::new();
         for r in m.residuals.iter().filter(|p| p.0 >= seed.pairs) {
             mixes.entry(self.pairs[r.0].b).or_default().push(*r);
         }
-        let error = |k: usize| mixes.get(&k).map_or(0.0, |rows| rms(&mut rows.iter()));
+        let error = |k: usize| mixes.get(&k).map_or(0.0, rms);
         let mut classes: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
         for &(k, set) in &m.sets {
             classes.entry((set.count_ones(), set)).or_default().push(k);
@@ -491,7 +474,7 @@ impl Conflicts {
             "the placed forms the probes predict worst (root mean square error of their mixes):\n",
         );
         for (k, e) in worst {
-            let set = set_of(m, k).unwrap_or(0);
+            let set = m.set_of(k).unwrap_or(0);
             s.push_str(&format!(
                 "  {:24}  {}  {:.1}%\n",
                 name(k),

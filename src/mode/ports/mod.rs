@@ -968,21 +968,29 @@ impl Mapping {
     pub fn predict(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
         let uops: Option<Vec<(u32, f64)>> = parts
             .iter()
-            .map(|&(k, r)| Some((self.sets.iter().find(|s| s.0 == k)?.1, r as f64)))
+            .map(|&(k, r)| Some((self.set_of(k)?, r as f64)))
             .collect();
         Some(bottleneck(&uops?).max(floor))
     }
 
     /// The root mean square of the pairs' relative errors.
     pub fn rms(&self) -> f64 {
-        let n = self.residuals.len().max(1) as f64;
-        let sum: f64 = self
-            .residuals
-            .iter()
-            .map(|(_, m, p)| ((p - m) / m).powi(2))
-            .sum();
-        (sum / n).sqrt()
+        rms(&self.residuals)
     }
+
+    /// The port set of form `k` (index into the singles), if mapped.
+    pub fn set_of(&self, k: usize) -> Option<u32> {
+        self.sets.iter().find(|s| s.0 == k).map(|s| s.1)
+    }
+}
+
+/// The root mean square of the relative errors of `rows` (each a mix,
+/// its measured and its predicted cycles); 0 without rows.
+pub(crate) fn rms<'a>(rows: impl IntoIterator<Item = &'a (usize, f64, f64)>) -> f64 {
+    let (sum, n) = rows.into_iter().fold((0.0, 0usize), |(s, n), (_, m, p)| {
+        (s + ((p - m) / m).powi(2), n + 1)
+    });
+    (sum / n.max(1) as f64).sqrt()
 }
 
 /// How a fitted mapping agrees with a reference model's ports (OSACA's
