@@ -160,6 +160,55 @@ fn measure(mode: &str, forms: impl Iterator<Item = String>) -> winic::db::Databa
     got
 }
 
+/// Whether a throughput is within 10% of the published `want`.
+fn agrees(v: Option<f64>, want: f64) -> bool {
+    v.is_some_and(|v| (v / want - 1.0).abs() <= 0.10)
+}
+
+/// The throughputs of `wanted` (form, published value), each the best of
+/// up to four `winic TP` runs: the forms more than 10% slower than their
+/// published value are measured again, together, after pauses of 10, 20
+/// and 40 s, and each keeps its fastest value, since noise only ever adds
+/// time (a value faster than the truth shows in the first run already).
+///
+/// Why: another tenant on the core's other hardware thread. In a CI run
+/// on the Xeon guest it was busy for the whole of both reference tests:
+/// `add` came out at 0.28 cycles instead of 0.20, loads at 0.39 instead
+/// of 0.33, stores at 0.68 instead of 0.50, and a second run right after
+/// the first gave the same.
+fn best_throughputs(wanted: &[(String, f64)]) -> BTreeMap<String, Option<f64>> {
+    let db = measure("TP", wanted.iter().map(|(n, _)| n.clone()));
+    let mut best: BTreeMap<String, Option<f64>> = wanted
+        .iter()
+        .map(|(n, _)| (n.clone(), db.get(n).and_then(|e| e.throughput)))
+        .collect();
+    for pause in [10, 20, 40] {
+        // Only the slow ones: another run cannot make a fast one slower.
+        let off: Vec<&(String, f64)> = wanted
+            .iter()
+            .filter(|(n, want)| best[n].is_some_and(|v| v > want * 1.10))
+            .collect();
+        if off.is_empty() {
+            break;
+        }
+        eprintln!(
+            "  {} throughputs disagree; measuring them again in {pause} s",
+            off.len()
+        );
+        std::thread::sleep(std::time::Duration::from_secs(pause));
+        let again = measure("TP", off.iter().map(|(n, _)| n.clone()));
+        for (name, _) in off {
+            let new = again.get(name).and_then(|e| e.throughput);
+            eprintln!("    {name}: {:?}, again: {new:?}", best[name]);
+            if let Some(v) = new {
+                let b = best.get_mut(name).unwrap();
+                *b = Some(b.map_or(v, |b| b.min(v)));
+            }
+        }
+    }
+    best
+}
+
 /// At least 27 rows and 90% of those compared agree.
 fn enough(core: &str, what: &str, agreeing: usize, compared: usize, report: &str) {
     eprintln!("{core}: {agreeing} of {compared} {what}\n{report}");
@@ -180,13 +229,17 @@ fn throughputs_agree_with_published_values() {
     };
     let table: Vec<Row> = table("reference-throughput.yaml", core);
     assert!(table.iter().all(|r| !r.source.is_empty()));
-    let got = measure("TP", table.iter().map(|r| r.llvm_name.clone()));
+    let wanted: Vec<(String, f64)> = table
+        .iter()
+        .map(|r| (r.llvm_name.clone(), r.throughput))
+        .collect();
+    let got = best_throughputs(&wanted);
 
     // Rows the host cannot run (AVX-512 on an Alder Lake) do not count.
     let mut lines = Vec::new();
     let (mut compared, mut agreeing) = (0, 0);
     for r in table {
-        let value = got.get(&r.llvm_name).and_then(|e| e.throughput);
+        let value = got.get(&r.llvm_name).copied().flatten();
         let verdict = match value {
             None => "not measured here".to_string(),
             Some(v) => {
@@ -390,27 +443,20 @@ fn memory_forms_agree_with_published_values() {
         n.dedup();
         n.into_iter()
     };
-    let tp = measure("TP", names());
+    // A throughput that disagrees is measured again (on the Xeon guest
+    // `vmovupd [m], ymm` came out 1.03 in one suite run of three, another
+    // tenant on the core, and 0.50 in six runs alone).
+    let wanted: Vec<(String, f64)> = table
+        .iter()
+        .filter_map(|r| Some((r.llvm_name.clone(), r.throughput?)))
+        .collect();
+    let tp = best_throughputs(&wanted);
     let lat = measure("LAT", names());
-    // A throughput that disagrees is measured once more, alone: on the
-    // Xeon guest `vmovupd [m], ymm` came out 1.03 in one suite run of
-    // three (another tenant on the core), 0.50 in six runs alone.
-    let agrees = |v: Option<f64>, want: f64| v.is_some_and(|v| (v / want - 1.0).abs() <= 0.10);
-    let throughput = |name: &str, want: f64| {
-        let first = tp.get(name).and_then(|e| e.throughput);
-        if agrees(first, want) {
-            return first;
-        }
-        let again = measure("TP", std::iter::once(name.to_string()))
-            .get(name)
-            .and_then(|e| e.throughput);
-        eprintln!("  {name}: {first:?}, measured again: {again:?}");
-        again
-    };
+    let throughput = |name: &str| tp.get(name).copied().flatten();
     let mut wrong = Vec::new();
     for r in &table {
         let verdict = match (r.throughput, &r.from, &r.to, r.latency) {
-            (Some(want), ..) => match throughput(&r.llvm_name, want) {
+            (Some(want), ..) => match throughput(&r.llvm_name) {
                 Some(v) if agrees(Some(v), want) => Ok(format!("{v:.3}")),
                 v => Err(format!("throughput {v:?}, published {want}")),
             },
