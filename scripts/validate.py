@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Validation on real loops (docs/validation.md): measure every committed
 kernel of validation/asm/ with `winic MAN`, predict it with OSACA's shipped
-model of this CPU's core and with the model `winic export --osaca` makes of
-a winic database, and print the table, each model's mean absolute relative
-error and, for latency-bound loops, whether each is within 5%.
+model of this CPU's core, with the model `winic export --osaca --base` makes
+of a winic database and that model's file, and with the one it makes without
+a base (whose ports are those `winic ports -o` inferred, where the database
+has them), and print the table, each model's mean absolute relative error
+and, for latency-bound loops, whether each is within 5%.
 
   python3 scripts/validate.py --osaca-python /tmp/osaca-venv/bin/python DB.yml
   python3 scripts/validate.py --measured m.json DB.yml          # keep the timings
@@ -42,6 +44,10 @@ ARCH_NOT_READ = {
                "and immediates without `#`; winic's AArch64 assembler reads LLVM's AsmStrings, "
                "not its InstAlias records",
 }
+# The models each kernel is predicted with: OSACA's shipped one, winic's
+# export into it (--base), and winic's export without a base, whose ports
+# are those `winic ports -o` inferred where the database has them.
+MODELS = ("shipped", "exported", "nobase")
 # A latency-bound prediction counts as right within this relative error.
 LATENCY_TOLERANCE = 0.05
 # man_pair: rounds of the two functions, and how close each one's two fastest must be.
@@ -404,8 +410,8 @@ def yes_no(x):
 
 
 def table(rows):
-    head = ["kernel", "isa", "measured", "shipped", "err", "exported", "err", "latency-bound",
-            "within 5% (shipped/exported)", "note"]
+    head = ["kernel", "isa", "measured", "shipped", "err", "exported", "err", "no base", "err",
+            "latency-bound", "within 5% (shipped/exported)", "note"]
     body = []
     for r in rows:
         lat = ""
@@ -414,18 +420,21 @@ def table(rows):
                              yes_no(within(r["exported"], r["measured"])))
         body.append([r["kernel"], r["isa"], fmt(r["measured"]), fmt(r["shipped"]),
                      fmt(rel(r["shipped"], r["measured"]), True), fmt(r["exported"]),
-                     fmt(rel(r["exported"], r["measured"]), True), r["latency_bound"], lat,
+                     fmt(rel(r["exported"], r["measured"]), True), fmt(r.get("nobase")),
+                     fmt(rel(r.get("nobase"), r["measured"]), True), r["latency_bound"], lat,
                      r["note"]])
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     md += ["| " + " | ".join(b) + " |" for b in body]
     w = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     txt = ["  ".join(str(x).ljust(n) for x, n in zip(line, w)).rstrip() for line in [head] + body]
     summary = []
-    for model in ("shipped", "exported"):
-        errs = [abs(rel(r[model], r["measured"])) for r in rows
-                if rel(r[model], r["measured"]) is not None]
-        summary.append("mean absolute relative error, %s model: %s over %d kernels" % (
-            model, "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
+    label = {"shipped": "shipped model", "exported": "exported model",
+             "nobase": "exported model without a base (winic's inferred ports)"}
+    for model in MODELS:
+        errs = [abs(rel(r.get(model), r["measured"])) for r in rows
+                if rel(r.get(model), r["measured"]) is not None]
+        summary.append("mean absolute relative error, %s: %s over %d kernels" % (
+            label[model], "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
     lat = [r for r in rows if r["latency_bound"] and r["measured"] is not None]
     red = [r for r in lat if "reduction" in r["latency_bound"]]
     def hits(rs, model):
@@ -701,14 +710,22 @@ def main():
         if r.returncode != 0:
             die("winic export failed: " + r.stderr.strip())
         print(r.stdout.strip(), file=sys.stderr)
+        # Without a base: the ports `winic ports -o` put into the database.
+        nobase = os.path.join(home, "nobase.yml")
+        r = subprocess.run(winic + ["export", "--osaca"] + a.db + ["-o", nobase],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die("winic export (without --base) failed: " + r.stderr.strip())
+        print(r.stdout.strip(), file=sys.stderr)
         t0 = time.monotonic()
         predictions = {"shipped": predict(a.osaca_python, arch, None, None, jobs),
-                       "exported": predict(a.osaca_python, arch, model, isa, jobs)}
-        print("predictions: %d kernels with 2 models in %.0f s" % (
-            len(jobs), time.monotonic() - t0), file=sys.stderr)
+                       "exported": predict(a.osaca_python, arch, model, isa, jobs),
+                       "nobase": predict(a.osaca_python, arch, nobase, isa, jobs)}
+        print("predictions: %d kernels with %d models in %.0f s" % (
+            len(jobs), len(MODELS), time.monotonic() - t0), file=sys.stderr)
     else:
         none = {"error": "OSACA 0.7.1 reads no %s code" % a.target}
-        predictions = {"shipped": [none] * len(jobs), "exported": [none] * len(jobs)}
+        predictions = {m: [none] * len(jobs) for m in MODELS}
 
     for job in (jobs[:a.compare_cli] if predicted else []):
         for name, h in (("shipped", None), ("exported", home)):
@@ -733,7 +750,7 @@ def main():
             row = {"kernel": k["kernel"], "isa": k["isa"], "file": k["file"], "measured": None,
                    "measure_note": ""}
             notes = []
-            for name in ("shipped", "exported"):
+            for name in MODELS:
                 p = predictions[name][n]
                 if "error" in p:
                     row[name] = row[name + "_tp"] = row[name + "_lcd"] = None
@@ -773,20 +790,25 @@ def main():
                 notes.append("faster than its chain (exported LCD %.2f)" % row["exported_lcd"])
             row["note"] = "; ".join(notes)
             rows.append(row)
-            print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  %s" % (
-                k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]),
-                fmt(row["shipped_tp"]), fmt(row["shipped_lcd"]), fmt(row["exported"]),
-                fmt(row["exported_tp"]), fmt(row["exported_lcd"]), row["note"]), file=sys.stderr)
+            print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  "
+                  "no base %s (tp %s, lcd %s)  %s" % (
+                      k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]),
+                      fmt(row["shipped_tp"]), fmt(row["shipped_lcd"]), fmt(row["exported"]),
+                      fmt(row["exported_tp"]), fmt(row["exported_lcd"]), fmt(row["nobase"]),
+                      fmt(row["nobase_tp"]), fmt(row["nobase_lcd"]), row["note"]),
+                  file=sys.stderr)
     if a.measured:
         write_measured(a.measured, cpu, rows)
         print("measurements written to %s" % a.measured, file=sys.stderr)
     txt, md, summary = table(rows)
     if predicted:
+        dbs = " ".join(os.path.basename(d) for d in a.db)
         title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
-                 "shipped `%s` and `winic export --osaca %s --base %s%s`." % (
-                     cpu_text(cpu), osaca["version"], arch, base,
-                     " ".join(os.path.basename(d) for d in a.db), base,
-                     " --isa-out isa/x86.yml" if isa else ""))
+                 "shipped `%s`, `winic export --osaca %s --base %s%s`, and without a base "
+                 "(`winic export --osaca %s`: the ports `winic ports -o` inferred where the "
+                 "database has them)." % (
+                     cpu_text(cpu), osaca["version"], arch, base, dbs, base,
+                     " --isa-out isa/x86.yml" if isa else "", dbs))
     else:
         title = ("Cycles per iteration of the marked loop on %s; OSACA 0.7.1 reads no %s "
                  "code: measured only." % (cpu_text(cpu), a.target))

@@ -209,7 +209,9 @@ enum Command {
     /// numbered ports, P as few as fit), with every mix's measured and
     /// predicted time: one mapping that fits, not the only one. With
     /// --compare, how many forms it places on the ports an OSACA machine
-    /// file gives them. Nothing is written to the database.
+    /// file gives them. With -o, the inferred ports go into a winic
+    /// database (inferredPorts), which `winic export --osaca` without
+    /// --base turns into OSACA's port_pressure.
     ///
     /// Up to 64 forms run in every pair. More (every form, with neither
     /// -i nor --filter) make a full run: every form alone, a seed of
@@ -246,6 +248,15 @@ enum Command {
         /// fit, winic's numbered ports renamed to its names as best agrees.
         #[arg(long, value_name = "FILE")]
         compare: Option<std::path::PathBuf>,
+        /// The winic database (TP's and LAT's file, e.g. winic.yaml) the
+        /// inferred ports are written into, as each placed form's
+        /// inferredPorts: created if missing, its throughputs and
+        /// latencies kept. The ports are numbered by this run, so every
+        /// form's ports from an earlier run are removed. Locked from the
+        /// start, written atomically at the end (an interrupted run
+        /// writes nothing). Without -o nothing is written.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
     ///
@@ -636,15 +647,24 @@ fn run(cli: Cli) -> Result<(), Error> {
             held_back,
             cpu,
             compare,
+            output,
         } => {
             let arch = arch_or_host(None)?;
             let cpu = cpu.map(allowed_cpu).transpose()?;
-            // The reference is read before the forms are measured: a bad
-            // file is refused at once.
+            // The reference and the database are read before the forms are
+            // measured: a bad file is refused at once, and no other run
+            // writes the database while this one measures.
             let reference = compare
                 .as_deref()
                 .map(|p| winic::export::PortReference::load(p, arch, "--compare"))
                 .transpose()?;
+            let database = match &output {
+                Some(path) => Some((
+                    winic::lock::RunLock::acquire(path, "ports")?,
+                    winic::db::Database::load(path)?,
+                )),
+                None => None,
+            };
             let mut bar = eta_progress();
             let label = format!("ports {arch}");
             let found = winic::mode::ports::measure(
@@ -667,6 +687,32 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             let compare = compared.as_ref().map(|(l, r)| (l.as_str(), r.as_slice()));
             write!(out, "{}", found.render(compare)).map_err(io)?;
+            if let (Some(path), Some((_lock, mut db))) = (&output, database) {
+                let inferred = found.inferred_ports();
+                if inferred.is_empty() {
+                    writeln!(
+                        out,
+                        "no port mapping was fitted: {} left as it was",
+                        path.display()
+                    )
+                    .map_err(io)?;
+                } else {
+                    let n = inferred.len();
+                    let dropped = db.replace_inferred_ports(inferred);
+                    db.save(path)?;
+                    writeln!(
+                        out,
+                        "wrote the inferred ports of {n} forms into {}{}",
+                        path.display(),
+                        match dropped {
+                            0 => String::new(),
+                            1 => " (1 form lost the ports of an earlier run)".into(),
+                            d => format!(" ({d} forms lost the ports of an earlier run)"),
+                        }
+                    )
+                    .map_err(io)?;
+                }
+            }
         }
         Command::Emit {
             arch,

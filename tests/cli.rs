@@ -1501,7 +1501,9 @@ fn ports_measures_every_pair_against_each_form_alone() {
 /// pair, probes, and every other single-micro-op form placed in a class;
 /// every placed form is listed in exactly one class. Under a fixed clock
 /// (qemu) times are rarely 1/N and little may be placed: then the run
-/// still ends with its summary. A seed below 3 is refused.
+/// still ends with its summary. With -o, every placed form's ports go
+/// into the database, whose other values stay, and an earlier run's ports
+/// go. A seed below 3 is refused.
 #[test]
 fn ports_full_run_places_forms_in_classes() {
     let filter = match host_arch() {
@@ -1512,14 +1514,36 @@ fn ports_full_run_places_forms_in_classes() {
         }
         _ => "^(ADD|SUB|AND|OR|XOR|SLL|SRL|SRA|MUL|SLT|SH[123]ADD|C_|MIN|MAX|ROL|ROR|CLZ|CTZ|CPOP)",
     };
+    // A database with a form outside the filter, measured, with ports of
+    // an earlier run.
+    let other = match host_arch() {
+        "x86_64" => "IMUL64rr",
+        "aarch64" => "FADDDrr",
+        _ => "DIV",
+    };
+    let dir = std::env::temp_dir().join(format!("winic-ports-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db_path = dir.join("db.yaml");
+    std::fs::write(
+        &db_path,
+        format!(
+            "---\n- llvmName: {other}\n  name: x\n  operands: []\n  latency: 3\n  \
+             operandLatencies: []\n  throughput: 1\n  throughputMin: 1\n  throughputMax: 1\n  \
+             inferredPorts:\n    - cycles: 1\n      ports: [ '9' ]\n...\n"
+        ),
+    )
+    .unwrap();
+    let db_arg = db_path.display().to_string();
     let emulated = std::env::var_os("WINIC_EMULATED").is_some();
-    let mut args = vec!["ports", "--seed", "6", "--filter", filter];
+    let mut args = vec!["ports", "--seed", "6", "--filter", filter, "-o", &db_arg];
     if emulated {
         args.splice(0..0, ["-f", "1"]);
     }
     let o = winic(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
+    let db = winic::db::Database::load(&db_path).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     let first = out.lines().next().unwrap_or_default();
     let forms: usize = first
         .strip_prefix("every form alone: ")
@@ -1527,6 +1551,8 @@ fn ports_full_run_places_forms_in_classes() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(forms > 64, "{out}");
     if out.contains("fitted no port mapping") {
+        assert!(out.contains("left as it was"), "{out}");
+        assert_eq!(db.entries.len(), 1, "{db:?}");
         eprintln!("nothing placed: the seed fitted no mapping (clock fixed or noisy):\n{out}");
         return;
     }
@@ -1536,6 +1562,7 @@ fn ports_full_run_places_forms_in_classes() {
     let mut listed: Vec<&str> = Vec::new();
     let mut said = 0;
     let mut in_classes = false;
+    let mut class = "";
     for line in out.lines() {
         if line.starts_with("classes: ") {
             in_classes = true;
@@ -1547,10 +1574,36 @@ fn ports_full_run_places_forms_in_classes() {
                 .nth(1)
                 .and_then(|n| n.parse::<usize>().ok());
             said += n.unwrap_or_else(|| panic!("{line}"));
+            class = line.split_whitespace().next().unwrap();
         } else if in_classes && line.starts_with("      ") {
+            // Each form of the class has the class's ports in the database.
+            for form in line.split_whitespace() {
+                let e = db
+                    .get(form)
+                    .unwrap_or_else(|| panic!("{form} not written: {out}"));
+                let ports = e.inferred_ports.first().map(|u| u.ports.join(","));
+                assert_eq!(
+                    ports.map(|p| format!("{{{p}}}")).as_deref(),
+                    Some(class),
+                    "{form}"
+                );
+            }
             listed.extend(line.split_whitespace());
         }
     }
+    let old = db.get(other).unwrap();
+    assert_eq!(
+        (old.throughput, old.latency),
+        (Some(1.0), Some(3.0)),
+        "{old:?}"
+    );
+    assert!(old.inferred_ports.is_empty(), "{old:?}");
+    assert!(
+        out.contains(&format!(
+            "into {db_arg} (1 form lost the ports of an earlier run)"
+        )),
+        "{out}"
+    );
     assert!(
         said > 0 && said == listed.len(),
         "{said} said, {}: {out}",

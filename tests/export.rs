@@ -614,3 +614,95 @@ fn export_isa_out_names_the_isa_file_it_needs() {
     let o = run(&["--isa-base", &p("a64.yml")]);
     assert!(!o.status.success());
 }
+
+/// Without a base, the ports `winic ports -o` inferred become the forms'
+/// port pressure, and OSACA predicts a mix by them: `add` (0.5 cycles)
+/// on inferred ports {0, 1}, `vaddpd` ymm (1 cycle) on {2}. Four adds and
+/// two vaddpd then take 2 cycles, each form on its own ports; the
+/// abstract ports of a file without inferred ones put `vaddpd` on port 0
+/// beside the adds: 6 micro-ops on two ports, 3 cycles.
+#[test]
+fn export_without_base_carries_the_inferred_ports() {
+    let dir = fixture("inferred");
+    let p = |n: &str| dir.0.join(n).display().to_string();
+    let mut db = winic::db::Database::parse(TP).unwrap();
+    let set = |db: &mut winic::db::Database, name: &str, tp: f64, ports: &[&str]| {
+        let e = db.entries.iter_mut().find(|e| e.llvm_name == name).unwrap();
+        e.measured.throughput = Some(tp);
+        e.inferred_ports = vec![winic::db::PortUse {
+            cycles: tp * ports.len() as f64,
+            ports: ports.iter().map(|p| p.to_string()).collect(),
+        }];
+    };
+    set(&mut db, "ADD64rr", 0.5, &["0", "1"]);
+    set(&mut db, "VADDPDYrr", 1.0, &["2"]);
+    db.save(dir.0.join("tp.yml")).unwrap();
+    let o = export(&dir.0, false);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout.contains("3 forms added, 2 with the ports winic ports inferred, 1 spread"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(dir.0.join("out.yml")).unwrap();
+    assert!(text.contains("ports: [\"0\", \"1\", \"2\"]\n"), "{text}");
+    assert!(
+        text.contains("3 ports inferred by winic ports from timing alone"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  throughput: 0.5\n  port_pressure: [[1.0, [\"0\", \"1\"]]]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  throughput: 1.0\n  port_pressure: [[1.0, [\"2\"]]]\n"),
+        "{text}"
+    );
+
+    let python = match osaca_python() {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!(
+                "SKIPPED the OSACA part of export_without_base_carries_the_inferred_ports: {why}"
+            );
+            return;
+        }
+    };
+    let view = osaca_view(&python, &dir.0.join("out.yml"));
+    for (llvm, tp) in [("ADD64rr", 0.5), ("VADDPDYrr", 1.0)] {
+        assert_eq!(view["winic"][llvm][0]["bound"].as_f64(), Some(tp), "{view}");
+    }
+    let kernel = "\
+        movl $111, %ebx\n\
+        .byte 100,103,144\n\
+        .L1:\n\
+        addq %rax, %rbx\n\
+        addq %rcx, %rdx\n\
+        addq %rsi, %rdi\n\
+        addq %r8, %r9\n\
+        vaddpd %ymm1, %ymm2, %ymm3\n\
+        vaddpd %ymm4, %ymm5, %ymm6\n\
+        movl $222, %ebx\n\
+        .byte 100,103,144\n";
+    std::fs::write(dir.0.join("mix.s"), kernel).unwrap();
+    let jobs = serde_json::json!([{"file": p("mix.s"), "lines": [4, 9]}]);
+    std::fs::write(dir.0.join("jobs.json"), jobs.to_string()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new(&python)
+        .arg(root.join("scripts/osaca-predict.py"))
+        .args(["--arch", "SPR", "--model", &p("out.yml"), &p("jobs.json")])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "OSACA: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["unknown"].as_u64(), Some(0), "{rows}");
+    let tp = rows[0]["tp"].as_f64().unwrap();
+    assert!(
+        (tp - 2.0).abs() < 1e-6,
+        "OSACA's bound of the mix is {tp}, not 2: {rows}"
+    );
+}

@@ -259,6 +259,7 @@ pub(super) fn entry(name: &str) -> Entry {
         measured: Measured::default(),
         vector_state: None,
         vector_configs: vec![],
+        inferred_ports: vec![],
     }
 }
 

@@ -40,9 +40,12 @@ mod fixtures;
 #[cfg(test)]
 mod tests;
 
+use crate::isa::Instr;
 pub use journal::Journal;
 pub use naming::operand_key;
-pub use schema::{form_latency, Entry, Measured, OperandEntry, OperandLatency, VectorConfig};
+pub use schema::{
+    form_latency, Entry, Measured, OperandEntry, OperandLatency, PortUse, VectorConfig,
+};
 
 /// A database: entries in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -109,6 +112,34 @@ impl Database {
             Some(old) => old.measured.merge(config.measured, latencies),
             None => entry.vector_configs.push(config),
         }
+    }
+
+    /// Takes the ports of one `winic ports` run: each form of `inferred`
+    /// gets its port uses (a form not yet in the database is added with
+    /// nothing else measured), and every other form loses the ports it
+    /// had, which an earlier run numbered its own way. Throughputs and
+    /// latencies stay. Returns how many forms lost ports.
+    pub fn replace_inferred_ports(&mut self, inferred: Vec<(Instr, Vec<PortUse>)>) -> usize {
+        let had: Vec<bool> = self
+            .entries
+            .iter()
+            .map(|e| !e.inferred_ports.is_empty())
+            .collect();
+        for e in &mut self.entries {
+            e.inferred_ports.clear();
+        }
+        for (form, uses) in inferred {
+            if self.get_mut(form.name()).is_none() {
+                self.entries.push(Entry::for_form(form));
+            }
+            self.get_mut(form.name())
+                .expect("added above")
+                .inferred_ports = uses;
+        }
+        had.iter()
+            .zip(&self.entries)
+            .filter(|(had, e)| **had && e.inferred_ports.is_empty())
+            .count()
     }
 
     /// [`Database::merge_throughput`] (`latencies` false) or

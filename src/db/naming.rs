@@ -33,6 +33,7 @@ impl Entry {
             measured: Measured::default(),
             vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
             vector_configs: Vec::new(),
+            inferred_ports: Vec::new(),
         }
     }
 }

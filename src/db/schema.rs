@@ -32,6 +32,25 @@ pub struct Entry {
     /// WINIC's `e32, m1`. Written only when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vector_configs: Vec<VectorConfig>,
+    /// winic's addition: the execution ports `winic ports` inferred for
+    /// the form from timing alone (no performance counter), each use with
+    /// the cycles it takes on them, as OSACA's `port_pressure` gives them.
+    /// The ports are numbered by the run (`0` to `P-1`, not the vendor's
+    /// names) and only forms of the same run may be compared, so a run
+    /// replaces every form's. Written only when there are any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inferred_ports: Vec<PortUse>,
+}
+
+/// Cycles on a set of ports ([`Entry::inferred_ports`]): `cycles` of work
+/// any of `ports` can do (OSACA's `[[1, ['0', '1', '5']]]` is one cycle
+/// on one of ports 0, 1 and 5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PortUse {
+    /// Cycles of work (1 for one micro-op that takes one cycle).
+    pub cycles: f64,
+    /// The ports, as the run named them.
+    pub ports: Vec<String>,
 }
 
 /// A form's values at one RVV vector type ([`Entry::vector_configs`]).

@@ -166,3 +166,48 @@ fn entries_and_configs_keep_their_latency_when_a_new_run_fails() {
     assert_eq!(e.latency, Some(4.0));
     assert_eq!(e.vector_configs[0].measured, e.measured);
 }
+
+#[test]
+fn a_ports_run_replaces_every_forms_inferred_ports() {
+    let mut db = Database::parse(X60).unwrap();
+    let n = db.entries.len();
+    let uses = |cycles: f64, ports: &[&str]| {
+        vec![PortUse {
+            cycles,
+            ports: ports.iter().map(|p| p.to_string()).collect(),
+        }]
+    };
+    let before = db.get("ADD").unwrap().clone();
+    let first = vec![
+        (form(Arch::Riscv64, "ADD"), uses(1.0, &["0", "1"])),
+        (form(Arch::Riscv64, "XORI"), uses(1.0, &["0", "1"])),
+    ];
+    assert_eq!(db.replace_inferred_ports(first), 0);
+    let add = db.get("ADD").unwrap();
+    assert_eq!(add.inferred_ports, uses(1.0, &["0", "1"]));
+    // Everything measured stays.
+    assert_eq!(add.measured, before.measured);
+
+    let text = db.to_yaml();
+    assert!(
+        text.contains(
+            "  inferredPorts:\n    - cycles:          1\n      ports:           [ '0', '1' ]\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(Database::parse(&text).unwrap(), db);
+
+    // A second run numbers its ports its own way: XORI, not in it, loses
+    // the first run's; a form new to the file is added.
+    let second = vec![
+        (form(Arch::Riscv64, "ADD"), uses(1.02, &["2"])),
+        (form(Arch::Riscv64, "MUL"), uses(0.98, &["1"])),
+    ];
+    assert_eq!(db.replace_inferred_ports(second), 1);
+    assert!(db.get("XORI").unwrap().inferred_ports.is_empty());
+    assert_eq!(db.get("ADD").unwrap().inferred_ports, uses(1.02, &["2"]));
+    let mul = db.get("MUL").unwrap();
+    assert_eq!((mul.throughput, mul.latency), (None, None));
+    assert_eq!(db.entries.len(), n + 1);
+    assert_eq!(Database::parse(&db.to_yaml()).unwrap(), db);
+}

@@ -60,6 +60,14 @@ impl Database {
                 write_throughputs(out, "      ", &c.measured)?;
                 write_latencies(out, "      ", &c.measured)?;
             }
+            if !e.inferred_ports.is_empty() {
+                writeln!(out, "  inferredPorts:")?;
+            }
+            for u in &e.inferred_ports {
+                let ports: Vec<String> = u.ports.iter().map(|p| quote(p)).collect();
+                field(out, "    - ", "cycles", &format_g(u.cycles))?;
+                field(out, "      ", "ports", &format!("[ {} ]", ports.join(", ")))?;
+            }
         }
         writeln!(out, "...")
     }

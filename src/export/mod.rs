@@ -70,6 +70,9 @@ pub struct Counts {
     pub added_composed: usize,
     /// Base forms left as the base had them.
     pub kept: usize,
+    /// Without a base: added forms with the ports `winic ports` inferred
+    /// (the others are spread over the first ports by their throughput).
+    pub inferred: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
     pub folded: usize,
 }
@@ -232,7 +235,14 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
             let ports = derived_ports(&keys);
             for c in &keys {
                 counts.added += 1;
-                let mapping = new_form(c, c.entries[0].0, None, Some(&ports));
+                let inferred = inferred_pressure(c.entries[0].0);
+                counts.inferred += inferred.is_some() as usize;
+                let mapping = new_form(
+                    c,
+                    c.entries[0].0,
+                    inferred.map(Ports::Inferred),
+                    Some(&ports),
+                );
                 comment_folded(&mut winic_forms, c);
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
@@ -562,13 +572,33 @@ fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
     (m, scaled)
 }
 
-/// Where an added form's port pressure comes from, with a base.
+/// Where an added form's port pressure comes from: with a base, the
+/// base; without, `winic ports`.
 enum Ports<'a> {
     /// The base form of the same LLVM form under another name.
     Borrowed(&'a Mapping),
     /// Composed as OSACA composes a memory form it lacks
     /// ([`memory_variant_ports`]).
     Combined(Value),
+    /// The ports `winic ports` inferred for it ([`inferred_pressure`]).
+    Inferred(Value),
+}
+
+/// The `port_pressure` of the ports `winic ports` inferred for `entry`
+/// (its `inferredPorts`), or `None` without them.
+fn inferred_pressure(entry: &Entry) -> Option<Value> {
+    if entry.inferred_ports.is_empty() {
+        return None;
+    }
+    let items = entry
+        .inferred_ports
+        .iter()
+        .map(|u| {
+            let ports = u.ports.iter().map(|p| Value::from(p.as_str())).collect();
+            Value::Sequence(vec![num(u.cycles), Value::Sequence(ports)])
+        })
+        .collect();
+    Some(Value::Sequence(items))
 }
 
 /// The port pressure OSACA itself gives a memory form its file lacks:
@@ -641,7 +671,7 @@ fn new_form(
     };
     let given = match ports {
         Some(Ports::Borrowed(b)) => b.get("port_pressure").cloned(),
-        Some(Ports::Combined(pp)) => Some(pp),
+        Some(Ports::Combined(pp) | Ports::Inferred(pp)) => Some(pp),
         None => None,
     };
     let pp = match (given, derived, entry.throughput) {
@@ -667,6 +697,8 @@ fn new_form(
 /// no throughput or latency tells.
 pub struct DerivedPorts {
     names: Vec<String>,
+    /// Some forms have ports `winic ports` inferred.
+    inferred: bool,
 }
 
 impl DerivedPorts {
@@ -694,8 +726,29 @@ fn derived_ports(keys: &[Candidate]) -> DerivedPorts {
         .filter(|t| *t > 0.0)
         .reduce(f64::min);
     let n = fastest.map_or(1, |t| ((1.0 / t).round() as usize).clamp(1, 16));
+    // The ports `winic ports` named (it numbers them), which the
+    // exported forms use.
+    let named: std::collections::BTreeSet<&str> = keys
+        .iter()
+        .flat_map(|c| &c.entries[0].0.inferred_ports)
+        .flat_map(|u| &u.ports)
+        .map(String::as_str)
+        .collect();
+    let numbered = named
+        .iter()
+        .filter_map(|p| p.parse::<usize>().ok().map(|p| p + 1))
+        .max()
+        .unwrap_or(0);
+    let mut names: Vec<String> = (0..n.max(numbered)).map(|i| i.to_string()).collect();
+    names.extend(
+        named
+            .iter()
+            .filter(|p| p.parse::<usize>().is_err())
+            .map(|p| p.to_string()),
+    );
     DerivedPorts {
-        names: (0..n).map(|i| i.to_string()).collect(),
+        names,
+        inferred: !named.is_empty(),
     }
 }
 
@@ -854,16 +907,30 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
             c.added_composed,
             c.kept
         )),
+        None if c.inferred > 0 => out.push_str(&format!(
+            "# no base: {} forms, all measured by winic.\n\
+             # The port model is inferred by `winic ports` from timing alone (no performance\n\
+             #   counter): {} forms have the ports it fitted to mixes of forms, numbered\n\
+             #   by that run, not the vendor's names, each one fit among others. The other\n\
+             #   {} (more than one micro-op, loads and stores, forms it did not place) are\n\
+             #   spread over the first round(1/t) ports by their reciprocal throughput t, so\n\
+             #   each alone is bound at t, but whom they compete with is unknown.\n\
+             #   Load/store latencies and throughputs, the reorder buffer and the scheduler\n\
+             #   are unknown (~).\n",
+            c.added,
+            c.inferred,
+            c.added - c.inferred
+        )),
         None => out.push_str(&format!(
             "# no base: {} forms, all measured by winic.\n\
              # What this file cannot know: the port model. winic measures throughput and\n\
              #   latency with timers, not performance counters, so which execution unit a\n\
-             #   form uses, and which forms compete for one, is unknown. The ports below are\n\
-             #   abstract: as many as the fastest form issues per cycle; a form of\n\
-             #   reciprocal throughput t is spread over the first round(1/t) of them, so it\n\
-             #   alone is bound at t, and forms of different units are modelled as sharing.\n\
-             #   Load/store latencies and throughputs, the reorder buffer and the scheduler\n\
-             #   are unknown (~).\n",
+             #   form uses, and which forms compete for one, is unknown (`winic ports -o`\n\
+             #   infers it into the database). The ports below are abstract: as many as the\n\
+             #   fastest form issues per cycle; a form of reciprocal throughput t is spread\n\
+             #   over the first round(1/t) of them, so it alone is bound at t, and forms of\n\
+             #   different units are modelled as sharing. Load/store latencies and\n\
+             #   throughputs, the reorder buffer and the scheduler are unknown (~).\n",
             c.added
         )),
     }
@@ -922,10 +989,17 @@ fn top_level_without_base(out: &mut String, req: &OsacaRequest, ports: &DerivedP
         ("ports", port_list),
         (
             "port_model_scheme",
-            Value::from(format!(
-                "{} abstract ports derived from winic's throughputs (no unit is known)\n",
-                ports.names.len()
-            )),
+            Value::from(match ports.inferred {
+                true => format!(
+                    "{} ports inferred by winic ports from timing alone (numbered, not the \
+                     vendor's names)\n",
+                    ports.names.len()
+                ),
+                false => format!(
+                    "{} abstract ports derived from winic's throughputs (no unit is known)\n",
+                    ports.names.len()
+                ),
+            }),
         ),
     ];
     for (k, v) in &fields {
@@ -969,9 +1043,17 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
             c.added - c.added_with_ports - c.added_composed,
             c.kept
         )),
+        None if c.inferred > 0 => s.push_str(&format!(
+            "  no base: {} forms added, {} with the ports winic ports inferred, {} spread over \
+             the first ports by their throughput (the file's header says what it cannot know)\n",
+            c.added,
+            c.inferred,
+            c.added - c.inferred
+        )),
         None => s.push_str(&format!(
             "  no base: {} forms added; the ports are abstract (derived from the \
-             throughputs: the file's header says what it cannot know)\n",
+             throughputs: the file's header says what it cannot know; winic ports -o \
+             infers them)\n",
             c.added
         )),
     }

@@ -572,6 +572,33 @@ fn gcd(a: usize, b: usize) -> usize {
     }
 }
 
+impl Conflicts {
+    /// The ports of every form the mapping places, for the database
+    /// ([`crate::db::Database::replace_inferred_ports`]): its set, ports
+    /// named by their numbers, with its time alone times the set's size as
+    /// the cycles (one micro-op on N ports runs at 1/N cycles: 1 cycle of
+    /// work), so that the form alone is bound at its measured throughput.
+    /// Empty without a mapping.
+    pub fn inferred_ports(&self) -> Vec<(Instr, Vec<crate::db::PortUse>)> {
+        let Some(m) = &self.mapping else {
+            return Vec::new();
+        };
+        m.sets
+            .iter()
+            .map(|&(k, set)| {
+                let ports: Vec<String> = (0..m.ports)
+                    .filter(|p| set & (1 << p) != 0)
+                    .map(|p| p.to_string())
+                    .collect();
+                let cycles = time(&self.singles[k]) * ports.len() as f64;
+                let cycles = (cycles * 100.0).round() / 100.0;
+                let form = self.singles[k].form;
+                (form, vec![crate::db::PortUse { cycles, ports }])
+            })
+            .collect()
+    }
+}
+
 /// A measured single's cycles per instruction (1 for one without, which
 /// is never mixed).
 fn time(s: &Single) -> f64 {
