@@ -236,6 +236,17 @@ pub trait KernelFrame {
         None
     }
 
+    /// The width in bits of the vector registers `form` computes on, or
+    /// `None` for a form without (or on an arch whose port inference
+    /// does not look at widths). Port inference asks it because wide
+    /// vector work can take a port from narrower vector work: on Intel's
+    /// server cores a 512-bit form in flight turns off port 1's vector
+    /// units, so a 256-bit form that has ports 0, 1 and 5 alone has 0 and
+    /// 5 beside it.
+    fn vector_bits(&self, _form: Instr) -> Option<u32> {
+        None
+    }
+
     /// Whether `form` runs in a kernel although LLVM's flags alone would
     /// keep it out (`isCodeGenOnly`, a branch, a PC-relative target): x86
     /// condition forms (`cmov${cond}`, reached by the assembler through one

@@ -59,6 +59,20 @@ impl KernelFrame for X86_64 {
         super::runnable::cannot_run(&form)
     }
 
+    /// Scalar floating point (`FR32`, `FR64`, `FR16`) computes in the
+    /// vector units as 128-bit work; MMX (`VR64`) as 64-bit; mask
+    /// registers (`VK*`) are not vector registers here.
+    fn vector_bits(&self, form: Instr) -> Option<u32> {
+        form.operands()
+            .filter_map(|o| o.ty().class())
+            .filter_map(|c| match c.name() {
+                n if n.starts_with("FR") => Some(128),
+                n if n.starts_with("VR") => Some(c.bits()),
+                _ => None,
+            })
+            .max()
+    }
+
     fn cannot_mix(&self, a: Instr, b: Instr) -> Option<&'static str> {
         matches!(
             (vex_vector(a), vex_vector(b)),

@@ -117,6 +117,7 @@ pub fn run(
         form,
         cycles: Err(MEMORY.into()),
         noisy: false,
+        vector: t.vector_bits(form),
     }));
     let candidates = single_uop_forms(&singles);
     let seed = choose_seed(&singles, &candidates, seed_size);
@@ -182,7 +183,10 @@ pub fn run(
     let mut alike = Vec::new();
     for (&(k, ports), mine) in placed.iter().zip(ranges) {
         let mine: Vec<(usize, u32, Mix)> = mine
-            .filter_map(|p| Some((p, mapping.set_of(found.pairs[p].a)?, probe_mix(&found, p)?)))
+            .filter_map(|p| {
+                let probe = mapping.set_of(found.pairs[p].a)?;
+                Some((p, probe, probe_mix(&found, &mapping, p)?))
+            })
             .collect();
         let Some((set, ties)) = place(&mine, ports, mapping.ports) else {
             continue;
@@ -204,9 +208,10 @@ pub fn run(
 }
 
 /// Pair `p` of `found` (a probe, then the form placed) as the fit sees
-/// it: the probe's copies as form 0, the other's as form 1; `None`
-/// without a time.
-fn probe_mix(found: &Conflicts, p: usize) -> Option<Mix> {
+/// it: the probe's copies as form 0, the other's as form 1, each losing
+/// the ports `mapping`'s wide mode takes beside the other; `None` without
+/// a time.
+fn probe_mix(found: &Conflicts, mapping: &Mapping, p: usize) -> Option<Mix> {
     let x = &found.pairs[p];
     let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
     let cycles = *x.cycles.as_ref().ok()?;
@@ -215,6 +220,7 @@ fn probe_mix(found: &Conflicts, p: usize) -> Option<Mix> {
         b: (1, x.ratio.1),
         floor: fa.max(fb),
         cycles,
+        lost: (mapping.lost(x.a, [x.b]), mapping.lost(x.b, [x.a])),
     })
 }
 
@@ -272,6 +278,7 @@ fn telling(
                     b: (1, ratio.1),
                     floor: 0.0,
                     cycles: 1.0,
+                    lost: (0, 0),
                 };
                 (1000.0 * mix.predicted(&[probe, set])).round() as i64
             })
@@ -400,6 +407,7 @@ impl Conflicts {
             m.ports - 1,
             100.0 * rms(m.residuals.iter().filter(in_seed))
         ));
+        s.push_str(&m.wide_line());
         s.push_str("probes (seed forms, one of each port set it found, as few as tell apart every set all of them tell apart):\n");
         for &p in &seed.probes {
             let set = m.set_of(p).unwrap_or(0);
@@ -509,6 +517,7 @@ mod tests {
                         b: (1, ratio.1),
                         floor: 0.0,
                         cycles: 1.0,
+                        lost: (0, 0),
                     };
                     mix.cycles = mix.predicted(&[p, truth]);
                     (k, p, mix)
@@ -556,6 +565,7 @@ mod tests {
                 form: form(n),
                 cycles: Ok(1.0),
                 noisy: false,
+                vector: None,
             })
             .collect();
         // Six scalar forms on 5 ports, one on 1; two ymm forms on 2, one
@@ -600,6 +610,7 @@ mod tests {
                 form: isa.instr(n).unwrap(),
                 cycles: Ok(1.0 / f64::from(set.count_ones())),
                 noisy: false,
+                vector: None,
             })
             .collect();
         let found = Conflicts {
@@ -613,6 +624,8 @@ mod tests {
             ports: 4,
             sets: sets.iter().copied().enumerate().collect(),
             residuals: Vec::new(),
+            wide: None,
+            vector: Vec::new(),
         };
         let one_port = [(4usize, 1u32)];
         assert_eq!(

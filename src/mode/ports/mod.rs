@@ -130,6 +130,9 @@ pub struct Single {
     pub cycles: Result<f64, String>,
     /// Its timings were noisy.
     pub noisy: bool,
+    /// The width of the vector registers it computes on
+    /// ([`crate::arch::KernelFrame::vector_bits`]).
+    pub vector: Option<u32>,
 }
 
 /// What `winic ports` found.
@@ -352,6 +355,7 @@ pub(crate) fn measure_singles(
                 Err(w) => w.clone(),
             }),
             noisy: false,
+            vector: t.vector_bits(form),
         });
         if let Ok(b) = body {
             let n = b.len();
@@ -833,6 +837,7 @@ impl Conflicts {
             m.ports,
             100.0 * m.rms()
         );
+        s.push_str(&m.wide_line());
         for (k, mask) in &m.sets {
             let ports: Vec<String> = (0..m.ports)
                 .filter(|p| mask & (1 << p) != 0)
@@ -882,21 +887,62 @@ pub struct Mix {
     pub floor: f64,
     /// Cycles per unit measured.
     pub cycles: f64,
+    /// The ports the first form's and the second's sets lose in this mix
+    /// ([`WideMode`]).
+    pub lost: (u32, u32),
 }
 
 impl Mix {
     /// The cycles per unit the port sets `sets` predict: the [`bottleneck`]
-    /// of `a.1` micro-ops on `sets[a.0]` and `b.1` on `sets[b.0]` in
-    /// closed form (each alone, or both on their ports together), never
-    /// below the floor.
+    /// of `a.1` micro-ops on `sets[a.0]` and `b.1` on `sets[b.0]` (less
+    /// the ports each loses in this mix) in closed form (each alone, or
+    /// both on their ports together), never below the floor.
     fn predicted(&self, sets: &[u32]) -> f64 {
-        let (a, b) = (sets[self.a.0], sets[self.b.0]);
+        let (a, b) = (
+            without(sets[self.a.0], self.lost.0),
+            without(sets[self.b.0], self.lost.1),
+        );
         let (na, nb) = (self.a.1 as f64, self.b.1 as f64);
         let ports = |m: u32| f64::from(m.count_ones().max(1));
         (na / ports(a))
             .max(nb / ports(b))
             .max((na + nb) / ports(a | b))
             .max(self.floor)
+    }
+}
+
+/// `set` without the ports `lost`, unless that leaves none.
+fn without(set: u32, lost: u32) -> u32 {
+    match set & !lost {
+        0 => set,
+        rest => rest,
+    }
+}
+
+/// Wide vector work taking a port from narrower vector work: on Intel's
+/// server cores a 512-bit form in flight turns off port 1's vector units,
+/// so beside it a 256-bit form on ports 0, 1 and 5 has only 0 and 5. The
+/// fit tries every port (and none), and keeps one only where it predicts
+/// the mixes clearly better ([`Conflicts::fit`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideMode {
+    /// The port narrower vector work loses.
+    pub port: u32,
+    /// Vector work from this width on is wide: the widest of the forms.
+    pub bits: u32,
+}
+
+impl WideMode {
+    /// The ports a form on vector registers of `mine` bits loses in a mix
+    /// with forms of `others` ([`Single::vector`]).
+    pub fn lost(&self, mine: Option<u32>, others: impl IntoIterator<Item = Option<u32>>) -> u32 {
+        let narrow = mine.is_some_and(|b| b < self.bits);
+        let wide = |b: Option<u32>| b.is_some_and(|b| b >= self.bits);
+        if narrow && others.into_iter().any(wide) {
+            1 << self.port
+        } else {
+            0
+        }
     }
 }
 
@@ -985,6 +1031,12 @@ pub struct Mapping {
     /// Each pair used (index into the pairs), measured and predicted
     /// cycles per unit of its mix.
     pub residuals: Vec<(usize, f64, f64)>,
+    /// The port wide vector work takes from narrower, if the fit found
+    /// one, and the root mean square error of the fitted pairs without it
+    /// and with it.
+    pub wide: Option<(WideMode, f64, f64)>,
+    /// Each single's vector width ([`Single::vector`]), by its index.
+    pub vector: Vec<Option<u32>>,
 }
 
 impl Mapping {
@@ -995,9 +1047,38 @@ impl Mapping {
     pub fn predict(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
         let uops: Option<Vec<(u32, f64)>> = parts
             .iter()
-            .map(|&(k, r)| Some((self.set_of(k)?, r as f64)))
+            .map(|&(k, r)| {
+                let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
+                Some((without(self.set_of(k)?, self.lost(k, others)), r as f64))
+            })
             .collect();
         Some(bottleneck(&uops?).max(floor))
+    }
+
+    /// The report's line on the wide mode the fit found ([`WideMode`]),
+    /// empty without one.
+    pub fn wide_line(&self) -> String {
+        match self.wide {
+            Some((w, plain, with)) => format!(
+                "beside {}-bit vector forms, narrower vector forms lose port {}: with that the \
+                 fit's root mean square error is {:.1}%, without {:.1}%\n",
+                w.bits,
+                w.port,
+                100.0 * with,
+                100.0 * plain
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// The ports single `k` loses in a mix with the singles `others`
+    /// ([`WideMode`]); 0 without a wide mode.
+    pub fn lost(&self, k: usize, others: impl IntoIterator<Item = usize>) -> u32 {
+        let bits = |k: usize| self.vector.get(k).copied().flatten();
+        match self.wide {
+            Some((w, ..)) => w.lost(bits(k), others.into_iter().map(bits)),
+            None => 0,
+        }
     }
 
     /// The root mean square of the pairs' relative errors.
@@ -1159,6 +1240,11 @@ fn rename(
     }
 }
 
+/// One fit of [`Conflicts::fit`]: its port count, each form's set, the
+/// root mean square error, and the wide mode it found
+/// ([`Mapping::wide`]).
+type Fit = (u32, Vec<u32>, f64, Option<(WideMode, f64, f64)>);
+
 /// The most ports a mapping has: the subsets of 8 ports are few enough
 /// to try for every form.
 const MAX_PORTS: u32 = 8;
@@ -1199,6 +1285,7 @@ impl Conflicts {
                     b: (at(x.b)?, x.ratio.1),
                     floor: fa.max(fb),
                     cycles: *x.cycles.as_ref().ok()?,
+                    lost: (0, 0),
                 };
                 Some((p, mix))
             })
@@ -1208,23 +1295,62 @@ impl Conflicts {
             return None;
         }
         let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();
-        let mixes: Vec<Mix> = pairs.iter().map(|x| x.1).collect();
-        let fits: Vec<(u32, Vec<u32>, f64)> = (widest..=MAX_PORTS)
+        // The mixes as a wide mode sees them: which ports each part loses.
+        let vector = |k: usize| self.singles[k].vector;
+        let mixes_in = |mode: Option<WideMode>| -> Vec<Mix> {
+            pairs
+                .iter()
+                .map(|(p, m)| {
+                    let (a, b) = (self.pairs[*p].a, self.pairs[*p].b);
+                    let lost = match mode {
+                        Some(w) => (
+                            w.lost(vector(a), [vector(b)]),
+                            w.lost(vector(b), [vector(a)]),
+                        ),
+                        None => (0, 0),
+                    };
+                    Mix { lost, ..*m }
+                })
+                .collect()
+        };
+        // A wide mode is tried where some mix has wide and narrower
+        // vector work: the widest vector width of the forms is wide.
+        let bits = forms.iter().filter_map(|f| vector(f.0)).max();
+        let wide_and_narrow = |w: WideMode| mixes_in(Some(w)).iter().any(|m| m.lost != (0, 0));
+        let rms_of = |e: f64| (e / pairs.len() as f64).sqrt();
+        // For each port count: the fit without a mode, and with the best
+        // mode where that is at least a point of error better.
+        let fits: Vec<Fit> = (widest..=MAX_PORTS)
             .map(|p| {
-                let (sets, e) = fit_ports(&widths, &mixes, p);
-                (p, sets, (e / mixes.len() as f64).sqrt())
+                let (sets, e) = fit_ports(&widths, &mixes_in(None), p);
+                let plain = rms_of(e);
+                let moded = (0..p)
+                    .filter_map(|port| Some(WideMode { port, bits: bits? }))
+                    .filter(|&w| wide_and_narrow(w))
+                    .map(|w| {
+                        let (sets, e) = fit_ports(&widths, &mixes_in(Some(w)), p);
+                        (sets, rms_of(e), w)
+                    })
+                    .min_by(|x, y| x.1.total_cmp(&y.1));
+                match moded {
+                    Some((sets, e, w)) if e < plain - 0.01 => (p, sets, e, Some((w, plain, e))),
+                    _ => (p, sets, plain, None),
+                }
             })
             .collect();
         let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, f64::min);
-        let (ports, sets, _) = fits.into_iter().find(|f| f.2 <= best + 0.02)?;
+        let (ports, sets, _, wide) = fits.into_iter().find(|f| f.2 <= best + 0.02)?;
         let residuals = pairs
             .iter()
-            .map(|(p, m)| (*p, m.cycles, m.predicted(&sets)))
+            .zip(mixes_in(wide.map(|w| w.0)))
+            .map(|((p, _), m)| (*p, m.cycles, m.predicted(&sets)))
             .collect();
         Some(Mapping {
             ports,
             sets: forms.iter().map(|f| f.0).zip(sets).collect(),
             residuals,
+            wide,
+            vector: self.singles.iter().map(|s| s.vector).collect(),
         })
     }
 }
@@ -1322,6 +1448,7 @@ mod tests {
                     b: (b, rb),
                     floor: (ra as f64 * time(a)).max(rb as f64 * time(b)),
                     cycles: bottleneck(&[(truth[a], ra as f64), (truth[b], rb as f64)]),
+                    lost: (0, 0),
                 });
             }
         }
@@ -1340,6 +1467,7 @@ mod tests {
                         b: (1, rb),
                         floor: 0.0,
                         cycles: 1.0,
+                        lost: (0, 0),
                     };
                     let got = mix.predicted(&[a, b]);
                     assert!((got - exact).abs() < 1e-12, "{a:06b} {b:06b}");
@@ -1348,6 +1476,92 @@ mod tests {
         }
         // Three ports cannot hold a form of four.
         assert!(port_sets(4, 3).is_empty());
+    }
+
+    /// Mixes made by a core whose 512-bit forms take port 1 from the
+    /// narrower vector forms (Golden Cove's server parts): the fit finds
+    /// that mode, which port, and every form's ports alone; without the
+    /// effect in the mixes it finds none. Scalar forms keep their ports.
+    #[test]
+    fn the_fit_finds_the_port_wide_vector_work_takes() {
+        let isa = crate::isa::Isa::get(Arch::X86_64);
+        // Ports 0, 1, 2 (vector) and 3 (scalar only).
+        let forms: [(&str, u32, Option<u32>); 6] = [
+            ("VPADDDYrr", 0b0111, Some(256)),
+            ("VPMULLDYrr", 0b0011, Some(256)),
+            ("VPERMDYrr", 0b0100, Some(256)),
+            ("VPADDDZrr", 0b0101, Some(512)),
+            ("ADD64rr", 0b1011, None),
+            ("IMUL64rr", 0b0010, None),
+        ];
+        for effect in [true, false] {
+            let truth = WideMode { port: 1, bits: 512 };
+            let singles: Vec<Single> = forms
+                .iter()
+                .map(|&(n, set, vector)| Single {
+                    form: isa.instr(n).unwrap(),
+                    cycles: Ok(1.0 / f64::from(set.count_ones())),
+                    noisy: false,
+                    vector,
+                })
+                .collect();
+            let mut pairs = Vec::new();
+            for a in 0..forms.len() {
+                for b in a + 1..forms.len() {
+                    let (ta, tb) = (time(&singles[a]), time(&singles[b]));
+                    let (ra, rb) = balance(ta, tb);
+                    let lost = |x: usize, y: usize| match effect {
+                        true => truth.lost(forms[x].2, [forms[y].2]),
+                        false => 0,
+                    };
+                    let cycles = bottleneck(&[
+                        (without(forms[a].1, lost(a, b)), ra as f64),
+                        (without(forms[b].1, lost(b, a)), rb as f64),
+                    ]);
+                    let alone = |r: usize, t: f64| Ok(r as f64 * t);
+                    pairs.push(Pair {
+                        a,
+                        b,
+                        ratio: (ra, rb),
+                        units: 1,
+                        cycles: Ok(cycles),
+                        alone: (alone(ra, ta), alone(rb, tb)),
+                        noisy: false,
+                    });
+                }
+            }
+            let found = Conflicts {
+                singles,
+                pairs,
+                mapping: None,
+                held_back: Vec::new(),
+                classes: None,
+            };
+            let m = found.fit().unwrap();
+            assert!(m.rms() < 1e-9, "effect {effect}: {m:?}");
+            assert_eq!(m.ports, 4, "{m:?}");
+            match (effect, m.wide) {
+                (true, Some((w, plain, with))) => {
+                    assert!(with < 1e-9 && plain > 0.01, "{m:?}");
+                    assert_eq!(w.bits, 512);
+                    // The lost port is the one IMUL64rr (port 1 alone) has.
+                    assert_eq!(m.set_of(5), Some(1 << w.port), "{m:?}");
+                    assert!(m.wide_line().contains("lose port"));
+                }
+                (false, None) => assert!(m.wide_line().is_empty()),
+                _ => panic!("effect {effect}: {m:?}"),
+            }
+            // Each form's set alone is the truth's, ports renumbered.
+            for (k, f) in forms.iter().enumerate() {
+                assert_eq!(m.set_of(k).unwrap().count_ones(), f.1.count_ones());
+            }
+            // A held-back mix of three: two ymm adds beside a zmm one and
+            // imul; with the mode the ymm adds have ports 0 and 2 only.
+            let parts = [(0, 2), (3, 1), (5, 1)];
+            let want = if effect { 1.5 } else { 4.0 / 3.0 };
+            let got = m.predict(&parts, 0.0).unwrap();
+            assert!((got - want).abs() < 1e-9, "effect {effect}: {got}, {m:?}");
+        }
     }
 
     /// The agreement renames winic's numbered ports to the reference's
@@ -1369,6 +1583,8 @@ mod tests {
                 (5, 0b01000),
             ],
             residuals: Vec::new(),
+            wide: None,
+            vector: Vec::new(),
         };
         let reference = vec![
             names(&["0", "1", "5", "6", "10"]),
