@@ -127,10 +127,31 @@ fn stop_and_resume(
     assert!(!journal.exists(), "{name}: the journal outlived the run");
     let got = forms(&dir.join("db.yaml"));
     // Under an emulator a cheap form may time only noise in one run and
-    // not the other: the sets are compared on the host only.
+    // not the other: the sets are compared on the host only. There too a
+    // form can come out without a value in one of the two runs (its
+    // unroll difference not positive: in a CI run on the Xeon guest,
+    // `VPMULLQZrrk`, with another tenant on the core), so up to 2 forms
+    // may differ; a kill that lost the forms in flight (a group, up to
+    // 16) or a resume that skipped them differs by more.
     if std::env::var_os("WINIC_EMULATED").is_none() {
-        assert_eq!(got.0, reference.0, "{name}: other forms measured");
-        assert_eq!(got.1, reference.1, "{name}: other upper bounds");
+        let differ: Vec<&String> = got.0.symmetric_difference(&reference.0).collect();
+        assert!(
+            differ.len() <= 2,
+            "{name}: other forms measured: {differ:?}\ngot {:?}\nreference {:?}",
+            got.0,
+            reference.0
+        );
+        let both = |s: &BTreeSet<String>| -> BTreeSet<String> {
+            s.iter()
+                .filter(|f| got.0.contains(*f) && reference.0.contains(*f))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(
+            both(&got.1),
+            both(&reference.1),
+            "{name}: other upper bounds"
+        );
     } else {
         assert!(!got.0.is_empty());
     }
