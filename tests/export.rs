@@ -333,6 +333,32 @@ fn osaca_loads_the_export_and_sees_winics_values() {
     }
 }
 
+/// OSACA's predictions of `jobs` (scripts/osaca-predict.py's list of
+/// loops) with the machine file `model`, parsed as `arch`; the jobs file
+/// goes to `dir`.
+fn osaca_predict(
+    python: &Path,
+    dir: &Path,
+    arch: &str,
+    model: &str,
+    jobs: &serde_json::Value,
+) -> serde_json::Value {
+    let file = dir.join("jobs.json");
+    std::fs::write(&file, jobs.to_string()).unwrap();
+    let o = std::process::Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/osaca-predict.py"))
+        .args(["--arch", arch, "--model", model])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "OSACA: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// The first and last line (1-based) of the loop between OSACA's markers,
 /// as scripts/validate.py's marked_lines finds them.
 fn marked_lines(text: &str) -> (usize, usize) {
@@ -440,18 +466,7 @@ fn osacas_lcd_of_a_reduction_is_winics_measured_latency() {
     .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let jobs = serde_json::json!([{"file": kernel, "lines": [first, last]}]);
-    std::fs::write(dir.0.join("jobs.json"), jobs.to_string()).unwrap();
-    let o = std::process::Command::new(&python)
-        .arg(root.join("scripts/osaca-predict.py"))
-        .args(["--arch", arch, "--model", &p("model.yml"), &p("jobs.json")])
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "OSACA: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = osaca_predict(&python, &dir.0, arch, &p("model.yml"), &jobs);
     let lcd = rows[0]["lcd"].as_f64().unwrap();
     assert!(
         (lcd - chain as f64 * min).abs() < 1e-9,
@@ -686,19 +701,7 @@ fn export_without_base_carries_the_inferred_ports() {
         .byte 100,103,144\n";
     std::fs::write(dir.0.join("mix.s"), kernel).unwrap();
     let jobs = serde_json::json!([{"file": p("mix.s"), "lines": [4, 9]}]);
-    std::fs::write(dir.0.join("jobs.json"), jobs.to_string()).unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let o = std::process::Command::new(&python)
-        .arg(root.join("scripts/osaca-predict.py"))
-        .args(["--arch", "SPR", "--model", &p("out.yml"), &p("jobs.json")])
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "OSACA: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = osaca_predict(&python, &dir.0, "SPR", &p("out.yml"), &jobs);
     assert_eq!(rows[0]["unknown"].as_u64(), Some(0), "{rows}");
     let tp = rows[0]["tp"].as_f64().unwrap();
     assert!(
