@@ -151,7 +151,10 @@ pub fn lat_block(
                         s.push_str(&format!("\t\tDependencies: {}", helpers.join(", ")));
                     }
                     if let Some(b) = m.breaker {
-                        s.push_str(&format!(", {} interleaved to break a dependency", b.name()));
+                        s.push_str(&format!(
+                            ", {} interleaved to break a dependency",
+                            b.label()
+                        ));
                     }
                     s.push_str(&format!(
                         "\n\t\tCombined result: {:.2} cycles per lap ({} laps, {}/{} clean rounds){}\n",

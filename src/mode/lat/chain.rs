@@ -233,6 +233,33 @@ pub fn partner(t: &dyn Target, class: RegClass, r: Reg) -> Option<Reg> {
     })
 }
 
+/// What breaks a dependency a self chain would otherwise run through
+/// besides its own (adc's accumulator, while its flags are measured): a
+/// form interleaved after each copy that writes the register without
+/// reading it, implicitly (`rdtsc` writes EAX) or through its explicit
+/// destination put on it (`mov rax, imm32`).
+#[derive(Clone, Copy, Debug)]
+pub struct Breaker {
+    /// The form interleaved.
+    pub form: Instr,
+    /// For an explicit writer: its destination operand and the register.
+    pub onto: Option<(usize, Reg)>,
+}
+
+impl Breaker {
+    /// How the report names it: `RDTSC`, `MOV64ri32 onto rax`.
+    pub fn label(&self) -> String {
+        match self.onto {
+            Some((_, r)) => format!(
+                "{} onto {}",
+                self.form.name(),
+                r.asm_name().to_ascii_lowercase()
+            ),
+            None => self.form.name().to_string(),
+        }
+    }
+}
+
 /// A chain body, ready to be built into kernels.
 #[derive(Clone, Debug)]
 pub struct Chain {
@@ -311,7 +338,7 @@ fn set_reg(inst: &mut Inst, k: usize, r: Reg) {
 /// writes an implicit register the first step reads and writes, which
 /// would otherwise make a second chain). `Err` with the reason when no
 /// body links as intended.
-pub fn chain(t: &dyn Target, steps: &[Edge], breaker: Option<Instr>) -> Result<Chain, String> {
+pub fn chain(t: &dyn Target, steps: &[Edge], breaker: Option<Breaker>) -> Result<Chain, String> {
     let mut last = String::from("no steps");
     for laps in [4, 2, 1] {
         // Every register of every instance kept apart first; then, where
@@ -333,11 +360,11 @@ pub fn chain(t: &dyn Target, steps: &[Edge], breaker: Option<Instr>) -> Result<C
 fn chain_with(
     t: &dyn Target,
     steps: &[Edge],
-    breaker: Option<Instr>,
+    breaker: Option<Breaker>,
     laps: usize,
     reserve_relinked: bool,
 ) -> Result<Chain, String> {
-    let forms = steps.iter().map(|e| e.form).chain(breaker);
+    let forms = steps.iter().map(|e| e.form).chain(breaker.map(|b| b.form));
     let mut used: Vec<Reg> = forms
         .flat_map(|f| f.implicit_uses().chain(f.implicit_defs()))
         .collect();
@@ -384,7 +411,11 @@ fn chain_with(
             body.push(fresh(e.form, &relinked, &mut used)?);
             if j == 0 {
                 if let Some(b) = breaker {
-                    body.push(fresh(b, &[], &mut used)?);
+                    let mut inst = fresh(b.form, &[], &mut used)?;
+                    if let Some((k, r)) = b.onto {
+                        set_reg(&mut inst, k, r);
+                    }
+                    body.push(inst);
                 }
             }
         }
@@ -755,7 +786,15 @@ mod tests {
             c.bound
         );
         let cmp = form(Arch::X86_64, "CMP64rr");
-        let c = chain(t, &[e], Some(cmp)).unwrap();
+        let c = chain(
+            t,
+            &[e],
+            Some(Breaker {
+                form: cmp,
+                onto: None,
+            }),
+        )
+        .unwrap();
         assert!(c.bound.is_none(), "{:?}", c.bound);
         assert_eq!(c.body.len(), 2 * c.laps);
     }

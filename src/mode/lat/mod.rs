@@ -30,7 +30,7 @@ use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options};
 use crate::isa::{Instr, Reg};
 use crate::kernel;
-use chain::{Chain, Edge, End};
+use chain::{Breaker, Chain, Edge, End};
 use solve::{Bounds, Equation};
 use std::collections::BTreeMap;
 
@@ -45,7 +45,7 @@ pub struct Measurement {
     /// measured, the others its helpers).
     pub steps: Vec<Edge>,
     /// The form interleaved to break an implicit dependency, if any.
-    pub breaker: Option<Instr>,
+    pub breaker: Option<Breaker>,
     /// Laps of the cycle in the body.
     pub laps: usize,
     /// Cycles of one lap: the sum of the sub-latencies on the cycle.
@@ -219,7 +219,7 @@ fn file_of(ty: &str) -> &str {
 /// A job: the steps of a chain and its body.
 struct Job {
     steps: Vec<Edge>,
-    breaker: Option<Instr>,
+    breaker: Option<Breaker>,
     chain: Chain,
 }
 
@@ -295,7 +295,7 @@ fn measure(
 }
 
 /// The job measuring `steps` (with `breaker`), or why there is none.
-fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Instr>) -> Result<Job, Failure> {
+fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Breaker>) -> Result<Job, Failure> {
     let chain = chain::chain(t, &steps, breaker).map_err(|why| Failure::NoChain {
         kind: "the chain cannot be built".into(),
         detail: Some(why),
@@ -313,7 +313,7 @@ fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Instr>) -> Result<Job, 
 /// or why it has none, in the order of `plans`.
 fn measure_each(
     t: &dyn Target,
-    plans: Vec<(usize, Vec<Edge>, Option<Instr>)>,
+    plans: Vec<(usize, Vec<Edge>, Option<Breaker>)>,
     opts: &Options,
     label: &str,
     progress: &mut dyn FnMut(usize, usize, &str),
@@ -342,8 +342,11 @@ fn measure_each(
 
 /// The breaker of a self chain through `e`: a form writing, without
 /// reading, an implicit register the form reads and writes but the chain
-/// does not run through.
-fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Instr> {
+/// does not run through. A cheap one, as its cost is in every lap: a
+/// compare (the flags) or a move of an immediate put on the register
+/// (`mov rax, imm32` for adc's AX), before other implicit writers
+/// (`rdtsc`, whose 36 cycles on Zen 3 made adc's flags -> flags 36).
+fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Breaker> {
     let on_chain = |r: Reg| {
         [e.source, e.target]
             .iter()
@@ -352,17 +355,27 @@ fn breaker_for(t: &dyn Target, e: &Edge) -> Option<Instr> {
     let reg = tp::implicit_dependency(t, e.form)
         .into_iter()
         .find(|r| !on_chain(*r))?;
-    let widest = |f: &Instr| tp::widest_operand(*f);
-    // Compares first (as TP's helpers), then those reading no implicit
-    // register (`cmp ax, imm16` reads AX) and with the widest registers
-    // (no partial-register merge).
-    let mut c = tp::helper_candidates(t, reg);
-    c.sort_by_key(|f| {
+    let mut c: Vec<Breaker> = tp::helper_candidates(t, reg)
+        .into_iter()
+        .map(|form| Breaker { form, onto: None })
+        .collect();
+    c.extend(
+        tp::immediate_writers(t, reg)
+            .into_iter()
+            .map(|(form, k, r)| Breaker {
+                form,
+                onto: Some((k, r)),
+            }),
+    );
+    // Cheap first, then those reading no implicit register (`cmp ax,
+    // imm16` reads AX) and with the widest registers (no partial-register
+    // merge).
+    c.sort_by_key(|b| {
         (
-            !f.has(crate::isa::Flag::IsCompare),
-            f.implicit_uses().count(),
-            std::cmp::Reverse(widest(f)),
-            f.name(),
+            !(b.form.has(crate::isa::Flag::IsCompare) || b.onto.is_some()),
+            b.form.implicit_uses().count(),
+            std::cmp::Reverse(tp::widest_operand(b.form)),
+            b.form.name(),
         )
     });
     c.into_iter()

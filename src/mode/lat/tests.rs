@@ -392,3 +392,54 @@ fn copies_are_moves_by_flag_or_by_shape() {
     // The reason for the shape rule: LLVM has no isMoveReg on movdqa.
     assert!(!f("MOVDQArr").has(crate::isa::Flag::IsMoveReg));
 }
+
+/// adc's accumulator is broken, while its flags are measured, by a move of
+/// an immediate onto the whole register, not by `rdtsc`: an interleaved
+/// form's cost is in every lap, and rdtsc's 36 cycles on Zen 3 made adc's
+/// flags -> flags 36. A 16-bit accumulator gets a 64-bit move (a 16-bit
+/// write would merge into RAX and keep the dependency); the flags of
+/// `adc ax, imm16` and `sbb al, imm8` break with a compare as before.
+#[test]
+fn an_implicit_accumulator_is_broken_by_a_move_of_an_immediate() {
+    let t = target(Arch::X86_64);
+    let isa = Isa::get(Arch::X86_64);
+    let flags = isa.register("EFLAGS").unwrap();
+    let edge_of = |name: &str, s: End, d: End| {
+        chain::edges(t, isa.instr(name).unwrap())
+            .0
+            .into_iter()
+            .find(|e| e.source == s && e.target == d)
+            .unwrap_or_else(|| panic!("{name} has no such edge"))
+    };
+    for (name, acc, whole) in [
+        ("ADC16i16", "AX", "RAX"),
+        ("SBB8i8", "AL", "RAX"),
+        ("ADC64i32", "RAX", "RAX"),
+    ] {
+        let e = edge_of(name, End::Implicit(flags), End::Implicit(flags));
+        let b = breaker_for(t, &e).unwrap_or_else(|| panic!("{name}: no breaker"));
+        assert!(
+            b.form.has(crate::isa::Flag::IsMoveImm),
+            "{name}: {}",
+            b.label()
+        );
+        let (_, r) = b.onto.expect("an explicit destination");
+        assert_eq!(r.name(), whole, "{name}: {}", b.label());
+        let chain = chain::chain(t, &[e], Some(b)).unwrap();
+        assert!(chain.bound.is_none(), "{name}: {:?}", chain.bound);
+        let printed: Vec<String> = chain.body.iter().map(|i| t.print(i).unwrap()).collect();
+        assert!(
+            printed[1].contains(&whole.to_ascii_lowercase()),
+            "{name}: {printed:?}"
+        );
+        // The accumulator's own chain needs no breaker.
+        let a = isa.register(acc).unwrap();
+        let own = edge_of(name, End::Implicit(a), End::Implicit(a));
+        let b = breaker_for(t, &own).expect("the flags' breaker");
+        assert!(
+            b.form.has(crate::isa::Flag::IsCompare),
+            "{name}: {}",
+            b.label()
+        );
+    }
+}
