@@ -180,6 +180,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     let mut sink = Sink::new(mode, output, db, journal, report);
     let mut summary = match mode {
         Mode::Tp => {
+            let mut entries = tp::Entries::default();
             let rows = tp::run(
                 t,
                 &forms,
@@ -192,7 +193,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
                     sink.put(
                         row.form.name(),
                         crate::mode::blocks::tp_block(t, row),
-                        tp::entry(row),
+                        entries.of(row),
                     )
                 },
             );

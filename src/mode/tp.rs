@@ -634,6 +634,35 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
     Some(e)
 }
 
+/// The database entries of a run's rows, in the order they are reported:
+/// [`entry`] of each, and for a failure reported after the same form's
+/// measurement (a second look that held it back: the time does not grow
+/// with the body) the entry that takes the first value back, all three
+/// throughput fields empty, which merging writes over it (in the database
+/// and, on `--resume`, from the journal). The first, noisy timing was no
+/// evidence against the value, the second is: `movnti [m], r64` came out
+/// at 0.146 cycles on Zen 3 from a noisy first look, faster than the
+/// core's two stores a cycle, and stayed in the database.
+#[derive(Default)]
+pub struct Entries {
+    wrote: std::collections::HashSet<&'static str>,
+}
+
+impl Entries {
+    /// The entry to write for `row` (`None`: nothing to write).
+    pub fn of(&mut self, row: &Row) -> Option<crate::db::Entry> {
+        let name = row.form.name();
+        match entry(row) {
+            Some(e) => {
+                self.wrote.insert(name);
+                Some(e)
+            }
+            None if self.wrote.remove(name) => Some(crate::db::Entry::for_form(row.form)),
+            None => None,
+        }
+    }
+}
+
 /// The counts of a run: measured (with an implicit dependency), skipped
 /// per reason, no kernel, failed per reason; the wall time and forms per
 /// second.
@@ -696,6 +725,76 @@ mod tests {
     use crate::isa::{Arch, Isa};
     use crate::mode::common::is_x87;
 
+    /// A timing of `cycles` per copy of `form`, as a pass measures it.
+    fn measured(form: Instr, cycles: f64) -> Measured {
+        let timing = crate::measure::Timing {
+            ns_per_iter: 1.0,
+            iterations: 1,
+            spread: 0.0,
+            noisy: false,
+        };
+        Measured {
+            cycles,
+            copies: 12,
+            cost: Cost {
+                ns: 1.0,
+                cycles,
+                ghz: 1.0,
+                clock_drift: 0.0,
+                once: timing,
+                twice: timing,
+                rounds: (0, 0),
+                seen_ghz: None,
+                clock_fallback: false,
+            },
+            implicit_dependency: implicit_dependency(target(form.isa().arch()), form),
+            body: Vec::new(),
+            helper: None,
+            held_back: None,
+            outcomes: Vec::new(),
+        }
+    }
+
+    /// A second look that holds a form back takes back the value its
+    /// first look wrote, in the database and in the journal's replay; a
+    /// failure of a form this run did not measure writes nothing (an
+    /// earlier run's value stays).
+    #[test]
+    fn a_failed_second_look_takes_the_first_value_back() {
+        let isa = Isa::get(Arch::X86_64);
+        let movnti = isa.instr("MOVNTI_64mr").unwrap();
+        let first = Row {
+            form: movnti,
+            outcome: Outcome::Measured(measured(movnti, 0.146)),
+        };
+        let second = Row {
+            form: movnti,
+            outcome: Outcome::Failed(Failure::NotLinear {
+                ratio: 1.03,
+                cost: Box::new(measured(movnti, 0.146).cost),
+            }),
+        };
+        let mut entries = Entries::default();
+        let mut db = crate::db::Database::default();
+        db.merge_throughput(entries.of(&first).unwrap());
+        assert_eq!(db.get("MOVNTI_64mr").unwrap().throughput, Some(0.15));
+        let back = entries.of(&second).expect("the value is taken back");
+        db.merge_throughput(back);
+        let e = db.get("MOVNTI_64mr").unwrap();
+        assert_eq!(
+            (e.throughput, e.throughput_min, e.throughput_max),
+            (None, None, None)
+        );
+        // Once taken back, another failure writes nothing; neither does a
+        // failure of a form never measured in this run.
+        assert!(entries.of(&second).is_none());
+        let other = Row {
+            form: isa.instr("MOVNTImr").unwrap(),
+            outcome: second.outcome.clone(),
+        };
+        assert!(entries.of(&other).is_none());
+    }
+
     #[test]
     fn a_value_below_the_floor_is_held_back_and_a_held_back_range_is_a_bound() {
         let f = Floor {
@@ -705,36 +804,12 @@ mod tests {
         assert!(f.undercut_by(0.01) && f.undercut_by(0.14));
         assert!(!f.undercut_by(0.16) && !f.undercut_by(0.25));
         let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
-        let timing = crate::measure::Timing {
-            ns_per_iter: 1.0,
-            iterations: 1,
-            spread: 0.0,
-            noisy: false,
-        };
-        let mut m = Measured {
-            cycles: 29.0,
-            copies: 12,
-            cost: Cost {
-                ns: 1.0,
-                cycles: 29.0,
-                ghz: 1.0,
-                clock_drift: 0.0,
-                once: timing,
-                twice: timing,
-                rounds: (0, 0),
-                seen_ghz: None,
-                clock_fallback: false,
-            },
-            implicit_dependency: implicit_dependency(target(Arch::X86_64), adc),
-            body: Vec::new(),
-            helper: Some(Helper {
-                form: adc,
-                cycles: 28.99,
-                without: 1.0,
-            }),
-            held_back: None,
-            outcomes: Vec::new(),
-        };
+        let mut m = measured(adc, 29.0);
+        m.helper = Some(Helper {
+            form: adc,
+            cycles: 28.99,
+            without: 1.0,
+        });
         assert_eq!(m.range().1, 1.0);
         assert!(m.range().0.is_some());
         m.held_back = Some("the helper dwarfs the form".into());
