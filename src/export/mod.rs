@@ -247,7 +247,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
             header(&mut out, req, &counts, None);
-            top_level_without_base(&mut out, req, &ports);
+            top_level_without_base(&mut out, req, &ports, &memory_latencies(&db, req.arch));
         }
     }
     out.push_str("instruction_forms:\n");
@@ -878,6 +878,14 @@ fn osaca_isa(arch: Arch) -> &'static str {
     }
 }
 
+/// What a file without a base says of loads and stores.
+const MEMORY_NOTE: &str =
+    "# load_latency: the address -> result latency winic measured of each kind's plain\n\
+     #   load (mov r64, [m]; movaps xmm, [m]; ldr x, [m] …; where it is a range, its upper\n\
+     #   bound; ~ where not measured); store_to_load_forward_latency: a general-purpose\n\
+     #   store and its reload's round trip less that load latency (0 where not measured).\n\
+     #   Load/store throughputs, the reorder buffer and the scheduler are unknown (~).\n";
+
 fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>) {
     let dbs: Vec<String> = req
         .databases
@@ -915,8 +923,7 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
              #   {} (more than one micro-op, loads and stores, forms it did not place) are\n\
              #   spread over the first round(1/t) ports by their reciprocal throughput t, so\n\
              #   each alone is bound at t, but whom they compete with is unknown.\n\
-             #   Load/store latencies and throughputs, the reorder buffer and the scheduler\n\
-             #   are unknown (~).\n",
+             {MEMORY_NOTE}",
             c.added,
             c.inferred,
             c.added - c.inferred
@@ -929,8 +936,8 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
              #   infers it into the database). The ports below are abstract: as many as the\n\
              #   fastest form issues per cycle; a form of reciprocal throughput t is spread\n\
              #   over the first round(1/t) of them, so it alone is bound at t, and forms of\n\
-             #   different units are modelled as sharing. Load/store latencies and\n\
-             #   throughputs, the reorder buffer and the scheduler are unknown (~).\n",
+             #   different units are modelled as sharing.\n\
+             {MEMORY_NOTE}",
             c.added
         )),
     }
@@ -951,15 +958,89 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
     }
 }
 
-fn top_level_without_base(out: &mut String, req: &OsacaRequest, ports: &DerivedPorts) {
-    let null = Value::Null;
-    let kinds: &[&str] = match req.arch {
-        Arch::X86_64 => &["gpr", "mm", "xmm", "ymm", "zmm"],
-        _ => &["w", "x", "b", "h", "s", "d", "q", "v", "z"],
+/// OSACA's register kinds and the plain load of each (address -> result
+/// is the kind's load latency): x86's `gpr`, `mm`, `xmm`, `ymm`, `zmm`,
+/// AArch64's `w` … `z` (OSACA's `load_latency` keys).
+const LOADS: [(Arch, &str, &str); 14] = [
+    (Arch::X86_64, "gpr", "MOV64rm"),
+    (Arch::X86_64, "mm", "MMX_MOVQ64rm"),
+    (Arch::X86_64, "xmm", "MOVAPSrm"),
+    (Arch::X86_64, "ymm", "VMOVAPSYrm"),
+    (Arch::X86_64, "zmm", "VMOVAPSZrm"),
+    (Arch::Aarch64, "w", "LDRWui"),
+    (Arch::Aarch64, "x", "LDRXui"),
+    (Arch::Aarch64, "b", "LDRBui"),
+    (Arch::Aarch64, "h", "LDRHui"),
+    (Arch::Aarch64, "s", "LDRSui"),
+    (Arch::Aarch64, "d", "LDRDui"),
+    (Arch::Aarch64, "q", "LDRQui"),
+    (Arch::Aarch64, "v", "LDRQui"),
+    (Arch::Aarch64, "z", "LDR_ZXI"),
+];
+
+/// The stores whose round trip with the general-purpose load gives the
+/// store-to-load forwarding latency.
+const GPR_STORE: [(Arch, &str); 2] = [(Arch::X86_64, "MOV64mr"), (Arch::Aarch64, "STRXui")];
+
+/// What the database says of loads and stores, in OSACA's terms.
+#[derive(Debug, PartialEq)]
+struct MemoryLatencies {
+    /// Per register kind, the load's memory -> register latency: exact,
+    /// else the upper bound of its range (as [`form_latency`] reads a
+    /// form); `None` where the load was not measured.
+    load: Vec<(&'static str, Option<f64>)>,
+    /// The general-purpose store and reload's round trip less the load's
+    /// latency, which OSACA adds itself.
+    forward: Option<f64>,
+}
+
+/// The load latencies and the forwarding latency of `db` ([`LOADS`]).
+fn memory_latencies(db: &Database, arch: Arch) -> MemoryLatencies {
+    // A sub-latency from the memory operand: the round trip of a store
+    // (data -> memory, up to the reload), the address of a load.
+    let from_memory = |name: &str, into_memory: bool| {
+        let e = db.get(name)?;
+        let memory: Vec<String> = e
+            .operands
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.class == "memory")
+            .map(|(i, _)| i.to_string())
+            .collect();
+        let pairs: Vec<crate::db::OperandLatency> = e
+            .operand_latencies
+            .iter()
+            .filter(|l| memory.contains(&l.target_operand) == into_memory)
+            .filter(|l| memory.contains(&l.source_operand) != into_memory)
+            .cloned()
+            .collect();
+        crate::db::form_latency(&pairs)
     };
+    let load: Vec<(&'static str, Option<f64>)> = LOADS
+        .iter()
+        .filter(|(a, _, _)| *a == arch)
+        .map(|(_, kind, form)| (*kind, from_memory(form, false)))
+        .collect();
+    let gpr_load = load.first().and_then(|(_, l)| *l);
+    let forward = GPR_STORE
+        .iter()
+        .find(|(a, _)| *a == arch)
+        .and_then(|(_, store)| from_memory(store, true))
+        .zip(gpr_load)
+        .map(|(round_trip, load)| (round_trip - load).max(0.0));
+    MemoryLatencies { load, forward }
+}
+
+fn top_level_without_base(
+    out: &mut String,
+    req: &OsacaRequest,
+    ports: &DerivedPorts,
+    memory: &MemoryLatencies,
+) {
+    let null = Value::Null;
     let mut lat = Mapping::new();
-    for k in kinds {
-        lat.insert(Value::from(*k), Value::Null);
+    for (k, l) in &memory.load {
+        lat.insert(Value::from(*k), l.map_or(Value::Null, num));
     }
     let port_list = Value::Sequence(
         ports
@@ -985,7 +1066,12 @@ fn top_level_without_base(out: &mut String, req: &OsacaRequest, ports: &DerivedP
         ("load_throughput_default", Value::Sequence(vec![])),
         ("store_throughput", Value::Sequence(vec![])),
         ("store_throughput_default", Value::Sequence(vec![])),
-        ("store_to_load_forward_latency", null),
+        // OSACA adds it to a latency when it finds a store and a load of
+        // the same address: `~` there is a crash, not an unknown.
+        (
+            "store_to_load_forward_latency",
+            num(memory.forward.unwrap_or(0.0)),
+        ),
         ("ports", port_list),
         (
             "port_model_scheme",

@@ -302,6 +302,45 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     assert_eq!(osaca_latency(&load), Some(5.0));
 }
 
+/// Without a base, the load latencies and the forwarding latency come
+/// from winic's loads and stores (Zen 3's: `mov r64, [m]` 4, a vector
+/// load's range [4;8] read at its bound, the store and reload's round
+/// trip 11.03), a kind whose load was not measured stays `~`, and the
+/// forwarding latency is never `~`, which OSACA adds to a number.
+#[test]
+fn without_a_base_loads_and_stores_give_the_memory_latencies() {
+    let mut load = entry("MOV64rm", Some(0.33), None);
+    load.set_operand_latency("1", "0", Some((4.0, 4.0)));
+    let mut vload = entry("VMOVAPSYrm", Some(0.5), None);
+    vload.set_operand_latency("1", "0", Some((4.0, 8.0)));
+    let mut store = entry("MOV64mr", Some(0.5), None);
+    store.set_operand_latency("1", "0", Some((0.0, 11.03)));
+    let db = Database {
+        entries: vec![load.clone(), vload, store],
+    };
+    let m = memory_latencies(&db, Arch::X86_64);
+    assert_eq!(
+        m.load,
+        [
+            ("gpr", Some(4.0)),
+            ("mm", None),
+            ("xmm", None),
+            ("ymm", Some(8.0)),
+            ("zmm", None)
+        ]
+    );
+    assert!((m.forward.unwrap() - 7.03).abs() < 1e-9, "{m:?}");
+    let (_, text) = export("memory", db.entries, None);
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(doc["load_latency"]["gpr"].as_f64(), Some(4.0));
+    assert_eq!(doc["load_latency"]["xmm"], Value::Null);
+    assert!(doc["store_to_load_forward_latency"].as_f64().is_some());
+    // No store measured: 0, as OSACA takes a file without the key.
+    let (_, text) = export("memory-load", vec![load], None);
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(doc["store_to_load_forward_latency"].as_f64(), Some(0.0));
+}
+
 /// `winic ports --compare` reads a form's ports where the machine file
 /// has it as one micro-op: `add r64, r64` on the four ALUs, `vaddpd zmm`
 /// on two; a form the file lacks, or one of several micro-ops, has none;
