@@ -105,13 +105,15 @@ pub(crate) fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
 /// and read no register: moves of an immediate (LLVM `isMoveImm`), that
 /// run and touch no implicit register (`mov rax, imm32` leaves the flags
 /// alone). Each with that operand and the register of its class holding
-/// `reg` whole (`RAX` for `AX`: a 16-bit write would merge into the rest
-/// of the register and keep the dependency). A move costs a fraction of
-/// a cycle where an implicit writer can cost dozens (`rdtsc` writes EAX:
-/// 36 cycles on Zen 3).
+/// `reg` whole. Only those that write the widest such register: `RAX`
+/// for `AX` or `AL`, as a 16- or 8-bit write merges into the rest of the
+/// register and keeps the dependency (a 32-bit one would not, but no
+/// rule per arch is needed when a 64-bit move exists). A move costs a
+/// fraction of a cycle where an implicit writer can cost dozens (`rdtsc`
+/// writes EAX: 36 cycles on Zen 3).
 pub(crate) fn immediate_writers(t: &dyn Target, reg: Reg) -> Vec<(Instr, usize, Reg)> {
     use crate::isa::desc::OperandKind;
-    crate::isa::Isa::get(t.arch())
+    let all: Vec<(Instr, usize, Reg)> = crate::isa::Isa::get(t.arch())
         .real_instrs()
         .filter(|f| f.has(crate::isa::Flag::IsMoveImm))
         .filter(|f| f.implicit_uses().next().is_none() && f.implicit_defs().next().is_none())
@@ -135,6 +137,10 @@ pub(crate) fn immediate_writers(t: &dyn Target, reg: Reg) -> Vec<(Instr, usize, 
                 .find(|x| (*x == reg || x.contains(reg)) && t.reserved(*x).is_none())?;
             Some((f, k, r))
         })
+        .collect();
+    all.iter()
+        .filter(|(_, _, r)| !all.iter().any(|(_, _, o)| o != r && o.contains(*r)))
+        .copied()
         .collect()
 }
 

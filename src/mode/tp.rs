@@ -9,10 +9,11 @@ use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
 
 use super::common::{
-    clock_line, helper_candidates, implicit_dependency, pair_of_kernels, per_copy, sigill_net,
-    skipped_lines,
+    clock_line, helper_candidates, immediate_writers, implicit_dependency, pair_of_kernels,
+    per_copy, sigill_net, skipped_lines,
 };
 use super::reason::Failure;
+use std::collections::HashMap;
 
 pub use super::common::early_skip;
 
@@ -377,11 +378,14 @@ fn with_outcomes(t: &dyn Target, rows: &mut [Row], opts: &Options, row: &mut dyn
 }
 
 /// Bodies of `form` copies interleaved with `helper` copies on registers
-/// of their own: as many pairs as registers allow (12, else fewer).
+/// of their own: as many pairs as registers allow (12, else fewer). With
+/// `onto`, every helper's operand is put on that register (a move of an
+/// immediate onto the register it breaks: [`immediate_writers`]).
 pub(crate) fn interleaved(
     t: &dyn Target,
     form: Instr,
     helper: Instr,
+    onto: Option<(usize, Reg)>,
 ) -> Option<Vec<crate::arch::Inst>> {
     // The most pairs: fewer copies of the form can leave registers for
     // more helpers.
@@ -394,9 +398,14 @@ pub(crate) fn interleaved(
             .iter()
             .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k)))
             .collect();
-        let Ok(helpers) = shape::throughput_avoiding(t, helper, body.len(), &regs) else {
+        let Ok(mut helpers) = shape::throughput_avoiding(t, helper, body.len(), &regs) else {
             continue;
         };
+        if let Some((k, r)) = onto {
+            for h in &mut helpers {
+                h.ops[k] = crate::arch::OpValue::Reg(r);
+            }
+        }
         let pairs = body.len().min(helpers.len());
         if best.as_ref().is_some_and(|b| b.len() >= 2 * pairs) {
             continue;
@@ -450,7 +459,18 @@ fn with_helpers(
             continue;
         };
         let reg = m.implicit_dependency[0];
-        let candidates = helper_candidates(t, reg);
+        // Implicit writers, and moves of an immediate put on the register
+        // (`mov rax, imm32` for `add al, imm8`, whose other candidates are
+        // `rdtsc` and `lahf`, too slow to subtract).
+        let writers = immediate_writers(t, reg);
+        let onto: HashMap<u32, (usize, Reg)> = writers
+            .iter()
+            .map(|(f, k, r)| (f.opcode(), (*k, *r)))
+            .collect();
+        // Compares first, then the moves, then other implicit writers.
+        let mut candidates: Vec<Instr> = writers.iter().map(|(f, _, _)| *f).collect();
+        candidates.extend(helper_candidates(t, reg));
+        candidates.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
         let mut usable: Vec<(Instr, f64)> = candidates
             .iter()
             .filter_map(|c| {
@@ -515,7 +535,7 @@ fn with_helpers(
             row(&rows[k]);
             continue;
         }
-        if let Some(body) = interleaved(t, rows[k].form, h) {
+        if let Some(body) = interleaved(t, rows[k].form, h, onto.get(&h.opcode()).copied()) {
             plans.push((
                 k,
                 Helper {
@@ -906,6 +926,36 @@ mod tests {
         assert_eq!(adc, ["EFLAGS"]);
     }
 
+    /// `add al, imm8` reads and writes AL, which no compare writes; its
+    /// implicit writers (`rdtsc`, `lahf`) cost more than the form, so it
+    /// was held back. A move of an immediate onto all of RAX (a byte move
+    /// would merge) follows every copy instead.
+    #[test]
+    fn an_accumulator_is_broken_by_a_move_onto_the_whole_register() {
+        let t = target(Arch::X86_64);
+        let isa = Isa::get(Arch::X86_64);
+        let add = isa.instr("ADD8i8").unwrap();
+        let dep = implicit_dependency(t, add);
+        assert_eq!(dep.iter().map(|r| r.name()).collect::<Vec<_>>(), ["AL"]);
+        let writers = immediate_writers(t, dep[0]);
+        let (mov, k, r) = *writers
+            .iter()
+            .find(|(f, _, _)| f.name() == "MOV64ri32")
+            .expect("mov r64, imm32 writes RAX whole");
+        assert_eq!(r.name(), "RAX");
+        assert!(
+            writers.iter().all(|(_, _, r)| r.name() != "AL"),
+            "a byte move merges into RAX: {writers:?}"
+        );
+        let body = interleaved(t, add, mov, Some((k, r))).unwrap();
+        assert!(body.len() >= 8, "{} instructions", body.len());
+        for pair in body.chunks(2) {
+            assert_eq!(pair[0].form.name(), "ADD8i8");
+            let text = t.print(&pair[1]).unwrap();
+            assert!(text.starts_with("mov rax,"), "{text}");
+        }
+    }
+
     #[test]
     fn an_implicit_dependency_is_broken_by_a_compare() {
         let t = target(Arch::X86_64);
@@ -913,7 +963,7 @@ mod tests {
         let cmp = Isa::get(Arch::X86_64).instr("CMP64rr").unwrap();
         // The interleaved body: adc, helper, adc, helper … on registers of
         // their own.
-        let body = interleaved(t, adc, cmp).unwrap();
+        let body = interleaved(t, adc, cmp, None).unwrap();
         assert!(body.len() >= 8, "{} instructions", body.len());
         for pair in body.chunks(2) {
             assert_eq!(pair[0].form.name(), "ADC64rr");
@@ -923,7 +973,7 @@ mod tests {
         // read the same one, so every adc gets its helper.
         let cmp_imm = Isa::get(Arch::X86_64).instr("CMP32ri").unwrap();
         assert_eq!(
-            interleaved(t, adc, cmp_imm).unwrap().len(),
+            interleaved(t, adc, cmp_imm, None).unwrap().len(),
             2 * shape::COPIES
         );
         let flags = implicit_dependency(t, adc)[0];
