@@ -392,9 +392,10 @@ def latency_bound(kernel, row):
 
 
 def faster_than_chain(row):
-    """Whether a reduction ran more than the tolerance faster than the
-    exported model's loop-carried chain, which is made of winic's own
-    latencies: one of the two is wrong."""
+    """Whether a loop ran more than the tolerance faster than the exported
+    model's loop-carried chain, which is made of winic's own latencies:
+    one of the two is wrong (every loop's induction variable is such a
+    chain, of at least one add)."""
     lcd, meas = row.get("exported_lcd"), row["measured"]
     return (lcd is not None and meas is not None
             and meas < lcd * (1 - LATENCY_TOLERANCE) - 1e-9)
@@ -453,8 +454,8 @@ def table(rows):
     summary.append("loops only a model calls latency-bound (its LCD above its throughput bound; "
                    "not counted above): shipped model %s, exported model %s within 5%%" % (
                        hits(only, "shipped"), hits(only, "exported")))
-    fast = [r for r in red if faster_than_chain(r)]
-    summary.append("reductions measured more than %d%% faster than the exported model's chain "
+    fast = [r for r in rows if faster_than_chain(r)]
+    summary.append("loops measured more than %d%% faster than the exported model's chain "
                    "(physically impossible: a measurement or model error): %s" % (
                        100 * LATENCY_TOLERANCE,
                        ", ".join("%s.%s" % (r["kernel"], r["isa"]) for r in fast) or "none"))
@@ -777,16 +778,35 @@ def main():
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
                 small, large, note = man_pair(winic, p, k["init"])
+                retimed = False
+                per_trip = lambda s, l: (l - s) / (k["trips_large"] - k["trips_small"])
+                if small is not None and faster_than_chain(
+                        dict(row, measured=per_trip(small, large))):
+                    # Faster than the loop's own chain: a run of one of
+                    # the functions in its slow mode (on the Zen 3 guest
+                    # each took about twice its time in some runs, as
+                    # the process's memory fell), and too few runs to
+                    # see the fast one. Each keeps its fastest of twice
+                    # the runs.
+                    again = man_pair(winic, p, k["init"])
+                    if again[0] is not None:
+                        small, large = min(small, again[0]), min(large, again[1])
+                        note = (note or again[2]) and "NOISY"
+                        retimed = True
                 if small is None:
                     row["measure_note"] = "MAN: " + note
                 else:
-                    row["measured"] = (large - small) / (k["trips_large"] - k["trips_small"])
+                    row["measured"] = per_trip(small, large)
                     if note:
                         row["measure_note"] = "noisy"
+                    if retimed:
+                        row["measure_note"] = ", ".join(
+                            x for x in (row["measure_note"], "timed twice: faster than its chain")
+                            if x)
             if row["measure_note"]:
                 notes.append(row["measure_note"])
             row["latency_bound"] = latency_bound(k, row)
-            if k["reduction"] and faster_than_chain(row):
+            if faster_than_chain(row):
                 notes.append("faster than its chain (exported LCD %.2f)" % row["exported_lcd"])
             row["note"] = "; ".join(notes)
             rows.append(row)
