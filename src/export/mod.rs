@@ -416,13 +416,7 @@ fn num(v: f64) -> Value {
 /// 0.7-1.6). A store with only such sub-latencies gets OSACA's 0; memory
 /// -> memory of a read-modify-write stays (its own round trip).
 fn osaca_latency(entry: &Entry) -> Option<f64> {
-    let memory: Vec<String> = entry
-        .operands
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.class == "memory")
-        .map(|(i, _)| i.to_string())
-        .collect();
+    let memory = memory_operands(entry);
     if memory.is_empty() {
         return entry.latency;
     }
@@ -439,6 +433,17 @@ fn osaca_latency(entry: &Entry) -> Option<f64> {
         return entry.latency;
     }
     crate::db::form_latency(&kept).or(Some(0.0))
+}
+
+/// The keys of `entry`'s memory operands, as its sub-latencies name them.
+fn memory_operands(entry: &Entry) -> Vec<String> {
+    entry
+        .operands
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.class == "memory")
+        .map(|(i, _)| i.to_string())
+        .collect()
 }
 
 /// The port pressure's bound: the largest load it puts on one port, as
@@ -1000,13 +1005,7 @@ fn memory_latencies(db: &Database, arch: Arch) -> MemoryLatencies {
     // (data -> memory, up to the reload), the address of a load.
     let from_memory = |name: &str, into_memory: bool| {
         let e = db.get(name)?;
-        let memory: Vec<String> = e
-            .operands
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.class == "memory")
-            .map(|(i, _)| i.to_string())
-            .collect();
+        let memory = memory_operands(e);
         let pairs: Vec<crate::db::OperandLatency> = e
             .operand_latencies
             .iter()
