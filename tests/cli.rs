@@ -1186,21 +1186,36 @@ fn x86_condition_forms_and_branches_are_measured() {
         "--noReport",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("measured:   4"), "{}", stdout(&o));
     let text = std::fs::read_to_string(&db).unwrap();
     let v = |form: &str, field: &str| {
         entry_value(&text, form, field).unwrap_or_else(|| panic!("{form} {field}: {text}"))
     };
+    // On Zen 3 the twice-unrolled body of 12 jcc to the next instruction
+    // took 4-5 times the body once in some runs (its branches outgrow the
+    // predictor): TP holds it back, and its database entry has no value.
+    let jcc_held_back = !stdout(&o).contains("measured:   4");
+    if jcc_held_back {
+        assert!(
+            stdout(&o).contains("measured:   3")
+                && stdout(&o).contains("held back: the time grows faster than the body"),
+            "{}",
+            stdout(&o)
+        );
+        assert_eq!(entry_value(&text, "JCC_1", "throughputMax"), None, "{text}");
+        eprintln!("JCC_1 held back on this core (the time grew faster than the body)");
+    }
     for form in ["CMOV64rr", "SETCCr"] {
         assert!(v(form, "throughput") >= 0.1, "{form}: {text}");
     }
     // Taken: at most two a cycle. JCC_1's range: not taken to taken.
     assert!(v("JMP_1", "throughput") >= 0.45, "{text}");
-    assert!(v("JCC_1", "throughputMax") >= 0.45, "{text}");
-    assert!(
-        v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"),
-        "{text}"
-    );
+    if !jcc_held_back {
+        assert!(v("JCC_1", "throughputMax") >= 0.45, "{text}");
+        assert!(
+            v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"),
+            "{text}"
+        );
+    }
     let o = winic(&[
         "LAT",
         "-i",
