@@ -75,6 +75,9 @@ pub struct Counts {
     pub inferred: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
     pub folded: usize,
+    /// The base's top-level fields written as one pair where OSACA reads
+    /// a list of pairs, and written as that list.
+    pub repaired: Vec<&'static str>,
 }
 
 /// The result: the counts and the summary printed.
@@ -107,8 +110,14 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
     if let Some(b) = &base {
         b.check_isa(req.arch)?;
     }
+    let mut counts = Counts {
+        repaired: base
+            .as_ref()
+            .map(|b| b.repaired.clone())
+            .unwrap_or_default(),
+        ..Counts::default()
+    };
     let isa = Isa::get(req.arch);
-    let mut counts = Counts::default();
     // Every OSACA key (name, operands) winic measured, in first-seen order.
     let mut keys: Vec<Candidate> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -769,6 +778,41 @@ struct Base {
     /// ports of a load and of a store.
     load_ports: Vec<Value>,
     store_ports: Vec<Value>,
+    /// Top-level fields written as one pair where OSACA reads a list of
+    /// pairs, written as that list ([`one_pair`]).
+    repaired: Vec<&'static str>,
+}
+
+/// A port pressure written as one `[cycles, ports]` pair instead of a list
+/// of them, as a list of that pair: OSACA 0.7.1's `zen3.yml` has
+/// `store_throughput_default: [1 ,['13']]`, and OSACA, which unpacks each
+/// element as a pair, stops on the first store it has no entry for
+/// ("cannot unpack non-iterable int object": `prefix_sum` on Zen 3).
+/// `None` for anything else.
+fn one_pair(pp: &[Value]) -> Option<Value> {
+    match pp {
+        [cycles, ports] if cycles.is_number() && ports.is_sequence() => {
+            Some(Value::Sequence(vec![Value::Sequence(pp.to_vec())]))
+        }
+        _ => None,
+    }
+}
+
+/// `top` with the line `key: …` written as `key: fixed` and a comment
+/// naming the value it had; `None` when the field is not on one line.
+fn replace_flow_line(top: &str, key: &str, fixed: &Value, old: &Value) -> Option<String> {
+    let prefix = format!("{key}:");
+    let line = top.lines().find(|l| l.starts_with(&prefix))?;
+    let value = line[prefix.len()..].split('#').next().unwrap_or("").trim();
+    if !(value.starts_with('[') && value.ends_with(']')) {
+        return None;
+    }
+    let new = format!(
+        "{key}: {}  # winic: a list of the one pair the base wrote ({})",
+        yaml::flow(fixed),
+        yaml::flow(old)
+    );
+    Some(top.replacen(line, &new, 1))
 }
 
 impl Base {
@@ -809,7 +853,19 @@ impl Base {
             .find(|(_, l)| l.starts_with("instruction_forms:"))
             .map(|(at, _)| at)
             .ok_or_else(|| bad("no `instruction_forms:` line at the start of a line".into()))?;
-        let top = text[..cut].to_string();
+        let mut top = text[..cut].to_string();
+        let mut repaired = Vec::new();
+        for key in ["load_throughput_default", "store_throughput_default"] {
+            let Some(old) = top_map.get(key) else {
+                continue;
+            };
+            if let Some(fixed) = old.as_sequence().and_then(|s| one_pair(s)) {
+                if let Some(t) = replace_flow_line(&top, key, &fixed, old) {
+                    top = t;
+                    repaired.push(key);
+                }
+            }
+        }
         let mut expanded = Vec::new();
         for (i, f) in forms.iter().enumerate() {
             let m = f
@@ -828,11 +884,15 @@ impl Base {
             }
         }
         let ports = |key: &str| {
-            top_map
+            let pp = top_map
                 .get(key)
                 .and_then(Value::as_sequence)
                 .cloned()
-                .unwrap_or_default()
+                .unwrap_or_default();
+            match one_pair(&pp) {
+                Some(Value::Sequence(fixed)) => fixed,
+                _ => pp,
+            }
         };
         Ok(Base {
             path: path.to_path_buf(),
@@ -841,6 +901,7 @@ impl Base {
             forms: expanded,
             load_ports: ports("load_throughput_default"),
             store_ports: ports("store_throughput_default"),
+            repaired,
         })
     }
 
@@ -904,6 +965,13 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
         dbs.join(", "),
         req.arch
     ));
+    if !c.repaired.is_empty() {
+        out.push_str(&format!(
+            "# base: {} written as one [cycles, ports] pair, which OSACA cannot read: here as a\n\
+             #   list of that pair\n",
+            c.repaired.join(" and ")
+        ));
+    }
     match base {
         Some(b) => out.push_str(&format!(
             "# base: {} (its top-level fields and port model are kept as written)\n\
@@ -1141,6 +1209,12 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
              infers them)\n",
             c.added
         )),
+    }
+    if !c.repaired.is_empty() {
+        s.push_str(&format!(
+            "  base's {}: one [cycles, ports] pair, which OSACA cannot read, written as a list of it\n",
+            c.repaired.join(" and ")
+        ));
     }
     s.push_str(&format!(
         "  {} LLVM forms share their OSACA form with another (named in comments)\n",

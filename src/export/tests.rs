@@ -302,6 +302,44 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     assert_eq!(osaca_latency(&load), Some(5.0));
 }
 
+/// A base's default store written as one pair (OSACA 0.7.1's `zen3.yml`:
+/// `store_throughput_default: [1 ,['13']]`), which OSACA cannot read, is
+/// written as a list of that pair, and the header and summary say so; a
+/// well-formed default is left as it was.
+#[test]
+fn a_default_written_as_one_pair_becomes_a_list_of_it() {
+    let base = BASE.replace(
+        "store_throughput_default: [[1, '3']]",
+        "store_throughput_default: [1 ,['3']]  # as zen3.yml",
+    );
+    let (counts, text) = export(
+        "pair",
+        vec![entry("ADD64rr", Some(0.25), Some(1.0))],
+        Some(&base),
+    );
+    assert_eq!(counts.repaired, ["store_throughput_default"]);
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(
+        doc["store_throughput_default"],
+        serde_yaml::from_str::<Value>("[[1, ['3']]]").unwrap(),
+        "{text}"
+    );
+    assert_eq!(
+        doc["load_throughput_default"],
+        serde_yaml::from_str::<Value>("[[1, '23']]").unwrap()
+    );
+    assert!(
+        text.contains("# base: store_throughput_default written as one"),
+        "{text}"
+    );
+    let (counts, _) = export(
+        "pairs",
+        vec![entry("ADD64rr", Some(0.25), Some(1.0))],
+        Some(BASE),
+    );
+    assert!(counts.repaired.is_empty());
+}
+
 /// Without a base, the load latencies and the forwarding latency come
 /// from winic's loads and stores (Zen 3's: `mov r64, [m]` 4, a vector
 /// load's range [4;8] read at its bound, the store and reload's round
