@@ -1321,7 +1321,7 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // add's cycle and within a round trip through the L1, not 7.
     let (lo, hi) = sub("ADD64mr", "0", "0");
     assert!(
-        lo <= hi && hi >= 1.0 && hi < 40.0,
+        lo <= hi && (1.0..40.0).contains(&hi),
         "ADD64mr memory -> memory [{lo};{hi}]"
     );
     // The memory operand is in `operands`, with its parts.
