@@ -260,6 +260,7 @@ impl<'a> Gen<'a> {
         out += &self.emit_classes()?;
         out += &self.emit_operand_types()?;
         out += &self.emit_instructions()?;
+        out += &self.emit_aliases()?;
         writeln!(
             out,
             "/// Ids referenced by (start, len) from the tables above."
@@ -539,6 +540,72 @@ impl<'a> Gen<'a> {
         let ids: Vec<String> = names.values().map(|i| i.to_string()).collect();
         writeln!(out, "/// Instruction ids sorted by name, for binary search.\npub static BY_NAME: [u32; {}] = [{}];", ids.len(), ids.join(",")).unwrap();
         Ok(out)
+    }
+
+    /// `ALIASES` (InstAlias records: another spelling of one form) and
+    /// `ALIAS_ARGS` (per machine operand of the form, what the alias puts
+    /// there).
+    fn emit_aliases(&mut self) -> Result<String> {
+        let empty = Vec::new();
+        let list = self.data["aliases"].as_array().unwrap_or(&empty);
+        let instrs: HashMap<&str, usize> = self.data["instructions"]
+            .as_array()
+            .ok_or("instructions is not a list")?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (s(&v["name"]), i))
+            .collect();
+        let preds = self.preds.clone();
+        let regs = self.regs.clone();
+        let mut rows = Vec::new();
+        let mut args = Vec::new();
+        for a in list {
+            let asm = s(&a["asm"]);
+            let err = |e: String| format!("alias {asm:?}: {e}");
+            let form = *instrs
+                .get(s(&a["inst"]))
+                .ok_or_else(|| err(format!("unknown instruction {}", a["inst"])))?;
+            let start = args.len();
+            for op in a["ops"].as_array().ok_or_else(|| err("no ops".into()))? {
+                let row = if let Some(n) = op.get("name") {
+                    let ty = *self
+                        .optypes
+                        .get(s(&op["type"]))
+                        .ok_or_else(|| err(format!("unknown type {}", op["type"])))?;
+                    let sub = op["sub"].as_u64().unwrap_or(0);
+                    format!(
+                        "AliasArgDesc::Named {{ name: {}, ty: {ty}, sub: {sub} }}",
+                        self.st(s(n))
+                    )
+                } else if let Some(r) = op.get("reg") {
+                    let id = regs
+                        .get(s(r))
+                        .ok_or_else(|| err(format!("unknown register {r}")))?;
+                    format!("AliasArgDesc::Reg({id})")
+                } else if let Some(v) = op.get("imm").and_then(|v| v.as_i64()) {
+                    format!("AliasArgDesc::Imm({v})")
+                } else if op.get("tied").is_some() {
+                    "AliasArgDesc::Tied".to_string()
+                } else {
+                    return Err(err(format!("bad operand {op}")));
+                };
+                args.push(row);
+            }
+            let (ps, pl) = self.names("predicate", &preds, &a["preds"]).map_err(err)?;
+            let prio = a["priority"].as_i64().unwrap_or(0);
+            rows.push(format!(
+                "AliasDesc {{ asm: {}, form: {form}, args: ({start}, {}), predicates: ({ps}, {pl}), priority: {prio} }}",
+                self.st(asm),
+                args.len() - start
+            ));
+        }
+        Ok(format!(
+            "/// InstAlias records, in record order.\npub static ALIASES: [AliasDesc; {}] = [\n{}];\n/// Machine operands of the aliases' forms, referenced by (start, len).\npub static ALIAS_ARGS: [AliasArgDesc; {}] = [\n{}];\n",
+            rows.len(),
+            rows.join(",\n"),
+            args.len(),
+            args.join(",\n")
+        ))
     }
 
     /// Adds the instruction's encoding to `ENCODINGS`; returns its index, or

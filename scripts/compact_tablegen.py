@@ -44,6 +44,9 @@ FLAGS = [
     "isMoveImm", "isCompare", "isCommutable", "isNotDuplicable",
     "mayRaiseFPException", "isPreISelOpcode", "isMeta",
 ]
+# The arches whose InstAlias records winic's assembler reads (gcc writes
+# AArch64's aliases; x86 and RISC-V read what gcc writes without them).
+ALIAS_ARCHS = {"aarch64"}
 TRISTATE = {"mayLoad", "mayStore", "hasSideEffects"}
 
 # x86 encoding fields, by their X86Inst names, and the short keys we keep.
@@ -647,6 +650,75 @@ def compact_instruction(d, arch, name, opcode, types, preds_used):
     return out
 
 
+def mi_count(d, t):
+    """How many machine operands an operand of type `t` has."""
+    return len((d.r.get(t, {}).get("MIOperandInfo") or {}).get("args") or []) or 1
+
+
+def compact_alias(d, name, insts_by_name, types, preds_used):
+    """An `InstAlias` as the spelling of one instruction form: its
+    `AsmString` and, per machine operand of the form, what the alias puts
+    there: `{"name": n, "type": t, "sub": i}` (sub-operand i of the alias
+    operand `$n` of type t), `{"reg": R}` or `{"imm": v}` (fixed), or
+    `{"tied": 1}` (an operand the result dag leaves out because it is tied
+    to an earlier one). `None` when the alias is not one the tables can
+    state (a result that is no instruction, a dag this reading does not
+    know)."""
+    rec = d.r[name]
+    res = rec.get("ResultInst") or {}
+    inst = def_name(res.get("operator"))
+    if inst not in insts_by_name or not rec.get("AsmString"):
+        return None
+    form = insts_by_name[inst]
+    args = list(res.get("args") or [])
+    mc = []
+    prev_types = {}
+    for op in form["ops"]:
+        t = op["type"]
+        n_sub = mi_count(d, t)
+        # Tied registers are left out of the result dag (LLVM's
+        # CodeGenInstAlias) when they have the type of the operand they are
+        # tied to.
+        if op.get("tied") and n_sub == 1 and prev_types.get(op["tied"]) == t:
+            mc.append({"tied": 1})
+            prev_types[op["name"]] = t
+            continue
+        prev_types[op["name"]] = t
+        if not args:
+            return None
+        a, n = args[0]
+        # One argument for the whole operand, or (`mvn $Xd, $Xm` for
+        # ORN's shifted register) one per machine operand.
+        if isinstance(a, dict) and a.get("kind") == "def" and n and mi_count(d, a["def"]) == n_sub:
+            at = a["def"]
+            types.add(at)
+            args.pop(0)
+            mc.extend({"name": n, "type": at, "sub": i} for i in range(n_sub))
+            continue
+        for _ in range(n_sub):
+            if not args:
+                return None
+            a, n = args.pop(0)
+            if isinstance(a, dict) and a.get("kind") == "def" and n and mi_count(d, a["def"]) == 1:
+                types.add(a["def"])
+                mc.append({"name": n, "type": a["def"], "sub": 0})
+            elif isinstance(a, int):
+                mc.append({"imm": a})
+            elif isinstance(a, dict) and a.get("kind") == "def" and "Register" in d.r.get(a["def"], {}).get("!superclasses", []):
+                mc.append({"reg": a["def"]})
+            else:
+                return None
+    if args:
+        return None
+    preds = [def_name(p) for p in rec.get("Predicates") or []]
+    preds_used.update(preds)
+    out = {"asm": rec["AsmString"], "inst": inst, "ops": mc,
+           "priority": rec.get("EmitPriority") or 0}
+    if preds:
+        out["preds"] = preds
+    return out
+
+
 # --------------------------------------------------------------------------
 
 
@@ -660,6 +732,16 @@ def compact(records, arch, fixed_opcodes):
     preds_used = set()
     order = opcode_order(d, fixed_opcodes)
     insts = [compact_instruction(d, arch, n, i, types, preds_used) for i, n in enumerate(order)]
+    # InstAlias records: the spellings assemblers accept beside the
+    # instructions' own (AArch64 `cmp`, `mov`, `lsr`, `ldr` of an
+    # unscaled offset), in record order.
+    inst_aliases = []
+    if arch in ALIAS_ARCHS:
+        by_name = {i["name"]: i for i in insts}
+        for n in d.of("InstAlias"):
+            a = compact_alias(d, n, by_name, types, preds_used)
+            if a:
+                inst_aliases.append(a)
     # operand types, including the sub-operand types of complex operands
     optypes = {}
     pending = sorted(types)
@@ -691,6 +773,7 @@ def compact(records, arch, fixed_opcodes):
     stats = {
         "records": len(records) - 2,
         "instructions": len(insts),
+        "aliases": len(inst_aliases),
         "real_instructions": sum(1 for i in insts if not ({"isPseudo", "isCodeGenOnly"} & set(i["flags"]))),
         "registers": len(regs),
         "register_classes": len(classes),
@@ -708,6 +791,7 @@ def compact(records, arch, fixed_opcodes):
         "register_classes": classes,
         "operand_types": optypes,
         "instructions": insts,
+        "aliases": inst_aliases,
     }, stats
 
 

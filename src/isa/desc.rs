@@ -258,3 +258,39 @@ pub struct InstrDesc {
     /// overlap (bit 0 vs2, bit 1 vs1, bit 2 the mask v0); 0 elsewhere.
     pub rvv_constraint: u8,
 }
+
+/// An `InstAlias`: another spelling of one instruction form (AArch64
+/// `cmp x0, #0` for `subs xzr, x0, #0`).
+#[derive(Debug)]
+pub struct AliasDesc {
+    /// Its `AsmString`, whose `$name`s are the alias's operands.
+    pub asm: Str,
+    /// The instruction id it stands for.
+    pub form: u32,
+    /// Per machine operand of the form, into `ALIAS_ARGS`.
+    pub args: Range,
+    /// Predicates (predicate ids).
+    pub predicates: Range,
+    /// `EmitPriority`: printers use aliases of priority > 0 (0: parse only).
+    pub priority: i32,
+}
+
+/// What an alias puts into one machine operand of its form.
+#[derive(Debug)]
+pub enum AliasArgDesc {
+    /// Sub-operand `sub` of the alias operand `$name`, of operand type `ty`.
+    Named {
+        /// The alias operand's name.
+        name: Str,
+        /// Its operand type id.
+        ty: u16,
+        /// Which of its machine operands.
+        sub: u8,
+    },
+    /// A fixed register (id).
+    Reg(u16),
+    /// A fixed immediate.
+    Imm(i64),
+    /// Left out: tied to an earlier operand of the same type.
+    Tied,
+}

@@ -196,6 +196,8 @@ pub struct Isa {
     fields: &'static [BitFieldDesc],
     blob: &'static str,
     asm_variant: usize,
+    aliases: &'static [AliasDesc],
+    alias_args: &'static [AliasArgDesc],
 }
 
 /// How an arch's records describe their encodings (what build.rs writes
@@ -226,6 +228,8 @@ macro_rules! isa_of {
             fields: &tables::$m::FIELDS,
             blob: tables::$m::BLOB,
             asm_variant: $asm_variant,
+            aliases: &tables::$m::ALIASES,
+            alias_args: &tables::$m::ALIAS_ARGS,
         }
     };
 }
@@ -457,6 +461,16 @@ impl Instr {
     /// The raw `AsmString` template.
     pub fn asm_string(&self) -> &'static str {
         self.isa.s(self.d().asm)
+    }
+
+    /// The other spellings LLVM's assembler reads this form by (its
+    /// `InstAlias` records; AArch64 only), in record order.
+    pub fn aliases(&self) -> impl Iterator<Item = InstAlias> + 'static {
+        let (isa, opcode) = (self.isa, self.opcode);
+        isa.aliases
+            .iter()
+            .filter(move |a| a.form == opcode)
+            .map(move |d| InstAlias { isa, d })
     }
 
     /// The assembly template in the syntax winic prints: Intel on x86
@@ -722,6 +736,104 @@ impl Operand {
             .iter()
             .map(|&s| self.isa.s(s))
             .collect()
+    }
+}
+
+/// An `InstAlias` record: another spelling of one instruction form
+/// (AArch64 `cmp $src, $imm` for `subs xzr, $src, $imm`).
+#[derive(Clone, Copy)]
+pub struct InstAlias {
+    isa: &'static Isa,
+    d: &'static AliasDesc,
+}
+
+/// What an alias puts into one machine operand of its form.
+#[derive(Clone, Copy)]
+pub enum AliasArg {
+    /// Machine operand `sub` of the alias operand `$name`, whose type
+    /// (`ty`) may print otherwise than the form's own (`inv_ccode`).
+    Named {
+        /// The name in the alias's `AsmString`.
+        name: &'static str,
+        /// The alias operand's type.
+        ty: OperandType,
+        /// Which of its machine operands.
+        sub: usize,
+    },
+    /// A fixed register (`xzr` of `cmp`).
+    Reg(Reg),
+    /// A fixed immediate (`lsr`'s 63).
+    Imm(i64),
+    /// Left out of the alias: tied to an earlier operand.
+    Tied,
+}
+
+impl InstAlias {
+    /// The form it stands for.
+    pub fn form(&self) -> Instr {
+        Instr {
+            isa: self.isa,
+            opcode: self.d.form,
+        }
+    }
+
+    /// Its assembly template (`cmp\t$src, $imm`).
+    pub fn asm_template(&self) -> String {
+        select_asm_variant(self.isa.s(self.d.asm), self.isa.asm_variant)
+    }
+
+    /// Its mnemonic.
+    pub fn mnemonic(&self) -> String {
+        let t = self.asm_template();
+        t.split(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    }
+
+    /// `EmitPriority`: LLVM prints aliases above 0; those of 0 are read
+    /// only.
+    pub fn priority(&self) -> i32 {
+        self.d.priority
+    }
+
+    /// Per machine operand of [`InstAlias::form`] (as
+    /// [`Instr::mc_operands`]), what the alias puts there.
+    pub fn args(&self) -> Vec<AliasArg> {
+        let isa = self.isa;
+        slice(isa.alias_args, self.d.args)
+            .iter()
+            .map(|a| match *a {
+                AliasArgDesc::Named { name, ty, sub } => AliasArg::Named {
+                    name: isa.s(name),
+                    ty: OperandType {
+                        isa,
+                        d: &isa.operand_types[ty as usize],
+                    },
+                    sub: usize::from(sub),
+                },
+                AliasArgDesc::Reg(r) => AliasArg::Reg(Reg { isa, id: r }),
+                AliasArgDesc::Imm(v) => AliasArg::Imm(v),
+                AliasArgDesc::Tied => AliasArg::Tied,
+            })
+            .collect()
+    }
+
+    /// Predicates it requires.
+    pub fn predicates(&self) -> impl Iterator<Item = Predicate> + 'static {
+        let isa = self.isa;
+        slice(isa.pool, self.d.predicates)
+            .iter()
+            .map(move |&p| Predicate {
+                isa,
+                d: &isa.predicates[p as usize],
+            })
+    }
+}
+
+impl fmt::Debug for InstAlias {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} as {:?}", self.form(), self.asm_template())
     }
 }
 
