@@ -274,3 +274,19 @@ pub fn target(arch: Arch) -> &'static dyn Target {
         Arch::Riscv64 => &riscv64::Riscv64,
     }
 }
+
+/// An integer as AArch64 and RISC-V assembly and Capstone write it:
+/// decimal or `0x` hexadecimal, maybe negative; a constant up to 2^64 - 1 wraps into 64
+/// bits, as GNU as reads `li a0, 0xcbf29ce484222325`.
+pub(crate) fn int_literal(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    } as i64;
+    Some(if neg { v.wrapping_neg() } else { v })
+}

@@ -124,7 +124,7 @@ fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
         ("ret", []) => "jalr zero, 0(ra)".into(),
         ("nop", []) => "addi zero, zero, 0".into(),
         ("mv", [d, s]) => format!("addi {d}, {s}, 0"),
-        ("li", [d, imm]) => match super::int_literal(imm) {
+        ("li", [d, imm]) => match crate::arch::int_literal(imm) {
             Some(v) => li_sequence(v)
                 .iter()
                 .enumerate()

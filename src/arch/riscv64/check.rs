@@ -155,7 +155,7 @@ fn operand(t: &str) -> String {
     if let Some(n) = t.strip_prefix('f').and_then(fpr) {
         return format!("f{n}");
     }
-    match super::int_literal(t) {
+    match crate::arch::int_literal(t) {
         Some(v) => v.to_string(),
         None => t.to_string(),
     }

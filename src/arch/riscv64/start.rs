@@ -134,7 +134,7 @@ fn decode(bytes: &[u8], ip: u64) -> Option<(String, i64)> {
     let insns = cs.disasm_count(bytes, ip, 1).ok()?;
     let i = insns.iter().next()?;
     let op = i.op_str()?.rsplit(", ").next()?;
-    Some((i.mnemonic()?.to_string(), super::int_literal(op)?))
+    Some((i.mnemonic()?.to_string(), crate::arch::int_literal(op)?))
 }
 
 #[cfg(test)]
