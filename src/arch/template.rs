@@ -10,9 +10,27 @@ pub fn expand(
     form: &Instr,
     mut print: impl FnMut(Operand) -> Result<String, EncodeError>,
 ) -> Result<String, EncodeError> {
+    expand_names(form, &form.asm_template(), |name| {
+        let op = form.operand(name).ok_or_else(|| {
+            EncodeError::Unsupported(format!(
+                "{}: printer: ${name} names no operand",
+                form.name()
+            ))
+        })?;
+        print(op)
+    })
+}
+
+/// `tpl` (a template of `form`'s or of one of its aliases) with every
+/// `$name` / `${name:modifier}` replaced by `print(name)`, and tabs turned
+/// into spaces.
+pub fn expand_names(
+    form: &Instr,
+    tpl: &str,
+    mut print: impl FnMut(&str) -> Result<String, EncodeError>,
+) -> Result<String, EncodeError> {
     let unsupported =
         |msg: &str| EncodeError::Unsupported(format!("{}: printer: {msg}", form.name()));
-    let tpl = form.asm_template();
     let mut out = String::with_capacity(tpl.len() + 16);
     let b = tpl.as_bytes();
     let mut i = 0;
@@ -36,10 +54,7 @@ pub fn expand(
                 .unwrap_or(b.len() - i - 1);
             (&tpl[i + 1..i + 1 + len], i + 1 + len)
         };
-        let op = form
-            .operand(name)
-            .ok_or_else(|| unsupported(&format!("${name} names no operand")))?;
-        out.push_str(&print(op)?);
+        out.push_str(&print(name)?);
         i = end;
     }
     Ok(out.replace('\t', " "))

@@ -8,7 +8,7 @@
 use super::host::HostFeatures;
 use super::variant::{Variant, VectorTypes};
 use super::{emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue};
-use crate::isa::{Arch, Instr, Reg};
+use crate::isa::{Arch, InstAlias, Instr, Reg};
 
 /// One instruction's bytes and text, and the independent decoder's word on
 /// them: what every other hook builds on.
@@ -344,6 +344,17 @@ pub trait AsmDialect {
     /// None by default.
     fn spellings(&self, _form: Instr) -> Vec<Inst> {
         Vec::new()
+    }
+
+    /// `inst` spelled as `alias`, one of its form's `InstAlias` records
+    /// (AArch64 `cmp x0, #0` for `subs xzr, x0, #0`); `Err` where the
+    /// alias fixes an operand to another value, or the arch reads no
+    /// aliases (the default).
+    fn print_alias(&self, inst: &Inst, _alias: &InstAlias) -> Result<String, EncodeError> {
+        Err(EncodeError::Unsupported(format!(
+            "{}: this arch's assembler reads no InstAlias records",
+            inst.form.name()
+        )))
     }
 }
 

@@ -6,7 +6,7 @@ use super::AArch64;
 use crate::arch::bits::encode_fields;
 use crate::arch::{inst_of, AsmDialect, Dialect, EncodeError, Inst, OpValue};
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Encoding, Isa};
+use crate::isa::{Arch, Encoding, InstAlias, Isa};
 
 const A: Arch = Arch::Aarch64;
 
@@ -38,6 +38,10 @@ fn cond(name: &str) -> Option<u64> {
 }
 
 impl AsmDialect for AArch64 {
+    fn print_alias(&self, inst: &Inst, alias: &InstAlias) -> Result<String, EncodeError> {
+        super::printer::print_alias(inst, alias)
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect {
             syntax: None,
@@ -60,9 +64,26 @@ impl AsmDialect for AArch64 {
             .strip_prefix("b.")
             .or_else(|| mnemonic.strip_prefix('b').filter(|c| c.len() == 2))
             .and_then(cond);
+        let mut bit = None;
         let (form, cc, reg) = match (mnemonic, cc, operands) {
             ("b", _, [_]) => ("B", None, None),
             (_, Some(c), [_]) => ("Bcc", Some(c), None),
+            // Bits 0-31 of an X register are the W form's (LLVM's alias
+            // `tbz $Rt, $imm, $target` for TBZW of an X register).
+            ("tbz" | "tbnz", _, [r, b, _]) => {
+                let reg = crate::arch::reg_named(A, r)?;
+                let b = crate::arch::int_literal(b.trim().trim_start_matches('#'))?;
+                let wide = reg.name().starts_with('X');
+                let form = match (mnemonic, b) {
+                    (_, 0..=31) if mnemonic == "tbz" => "TBZW",
+                    (_, 0..=31) => "TBNZW",
+                    ("tbz", 32..=63) if wide => "TBZX",
+                    (_, 32..=63) if wide => "TBNZX",
+                    _ => return None,
+                };
+                bit = Some(b as u64);
+                (form, None, Some(reg))
+            }
             ("cbz" | "cbnz", _, [r, _]) => {
                 let reg = crate::arch::reg_named(A, r)?;
                 let wide = reg.name().starts_with('X');
@@ -76,7 +97,7 @@ impl AsmDialect for AArch64 {
             }
             _ => return None,
         };
-        Some(encode(form, cc, reg, offset))
+        Some(encode_test(form, cc, reg, bit, offset))
     }
 
     fn nop(&self) -> Result<Inst, EncodeError> {
@@ -88,6 +109,17 @@ pub fn encode(
     name: &str,
     cc: Option<u64>,
     reg: Option<crate::isa::Reg>,
+    offset: i64,
+) -> Result<Vec<u8>, EncodeError> {
+    encode_test(name, cc, reg, None, offset)
+}
+
+/// [`encode`], with the bit a `tbz`/`tbnz` tests.
+fn encode_test(
+    name: &str,
+    cc: Option<u64>,
+    reg: Option<crate::isa::Reg>,
+    bit: Option<u64>,
     offset: i64,
 ) -> Result<Vec<u8>, EncodeError> {
     let form = Isa::get(A)
@@ -112,10 +144,17 @@ pub fn encode(
         if m.name == "cond" {
             return cc.ok_or_else(|| EncodeError::BadOperand("missing condition".into()));
         }
+        if m.name == "bit_off" {
+            return bit.ok_or_else(|| EncodeError::BadOperand("missing bit".into()));
+        }
         // The offset field: words, two's complement in the field's width
-        // (19 bits for b.cond/cbz, 26 for b); a value that does not fit
-        // is refused by the range check below.
-        let bits = if name == "B" { 26 } else { 19 };
+        // (19 bits for b.cond/cbz, 14 for tbz, 26 for b); a value that
+        // does not fit is refused by the range check below.
+        let bits = match name {
+            "B" => 26,
+            _ if name.starts_with("TB") => 14,
+            _ => 19,
+        };
         let words = offset / 4;
         let half = 1i64 << (bits - 1);
         if !(-half..half).contains(&words) {
@@ -136,6 +175,22 @@ fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
     Some(match (mnemonic, ops) {
         ("ret", []) => "ret x30".into(),
         ("nop", []) => "hint #0".into(),
+        // `lsl` is C++ in LLVM's parser and printer, not an InstAlias: a
+        // `ubfm` with immr = -shift mod width and imms = width - 1 - shift.
+        ("lsl", [d, s, sh]) if is_gpr(d) && is_gpr(s) => {
+            let width = if d.trim().starts_with(['w', 'W']) {
+                32
+            } else {
+                64
+            };
+            let sh = sh.trim().trim_start_matches('#');
+            let sh = crate::arch::int_literal(sh).filter(|v| (0..width).contains(v))?;
+            format!(
+                "ubfm {d}, {s}, #{}, #{}",
+                (width - sh) % width,
+                width - 1 - sh
+            )
+        }
         ("mov", [d, s]) if is_gpr(d) && is_gpr(s) => {
             let zr = if d.starts_with(['w', 'W']) {
                 "wzr"

@@ -3,7 +3,7 @@
 
 use super::imm_codec::fp8_value;
 use crate::arch::{template, EncodeError, Inst, OpValue};
-use crate::isa::{Instr, McOperand, Operand, Reg};
+use crate::isa::{AliasArg, InstAlias, Instr, McOperand, Operand, OperandType, Reg};
 
 /// The assembly text of `inst` (`add x0, x1, x2, lsl #3`).
 pub fn print(inst: &Inst) -> Result<String, EncodeError> {
@@ -55,10 +55,117 @@ fn base(method: &str) -> &str {
     method.split('<').next().unwrap_or(method)
 }
 
-fn print_operand(inst: &Inst, mc: &[McOperand], op: Operand) -> Result<String, EncodeError> {
+/// The text of `inst` spelled as `alias` (`cmp x0, #0` for `subs xzr,
+/// x0, #0`): each `$name` of the alias printed from the machine operands
+/// the alias binds to it, by the alias operand's print method. `Err` when
+/// `inst` has another value where the alias fixes one.
+pub fn print_alias(inst: &Inst, alias: &InstAlias) -> Result<String, EncodeError> {
+    let args = alias.args();
     let form = &inst.form;
-    let vals = values(inst, mc, op);
-    let ty = op.ty();
+    if args.len() != inst.ops.len() || alias.form().opcode() != form.opcode() {
+        return Err(unsupported(form, "an alias of another form"));
+    }
+    for (a, v) in args.iter().zip(&inst.ops) {
+        let fixed = match (a, v) {
+            (AliasArg::Reg(r), OpValue::Reg(x)) => r == x,
+            (AliasArg::Imm(i), OpValue::Imm(x)) => i == x,
+            (AliasArg::Reg(_) | AliasArg::Imm(_), _) => false,
+            _ => true,
+        };
+        if !fixed {
+            return Err(unsupported(form, "a value the alias fixes otherwise"));
+        }
+    }
+    // Relocation operands (`movk x0, #:abs_g1:sym`): winic writes no
+    // symbols, and their numbers are not the field's.
+    if args.iter().any(
+        |a| matches!(a, AliasArg::Named { ty, .. } if ty.parser_class().starts_with("MovWSymbol")),
+    ) {
+        return Err(unsupported(form, "a symbol operand"));
+    }
+    // An alias operand bound twice (`mov p0.b, p1/z, p2.b` is `and` of p2
+    // with itself) spells only equal values.
+    for (k, a) in args.iter().enumerate() {
+        if let AliasArg::Named { name, sub, .. } = a {
+            let twin = args[..k].iter().position(
+                |b| matches!(b, AliasArg::Named { name: n, sub: s, .. } if n == name && s == sub),
+            );
+            if twin.is_some_and(|j| inst.ops[j] != inst.ops[k]) {
+                return Err(unsupported(
+                    form,
+                    &format!("${name} twice, with two values"),
+                ));
+            }
+        }
+    }
+    template::expand_names(form, &alias.asm_template(), |name| {
+        let mut bound: Vec<(usize, OperandType, OpValue)> = args
+            .iter()
+            .zip(&inst.ops)
+            .filter_map(|(a, v)| match a {
+                AliasArg::Named { name: n, ty, sub } if *n == name => Some((*sub, *ty, *v)),
+                _ => None,
+            })
+            .collect();
+        bound.sort_by_key(|(sub, _, _)| *sub);
+        let ty = bound
+            .first()
+            .map(|(_, ty, _)| *ty)
+            .ok_or_else(|| unsupported(form, &format!("alias operand ${name} binds nothing")))?;
+        let vals: Vec<OpValue> = bound.iter().map(|(_, _, v)| *v).collect();
+        let imms: Vec<i64> = vals.iter().filter_map(|v| imm(Some(v))).collect();
+        if let (Some(to), [v]) = (wide_move(ty), &imms[..]) {
+            return Ok(format!("#{}", to(*v)));
+        }
+        // The parse-only aliases of negated immediates (`cmp x0, #-5` is
+        // `cmn x0, #5`; `and w0, w1, #~0xff` is `bic`): the value they
+        // stand for; never 0, which the form itself spells.
+        match (ty.parser_class(), &imms[..]) {
+            ("AddSubImmNeg", [v, sh]) if *v != 0 => {
+                Ok(format!("#{}", (v << (sh & 0x3f)).wrapping_neg()))
+            }
+            ("LogicalImm32Not", [v]) => Ok(format!("#{:#x}", !*v as u64 & 0xffff_ffff)),
+            ("LogicalImm64Not", [v]) => Ok(format!("#{:#x}", !*v as u64)),
+            ("AddSubImmNeg" | "LogicalImm32Not" | "LogicalImm64Not", _) => {
+                Err(unsupported(form, "no negated immediate"))
+            }
+            _ => print_values(form, ty, &vals),
+        }
+    })
+}
+
+/// How the alias operand type of a wide move (`mov x0, #0x30000` for
+/// `movz x0, #3, lsl #16`) turns the 16-bit field into the value it
+/// prints: LLVM's `MOVZ64_lsl16MovAlias` parser class (the C++ of
+/// `addMOVZMovAliasOperands<16>`), MOVN's inverted.
+fn wide_move(ty: OperandType) -> Option<impl Fn(i64) -> i64> {
+    let p = ty.parser_class();
+    let rest = p.strip_suffix("MovAlias")?;
+    let (kind, rest) = (rest.get(..4)?, rest.get(4..)?);
+    let (width, shift) = rest.split_once("_lsl")?;
+    let (width, shift): (u32, u32) = (width.parse().ok()?, shift.parse().ok()?);
+    let invert = match kind {
+        "MOVZ" => false,
+        "MOVN" => true,
+        _ => return None,
+    };
+    Some(move |v: i64| {
+        let v = v.wrapping_shl(shift);
+        let v = if invert { !v } else { v };
+        if width == 32 {
+            i64::from(v as i32)
+        } else {
+            v
+        }
+    })
+}
+
+fn print_operand(inst: &Inst, mc: &[McOperand], op: Operand) -> Result<String, EncodeError> {
+    print_values(&inst.form, op.ty(), &values(inst, mc, op))
+}
+
+/// An operand of type `ty` whose machine operands have the values `vals`.
+fn print_values(form: &Instr, ty: OperandType, vals: &[OpValue]) -> Result<String, EncodeError> {
     let method = ty.print_method();
     let a = args(method);
     let fail = || unsupported(form, &format!("print method {method:?} of {}", ty.name()));
@@ -269,6 +376,9 @@ fn print_imm(method: &str, a: &[String], v: i64, next: Option<i64>) -> Option<St
         "printShifter" => shifter(v),
         "printArithExtend" => arith_extend(v),
         "printCondCode" => COND_NAMES.get(v as usize)?.to_string(),
+        // `cinc`'s condition: the one CSINC's inverts (LLVM's
+        // `printInverseCondCode`); `al`/`nv` have none.
+        "printInverseCondCode" if v < 14 => COND_NAMES.get((v ^ 1) as usize)?.to_string(),
         "printSVEPattern" => sve_pattern(v)?,
         "printSVEVecLenSpecifier" => ["vlx2", "vlx4"].get(v as usize)?.to_string(),
         "printPrefetchOp" => prefetch(v, a.first().map(String::as_str) == Some("true"))?,
