@@ -10,13 +10,28 @@
 use super::tokens::{same, same_tok, tokens, Tok};
 use crate::arch::{Inst, Mem, OpValue, Target};
 use crate::isa::desc::OperandKind;
-use crate::isa::{Arch, Encoding, Instr, Isa, McOperand};
-use std::collections::HashMap;
+use crate::isa::{AliasArg, Arch, Encoding, InstAlias, Instr, Isa, McOperand};
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-/// Forms by printed mnemonic, each with its example instance.
+/// Forms by printed mnemonic, each with its example instance and the
+/// alias it is spelled by there (`None`: the form's own `AsmString`).
 struct Index {
-    by_mnemonic: HashMap<String, Vec<(Instr, Inst)>>,
+    by_mnemonic: HashMap<String, Vec<Cand>>,
+}
+
+struct Cand {
+    form: Instr,
+    example: Inst,
+    alias: Option<InstAlias>,
+}
+
+/// `inst` as text, spelled by `alias` or by its own template.
+fn print_as(t: &dyn Target, inst: &Inst, alias: Option<&InstAlias>) -> Option<String> {
+    match alias {
+        Some(a) => t.print_alias(inst, a).ok(),
+        None => t.print(inst).ok(),
+    }
 }
 
 fn index(t: &dyn Target) -> &'static Index {
@@ -30,7 +45,7 @@ fn slot(arch: Arch) -> usize {
 }
 
 fn build_index(t: &dyn Target) -> Index {
-    let mut by_mnemonic: HashMap<String, Vec<(Instr, Inst)>> = HashMap::new();
+    let mut by_mnemonic: HashMap<String, Vec<Cand>> = HashMap::new();
     for form in Isa::get(t.arch()).instrs() {
         // A real form by its example; a codegen-only one by the spellings
         // the target reads it by (`cmovl`, `setge`), if any.
@@ -51,11 +66,69 @@ fn build_index(t: &dyn Target) -> Index {
                 continue;
             }
             if let Some(m) = mnemonic(&canonical(t, &text)) {
-                by_mnemonic.entry(m).or_default().push((form, example));
+                by_mnemonic.entry(m).or_default().push(Cand {
+                    form,
+                    example: example.clone(),
+                    alias: None,
+                });
+            }
+            // The spellings of its InstAlias records, each from the
+            // example with the operands the alias fixes set so.
+            for alias in form.aliases() {
+                let Some(example) = with_fixed(&example, &alias) else {
+                    continue;
+                };
+                let Some(text) = print_as(t, &example, Some(&alias)) else {
+                    continue;
+                };
+                if t.encode(&example).is_err() {
+                    continue;
+                }
+                if let Some(m) = mnemonic(&canonical(t, &text)) {
+                    by_mnemonic.entry(m).or_default().push(Cand {
+                        form,
+                        example,
+                        alias: Some(alias),
+                    });
+                }
             }
         }
     }
     Index { by_mnemonic }
+}
+
+/// `example` with the registers and immediates `alias` fixes (`xzr` of
+/// `cmp`), and the operands it names twice equal (`cinc`'s `$src`).
+fn with_fixed(example: &Inst, alias: &InstAlias) -> Option<Inst> {
+    let args = alias.args();
+    if args.len() != example.ops.len() {
+        return None;
+    }
+    let mut inst = example.clone();
+    for (k, a) in args.iter().enumerate() {
+        match a {
+            AliasArg::Reg(r) => inst.ops[k] = OpValue::Reg(*r),
+            AliasArg::Imm(v) => inst.ops[k] = OpValue::Imm(*v),
+            AliasArg::Named { .. } => {
+                if let Some(j) = alias_twin(&args, k) {
+                    inst.ops[k] = inst.ops[j];
+                }
+            }
+            AliasArg::Tied => {}
+        }
+    }
+    Some(inst)
+}
+
+/// The earlier machine operand that `alias` binds to the same alias
+/// operand as machine operand `k`, if any.
+fn alias_twin(args: &[AliasArg], k: usize) -> Option<usize> {
+    let AliasArg::Named { name, sub, .. } = args[k] else {
+        return None;
+    };
+    args[..k].iter().position(
+        |a| matches!(a, AliasArg::Named { name: n, sub: s, .. } if *n == name && *s == sub),
+    )
 }
 
 /// An instance of a form `example` refuses (x86 `ret`, whose
@@ -99,6 +172,21 @@ fn register_names(arch: Arch) -> &'static HashMap<String, String> {
     })
 }
 
+/// Whether `tok` is one of `t`'s register names (as [`canonical`] leaves
+/// them).
+fn is_register(t: &dyn Target, tok: &Tok) -> bool {
+    static NAMES: [OnceLock<HashSet<String>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let names = NAMES[slot(t.arch())].get_or_init(|| {
+        Isa::get(t.arch())
+            .registers()
+            .map(|r| r.asm_name().to_ascii_lowercase())
+            .filter(|n| !n.is_empty())
+            .collect()
+    });
+    matches!(tok, Tok::Word(w) if names.contains(w.as_str()))
+}
+
 /// `text` as tokens, register names in one spelling, and (where the
 /// dialect's brackets are a memory operand) each memory reference one
 /// token, `[base+index*scale+disp]`, in one order and base.
@@ -114,6 +202,10 @@ fn canonical(t: &dyn Target, text: &str) -> Vec<Tok> {
                 *w = c.clone();
             }
         }
+    }
+    // AArch64's `#` before an immediate is optional (gcc leaves it out).
+    if t.arch() == Arch::Aarch64 {
+        toks.retain(|t| *t != Tok::Punct('#'));
     }
     toks
 }
@@ -223,7 +315,7 @@ pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
     // assembler picks it (`xor ecx, 2` is XOR32ri8, not XOR32ri).
     let best = cands
         .iter()
-        .filter_map(|(form, example)| fit(t, *form, example, &line))
+        .filter_map(|c| fit(t, c, &line))
         .filter_map(|inst| t.encode(&inst).ok().map(|b| (b.len(), inst)))
         .min_by_key(|(len, _)| *len);
     if let Some((_, inst)) = best {
@@ -233,10 +325,10 @@ pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
     // shows `add rax, rbx` before `add qword ptr [rcx], 2`).
     let mut shown: Vec<(usize, String)> = cands
         .iter()
-        .filter_map(|(f, e)| {
-            let p = t.print(e).ok()?;
+        .filter_map(|c| {
+            let p = print_as(t, &c.example, c.alias.as_ref())?;
             let d = canonical(t, &p).len().abs_diff(line.len());
-            Some((d, format!("{p}   ({})", f.name())))
+            Some((d, format!("{p}   ({})", c.form.name())))
         })
         .collect();
     shown.sort_by_key(|(d, _)| *d);
@@ -294,10 +386,15 @@ fn set(ops: &mut [OpValue], ties: &[Option<usize>], k: usize, v: OpValue) {
     }
 }
 
-/// The tokens `inst` prints to, aligned with `line`: a pseudo-prefix the
-/// line leaves out is dropped.
-fn printed(t: &dyn Target, inst: &Inst, line: &[Tok]) -> Option<Vec<Tok>> {
-    let mut p = canonical(t, &t.print(inst).ok()?);
+/// The tokens `inst` prints to (spelled by `alias`), aligned with
+/// `line`: a pseudo-prefix the line leaves out is dropped.
+fn printed(
+    t: &dyn Target,
+    inst: &Inst,
+    alias: Option<&InstAlias>,
+    line: &[Tok],
+) -> Option<Vec<Tok>> {
+    let mut p = canonical(t, &print_as(t, inst, alias)?);
     let (pp, lp) = (prefix_len(&p), prefix_len(line));
     if pp == 3 && lp == 0 {
         p.drain(..3);
@@ -305,34 +402,68 @@ fn printed(t: &dyn Target, inst: &Inst, line: &[Tok]) -> Option<Vec<Tok>> {
     Some(p)
 }
 
-/// `form` with operands that print as `line`, starting from `example`.
-fn fit(t: &dyn Target, form: Instr, example: &Inst, line: &[Tok]) -> Option<Inst> {
-    let mc = form.mc_operands();
-    let ties: Vec<Option<usize>> = (0..mc.len()).map(|k| tied_source(&mc, k)).collect();
+/// `c`'s form with operands that print as `line`, starting from its
+/// example.
+fn fit(t: &dyn Target, c: &Cand, line: &[Tok]) -> Option<Inst> {
+    let example = &c.example;
+    let mc = c.form.mc_operands();
+    let args = c.alias.as_ref().map(InstAlias::args);
+    // Tied operands, and those an alias names twice, follow the first.
+    let ties: Vec<Option<usize>> = (0..mc.len())
+        .map(|k| tied_source(&mc, k).or_else(|| args.as_deref().and_then(|a| alias_twin(a, k))))
+        .collect();
+    let spelled = Spelled {
+        t,
+        alias: c.alias.as_ref(),
+    };
     // The example, or — when an operand's value changes the length of the
     // text (`lsl #0` is not printed) — the example with that operand
-    // changed, as the starting point.
-    let mut starts = vec![example.clone()];
+    // changed, as the starting point: only starts of the line's length
+    // (others fail at once), and an alternative only where it changes
+    // the length (otherwise it starts where the example does).
+    let len = |s: &Inst| spelled.printed(s, line).map(|p| p.len());
+    let example_len = len(example);
+    let mut starts = Vec::new();
+    if example_len == Some(line.len()) {
+        starts.push(example.clone());
+    }
     for k in 0..mc.len() {
         if ties[k].is_none() {
             for alt in alternatives(example, k) {
                 let mut s = example.clone();
                 set(&mut s.ops, &ties, k, alt);
-                starts.push(s);
+                let l = len(&s);
+                if l != example_len && l == Some(line.len()) {
+                    starts.push(s);
+                }
             }
         }
     }
-    starts.iter().find_map(|s| fit_from(t, &mc, &ties, s, line))
+    starts
+        .iter()
+        .find_map(|s| fit_from(&spelled, &mc, &ties, s, line))
+}
+
+/// A target and the spelling the candidate is printed in.
+struct Spelled<'a> {
+    t: &'a dyn Target,
+    alias: Option<&'a InstAlias>,
+}
+
+impl Spelled<'_> {
+    fn printed(&self, inst: &Inst, line: &[Tok]) -> Option<Vec<Tok>> {
+        printed(self.t, inst, self.alias, line)
+    }
 }
 
 fn fit_from(
-    t: &dyn Target,
+    t: &Spelled,
     mc: &[McOperand],
     ties: &[Option<usize>],
     example: &Inst,
     line: &[Tok],
 ) -> Option<Inst> {
-    let base = printed(t, example, line)?;
+    let base = t.printed(example, line)?;
     if base.len() != line.len() || prefix_len(&base) != prefix_len(line) {
         return None;
     }
@@ -345,18 +476,27 @@ fn fit_from(
         if at.is_empty() || at.iter().all(|&i| same_tok(&base[i], &line[i])) {
             continue;
         }
+        // Printed together with an operand chosen before (an alias's
+        // negated `#-5` is the value and its shift): done if that made it.
+        if inst.ops != example.ops
+            && t.printed(&inst, line).is_some_and(|p| {
+                p.len() == line.len() && at.iter().all(|&i| same_tok(&p[i], &line[i]))
+            })
+        {
+            continue;
+        }
         let v = choose(t, example, ties, k, &mc[k], &at, line)?;
         set(&mut inst.ops, ties, k, v);
     }
-    let got = printed(t, &inst, line)?;
-    (same(&got, line) && t.encode(&inst).is_ok()).then_some(inst)
+    let got = t.printed(&inst, line)?;
+    (same(&got, line) && t.t.encode(&inst).is_ok()).then_some(inst)
 }
 
 /// The token positions machine operand `k` prints to: those that change
 /// when it alone changes. `None` when changing it changes the length of
 /// the text (such operands cannot be aligned this way).
 fn positions(
-    t: &dyn Target,
+    t: &Spelled,
     example: &Inst,
     ties: &[Option<usize>],
     k: usize,
@@ -366,7 +506,7 @@ fn positions(
     for alt in alternatives(example, k) {
         let mut probe = example.clone();
         set(&mut probe.ops, ties, k, alt);
-        let Some(p) = printed(t, &probe, line) else {
+        let Some(p) = t.printed(&probe, line) else {
             continue;
         };
         if p.len() != base.len() {
@@ -434,7 +574,7 @@ fn imm_bits(form: Instr, m: &McOperand) -> u32 {
 
 /// The value of machine operand `k` that prints as `line` does at `at`.
 fn choose(
-    t: &dyn Target,
+    t: &Spelled,
     example: &Inst,
     ties: &[Option<usize>],
     k: usize,
@@ -445,14 +585,17 @@ fn choose(
     let fits = |v: OpValue| {
         let mut probe = example.clone();
         set(&mut probe.ops, ties, k, v);
-        printed(t, &probe, line)
+        t.printed(&probe, line)
             .is_some_and(|p| p.len() == line.len() && at.iter().all(|&i| same_tok(&p[i], &line[i])))
     };
     match m.ty.kind() {
         OperandKind::Reg => m.ty.class()?.members().map(OpValue::Reg).find(|&v| fits(v)),
+        // An immediate never prints as a register name (`mov x6, x12`
+        // is no `mov z6.d, #imm`): no search of its values then.
+        OperandKind::Imm if at.iter().any(|&i| is_register(t.t, &line[i])) => None,
         OperandKind::Imm => imm_candidates(m, at, line).into_iter().find(|&v| fits(v)),
         OperandKind::Mem => {
-            let parse = t.dialect().memory?;
+            let parse = t.t.dialect().memory?;
             let Tok::Word(w) = &line[*at.first()?] else {
                 return None;
             };
@@ -475,7 +618,8 @@ fn imm_candidates(m: &McOperand, at: &[usize], line: &[Tok]) -> Vec<OpValue> {
     for &i in at {
         if let Tok::Num(n) = line[i] {
             let n = n as i64;
-            out.push(n);
+            // As written, and negated (`cmp x0, #-5` is `cmn x0, #5`).
+            out.extend([n, n.wrapping_neg()]);
             for w in [8u32, 16, 32] {
                 let span = 1i64 << w;
                 if n >= span / 2 && n < span {
@@ -487,9 +631,26 @@ fn imm_candidates(m: &McOperand, at: &[usize], line: &[Tok]) -> Vec<OpValue> {
             }
         }
     }
+    // A 16-bit field may be a wide move's (`mov x0, #0x30000` is `movz x0,
+    // #3, lsl #16`; MOVN's inverted): the line's number's 16-bit pieces.
+    if bits == 16 || info.and_then(|i| i.max) == Some(0xffff) {
+        for &i in at {
+            if let Tok::Num(n) = line[i] {
+                let n = n as i64;
+                for s in [0, 16, 32, 48] {
+                    out.extend([(n >> s) & 0xffff, (!n >> s) & 0xffff]);
+                }
+            }
+        }
+    }
     // Width unknown to the tables: the small fields such operands have
     // (SVE patterns, prefetch kinds …).
-    let bits = if bits == 0 { 6 } else { bits };
+    // A range the tables state gives the width (`movz`'s 0..=65535: 16).
+    let bits = match (bits, info.and_then(|i| i.min), info.and_then(|i| i.max)) {
+        (0, Some(lo), Some(hi)) if hi > lo => 64 - ((hi - lo) as u64).leading_zeros(),
+        (0, _, _) => 6,
+        (b, _, _) => b,
+    };
     if (1..=13).contains(&bits) {
         let (lo, hi) = match info {
             Some(i) if i.min.is_some() && i.max.is_some() => {

@@ -171,6 +171,13 @@ pub fn same_tok(a: &Tok, b: &Tok) -> bool {
     match (a, b) {
         (Tok::Float(x), Tok::Float(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
         (Tok::Float(x), Tok::Num(n)) | (Tok::Num(n), Tok::Float(x)) => *x == *n as f64,
+        // One bit pattern, signed or not (`and x0, x1, -4` is printed
+        // `#0xfffffffffffffffc`; a W register's `-4` `#0xfffffffc`).
+        (Tok::Num(x), Tok::Num(y)) if (*x < 0) != (*y < 0) => {
+            let (neg, pos) = if *x < 0 { (*x, *y) } else { (*y, *x) };
+            (neg >= -(1 << 63) && pos == neg + (1 << 64))
+                || (neg >= -(1 << 31) && pos == neg + (1 << 32))
+        }
         _ => a == b,
     }
 }
@@ -248,5 +255,13 @@ mod tests {
             &tokens("fmov d0, #1.0")
         ));
         assert!(!same(&tokens("add x0, x1, x2"), &tokens("add x0, x2, x1")));
+    }
+
+    #[test]
+    fn a_negative_number_equals_its_bit_pattern() {
+        assert!(same_tok(&Num(-4), &Num(0xffff_ffff_ffff_fffc)));
+        assert!(same_tok(&Num(-4), &Num(0xffff_fffc)));
+        assert!(!same_tok(&Num(-4), &Num(0xfffc)));
+        assert!(!same_tok(&Num(4), &Num(0xffff_fffc)));
     }
 }

@@ -9,9 +9,10 @@ fn round_trip(arch: Arch) -> (usize, usize, Vec<String>, Vec<String>) {
     let (mut n, mut ok) = (0, 0);
     let (mut other, mut failed) = (Vec::new(), Vec::new());
     for (_, cands) in index(t).by_mnemonic.iter() {
-        for (form, example) in cands {
+        for c in cands {
+            let (form, example) = (c.form, &c.example);
             n += 1;
-            let text = t.print(example).unwrap();
+            let text = print_as(t, example, c.alias.as_ref()).unwrap();
             let want = t.encode(example).unwrap();
             match parse(t, &text) {
                 Ok(inst) => {
@@ -58,8 +59,8 @@ fn slowest_lines() {
         let _ = parse(t, "nop");
         let mut times: Vec<(f64, String)> = Vec::new();
         for (_, cands) in index(t).by_mnemonic.iter() {
-            for (_, example) in cands.iter().step_by(7) {
-                let text = t.print(example).unwrap();
+            for c in cands.iter().step_by(7) {
+                let text = print_as(t, &c.example, c.alias.as_ref()).unwrap();
                 let t0 = std::time::Instant::now();
                 let _ = parse(t, &text);
                 times.push((t0.elapsed().as_secs_f64() * 1e3, text));
@@ -72,4 +73,99 @@ fn slowest_lines() {
             eprintln!("  {ms:.1} ms  {text}");
         }
     }
+}
+
+#[test]
+#[ignore]
+fn slowest_kernel_lines() {
+    let t = target(Arch::Aarch64);
+    let _ = parse(t, "nop");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("validation/asm");
+    let mut times: Vec<(f64, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if !p.to_string_lossy().ends_with(".neon.s") {
+            continue;
+        }
+        for l in std::fs::read_to_string(&p).unwrap().lines() {
+            let l = l.split("//").next().unwrap().trim();
+            if l.is_empty() || l.starts_with('.') || l.ends_with(':') || !seen.insert(l.to_string())
+            {
+                continue;
+            }
+            let t0 = std::time::Instant::now();
+            let _ = parse(t, l);
+            times.push((t0.elapsed().as_secs_f64() * 1e3, l.to_string()));
+        }
+    }
+    times.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+    let total: f64 = times.iter().map(|x| x.0).sum();
+    eprintln!("{} lines, {total:.0} ms", times.len());
+    for (ms, text) in times.iter().take(25) {
+        eprintln!("  {ms:.1} ms  {text}");
+    }
+}
+
+#[test]
+#[ignore]
+fn candidate_times() {
+    let t = target(Arch::Aarch64);
+    let _ = parse(t, "nop");
+    for text in ["mov x8, x0", "ldr x4, [sp, 120]", "add x30, x30, 1"] {
+        let line = canonical(t, text);
+        let m = mnemonic(&line).unwrap();
+        let cands = &index(t).by_mnemonic[&m];
+        let mut v: Vec<(f64, String)> = cands
+            .iter()
+            .map(|c| {
+                let t0 = std::time::Instant::now();
+                let r = fit(t, c, &line).is_some();
+                (
+                    t0.elapsed().as_secs_f64() * 1e3,
+                    format!(
+                        "{} {:?} {r}",
+                        c.form.name(),
+                        c.alias.map(|a| a.asm_template())
+                    ),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        eprintln!(
+            "{text}: {} candidates, {:.0} ms",
+            v.len(),
+            v.iter().map(|x| x.0).sum::<f64>()
+        );
+        for (ms, s) in v.iter().take(6) {
+            eprintln!("  {ms:.1} ms {s}");
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn print_alias_cost() {
+    let t = target(Arch::Aarch64);
+    let _ = parse(t, "nop");
+    let c = index(t).by_mnemonic["mov"]
+        .iter()
+        .find(|c| c.form.name() == "MOVZXi")
+        .unwrap();
+    let line = canonical(t, "mov x4, x9");
+    let t0 = std::time::Instant::now();
+    for _ in 0..1000 {
+        let _ = print_as(t, &c.example, c.alias.as_ref());
+    }
+    eprintln!("print_alias: {:.1} us", t0.elapsed().as_secs_f64() * 1e3);
+    let t0 = std::time::Instant::now();
+    for _ in 0..1000 {
+        let _ = printed(t, &c.example, c.alias.as_ref(), &line);
+    }
+    eprintln!("printed: {:.1} us", t0.elapsed().as_secs_f64() * 1e3);
+    let t0 = std::time::Instant::now();
+    for _ in 0..1000 {
+        let _ = c.alias.unwrap().args();
+    }
+    eprintln!("args: {:.1} us", t0.elapsed().as_secs_f64() * 1e3);
 }
