@@ -39,11 +39,7 @@ KNOWN_REJECTED = {}
 # Arches whose gcc output winic's assembler does not read yet, and why: all
 # their kernels count as rejected, and --check-assembly fails when one of
 # them starts to assemble.
-ARCH_NOT_READ = {
-    "aarch64": "gcc writes LLVM's aliases (`cmp`, `mov x2, 8320`, `lsl`, `tst`, `cinc`, ...) "
-               "and immediates without `#`; winic's AArch64 assembler reads LLVM's AsmStrings, "
-               "not its InstAlias records",
-}
+ARCH_NOT_READ = {}
 # The models each kernel is predicted with: OSACA's shipped one, winic's
 # export into it (--base), and winic's export without a base, whose ports
 # are those `winic ports -o` inferred where the database has them.
