@@ -109,12 +109,25 @@ fn with_fixed(example: &Inst, alias: &InstAlias) -> Option<Inst> {
         match a {
             AliasArg::Reg(r) => inst.ops[k] = OpValue::Reg(*r),
             AliasArg::Imm(v) => inst.ops[k] = OpValue::Imm(*v),
-            AliasArg::Named { .. } => {
+            AliasArg::Named { ty, .. } => {
                 if let Some(j) = alias_twin(&args, k) {
                     inst.ops[k] = inst.ops[j];
+                } else if let (Some(c), OpValue::Reg(r)) = (ty.class(), inst.ops[k]) {
+                    // A narrower class than the form's (`mov x29, sp`'s
+                    // GPR64sponly): its first member.
+                    if !c.contains(r) {
+                        inst.ops[k] = OpValue::Reg(c.members().next()?);
+                    }
                 }
             }
             AliasArg::Tied => {}
+        }
+    }
+    // Tied operands follow what they are tied to.
+    let mc = example.form.mc_operands();
+    for k in 0..mc.len() {
+        if let Some(j) = tied_source(&mc, k) {
+            inst.ops[k] = inst.ops[j];
         }
     }
     Some(inst)

@@ -168,12 +168,11 @@ fn encode_test(
     Ok((word as u32).to_le_bytes().to_vec())
 }
 
-/// The aliases of the Arm ARM a kernel file commonly uses: `ret` (x30),
-/// `nop`, `mov` between general-purpose registers (`orr` with the zero
-/// register).
+/// The spellings LLVM reads by C++ rather than from an `InstAlias` record
+/// (the records give `ret`, `mov` and the rest: `crate::asm`): `nop`
+/// (LLVM's `NOP` is a `hint` it prints so) and `lsl`.
 fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
     Some(match (mnemonic, ops) {
-        ("ret", []) => "ret x30".into(),
         ("nop", []) => "hint #0".into(),
         // `lsl` is C++ in LLVM's parser and printer, not an InstAlias: a
         // `ubfm` with immr = -shift mod width and imms = width - 1 - shift.
@@ -190,14 +189,6 @@ fn pseudo(mnemonic: &str, ops: &[&str]) -> Option<String> {
                 (width - sh) % width,
                 width - 1 - sh
             )
-        }
-        ("mov", [d, s]) if is_gpr(d) && is_gpr(s) => {
-            let zr = if d.starts_with(['w', 'W']) {
-                "wzr"
-            } else {
-                "xzr"
-            };
-            format!("orr {d}, {zr}, {s}")
         }
         _ => return None,
     })

@@ -76,6 +76,18 @@ pub fn print_alias(inst: &Inst, alias: &InstAlias) -> Result<String, EncodeError
             return Err(unsupported(form, "a value the alias fixes otherwise"));
         }
     }
+    // An alias operand's register class may be narrower than the form's
+    // (`mov x0, sp` is `add x0, sp, #0` only with sp on one side).
+    for (a, v) in args.iter().zip(&inst.ops) {
+        if let (AliasArg::Named { ty, .. }, OpValue::Reg(r)) = (a, v) {
+            if ty.class().is_some_and(|c| !c.contains(*r)) {
+                return Err(unsupported(
+                    form,
+                    &format!("{} is no {}", r.asm_name(), ty.name()),
+                ));
+            }
+        }
+    }
     // Relocation operands (`movk x0, #:abs_g1:sym`): winic writes no
     // symbols, and their numbers are not the field's.
     if args.iter().any(
