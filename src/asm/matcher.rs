@@ -59,26 +59,14 @@ fn build_index(t: &dyn Target) -> Index {
             t.spellings(form)
         };
         for example in examples {
-            let Ok(text) = t.print(&example) else {
-                continue;
-            };
-            if t.encode(&example).is_err() {
-                continue;
-            }
-            if let Some(m) = mnemonic(&canonical(t, &text)) {
-                by_mnemonic.entry(m).or_default().push(Cand {
-                    form,
-                    example: example.clone(),
-                    alias: None,
-                });
-            }
-            // The spellings of its InstAlias records, each from the
-            // example with the operands the alias fixes set so.
-            for alias in form.aliases() {
-                let Some(example) = with_fixed(&example, &alias) else {
-                    continue;
-                };
-                let Some(text) = print_as(t, &example, Some(&alias)) else {
+            // Its own spelling, then those of its InstAlias records, each
+            // from the example with the operands the alias fixes set so.
+            let spellings = std::iter::once(Some((example.clone(), None))).chain(
+                form.aliases()
+                    .map(|a| with_fixed(&example, &a).map(|e| (e, Some(a)))),
+            );
+            for (example, alias) in spellings.flatten() {
+                let Some(text) = print_as(t, &example, alias.as_ref()) else {
                     continue;
                 };
                 if t.encode(&example).is_err() {
@@ -88,7 +76,7 @@ fn build_index(t: &dyn Target) -> Index {
                     by_mnemonic.entry(m).or_default().push(Cand {
                         form,
                         example,
-                        alias: Some(alias),
+                        alias,
                     });
                 }
             }
