@@ -98,7 +98,7 @@ fn with_fixed(example: &Inst, alias: &InstAlias) -> Option<Inst> {
             AliasArg::Reg(r) => inst.ops[k] = OpValue::Reg(*r),
             AliasArg::Imm(v) => inst.ops[k] = OpValue::Imm(*v),
             AliasArg::Named { ty, .. } => {
-                if let Some(j) = alias_twin(&args, k) {
+                if let Some(j) = AliasArg::twin(&args, k) {
                     inst.ops[k] = inst.ops[j];
                 } else if let (Some(c), OpValue::Reg(r)) = (ty.class(), inst.ops[k]) {
                     // A narrower class than the form's (`mov x29, sp`'s
@@ -119,17 +119,6 @@ fn with_fixed(example: &Inst, alias: &InstAlias) -> Option<Inst> {
         }
     }
     Some(inst)
-}
-
-/// The earlier machine operand that `alias` binds to the same alias
-/// operand as machine operand `k`, if any.
-fn alias_twin(args: &[AliasArg], k: usize) -> Option<usize> {
-    let AliasArg::Named { name, sub, .. } = args[k] else {
-        return None;
-    };
-    args[..k].iter().position(
-        |a| matches!(a, AliasArg::Named { name: n, sub: s, .. } if *n == name && *s == sub),
-    )
 }
 
 /// An instance of a form `example` refuses (x86 `ret`, whose
@@ -411,7 +400,7 @@ fn fit(t: &dyn Target, c: &Cand, line: &[Tok]) -> Option<Inst> {
     let args = c.alias.as_ref().map(InstAlias::args);
     // Tied operands, and those an alias names twice, follow the first.
     let ties: Vec<Option<usize>> = (0..mc.len())
-        .map(|k| tied_source(&mc, k).or_else(|| args.as_deref().and_then(|a| alias_twin(a, k))))
+        .map(|k| tied_source(&mc, k).or_else(|| args.as_deref().and_then(|a| AliasArg::twin(a, k))))
         .collect();
     let spelled = Spelled {
         t,

@@ -768,6 +768,20 @@ pub enum AliasArg {
     Tied,
 }
 
+impl AliasArg {
+    /// The earlier machine operand of `args` that is bound to the same
+    /// alias operand as machine operand `k` (`cinc`'s `$src`, CSINC's
+    /// Rn and Rm), if any.
+    pub fn twin(args: &[AliasArg], k: usize) -> Option<usize> {
+        let AliasArg::Named { name, sub, .. } = args[k] else {
+            return None;
+        };
+        args[..k].iter().position(
+            |a| matches!(a, AliasArg::Named { name: n, sub: s, .. } if *n == name && *s == sub),
+        )
+    }
+}
+
 impl InstAlias {
     /// The form it stands for.
     pub fn form(&self) -> Instr {

@@ -98,11 +98,8 @@ pub fn print_alias(inst: &Inst, alias: &InstAlias) -> Result<String, EncodeError
     // An alias operand bound twice (`mov p0.b, p1/z, p2.b` is `and` of p2
     // with itself) spells only equal values.
     for (k, a) in args.iter().enumerate() {
-        if let AliasArg::Named { name, sub, .. } = a {
-            let twin = args[..k].iter().position(
-                |b| matches!(b, AliasArg::Named { name: n, sub: s, .. } if n == name && s == sub),
-            );
-            if twin.is_some_and(|j| inst.ops[j] != inst.ops[k]) {
+        if let AliasArg::Named { name, .. } = a {
+            if AliasArg::twin(&args, k).is_some_and(|j| inst.ops[j] != inst.ops[k]) {
                 return Err(unsupported(
                     form,
                     &format!("${name} twice, with two values"),
