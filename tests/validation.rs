@@ -44,13 +44,15 @@ fn every_validation_kernel_assembles_with_winic() {
         return;
     }
     // Reading an x86 line takes about 1 ms in a release build, ten times
-    // that in a debug one, and a debug RISC-V build under qemu takes 11 s
-    // a file: the AVX2 variants or all 25 AArch64 (NEON) or RISC-V
-    // (RV64GC) kernels in release, four of them in debug.
+    // that in a debug one; a debug build under qemu takes 11 s a RISC-V
+    // file and about 40 s an AArch64 one (its aliases make ~170 `mov`
+    // candidates): the AVX2 variants or all 25 AArch64 (NEON) or RISC-V
+    // (RV64GC) kernels in release, four x86 or two others in debug (all
+    // 25 NEON files assemble in `cargo test`'s gcc_aarch64_kernels_assemble).
     let (filter, least) = match (host_arch(), cfg!(debug_assertions)) {
         ("x86_64", true) => (r"^(triad|sum_f64|jacobi3d|gather)\.avx2", 4),
         ("x86_64", false) => (r"\.avx2\.s$", 20),
-        (_, true) => (r"^(triad|sum_f64|jacobi3d|gather)\.", 4),
+        (_, true) => (r"^(triad|jacobi3d)\.", 2),
         (_, false) => ("", 20),
     };
     let out = harness(&[
