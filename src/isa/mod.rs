@@ -805,12 +805,6 @@ impl InstAlias {
             .to_ascii_lowercase()
     }
 
-    /// `EmitPriority`: LLVM prints aliases above 0; those of 0 are read
-    /// only.
-    pub fn priority(&self) -> i32 {
-        self.d.priority
-    }
-
     /// Per machine operand of [`InstAlias::form`] (as
     /// [`Instr::mc_operands`]), what the alias puts there.
     pub fn args(&self) -> Vec<AliasArg> {
@@ -831,17 +825,6 @@ impl InstAlias {
                 AliasArgDesc::Tied => AliasArg::Tied,
             })
             .collect()
-    }
-
-    /// Predicates it requires.
-    pub fn predicates(&self) -> impl Iterator<Item = Predicate> + 'static {
-        let isa = self.isa;
-        slice(isa.pool, self.d.predicates)
-            .iter()
-            .map(move |&p| Predicate {
-                isa,
-                d: &isa.predicates[p as usize],
-            })
     }
 }
 
