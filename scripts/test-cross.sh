@@ -6,8 +6,10 @@
 # Needs: sudo scripts/setup-cross.sh, and scripts/build-static.sh for the
 # smoke tests (they are built here if dist/ lacks them).
 #
-# `cargo test --target <triple>` runs every test binary under
-# `qemu-<arch> -cpu max` (cargo's target runner); the CLI tests start the
+# `cargo test --profile cross-test --target <triple>` runs every test
+# binary under `qemu-<arch> -cpu max` (cargo's target runner); the
+# profile (Cargo.toml) is `dev` at opt-level 1, which runs several times
+# faster under the emulator and keeps the debug assertions; the CLI tests start the
 # winic that cargo built for the target, through the same emulator
 # (WINIC_TEST_RUNNER). WINIC_EMULATED=1 tells tests that expect timings of
 # real hardware to skip, each printing why.
@@ -48,12 +50,12 @@ for arch in "${archs[@]}"; do
     winic_cross_env "$arch"
     export WINIC_EMULATED=1 WINIC_TEST_RUNNER="$WINIC_QEMU"
     cd "$repo"
-    echo "test-cross: $arch: cargo test --target $WINIC_TRIPLE under '$WINIC_QEMU' ($WINIC_TOOLCHAIN)"
+    echo "test-cross: $arch: cargo test --profile cross-test --target $WINIC_TRIPLE under '$WINIC_QEMU' ($WINIC_TOOLCHAIN)"
     start=$(date +%s)
     # (`set -e` does not act inside a subshell tested by `if`: the status
     # is kept and returned explicitly.)
     st=0
-    "${WINIC_CARGO[@]}" test --locked --target "$WINIC_TRIPLE" 2>&1 | tee "$log" || st=$?
+    "${WINIC_CARGO[@]}" test --locked --profile cross-test --target "$WINIC_TRIPLE" 2>&1 | tee "$log" || st=$?
     echo "test-cross: $arch: cargo test took $(($(date +%s) - start)) s"
     exit "$st"
   ); then
