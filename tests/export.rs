@@ -709,3 +709,65 @@ fn export_without_base_carries_the_inferred_ports() {
         "OSACA's bound of the mix is {tp}, not 2: {rows}"
     );
 }
+
+/// `scripts/llvm-ports.py` writes LLVM's port model of a core in OSACA's
+/// format, for the forms of an export, and `--compare` reads it: on
+/// znver3, `add r64, r64` is one micro-op on the four integer ALUs and
+/// `vaddpd ymm` one on the two floating-point adders. Bad input is
+/// refused, naming it.
+#[test]
+fn llvm_ports_writes_llvms_model_as_a_machine_file() {
+    let name = "llvm_ports_writes_llvms_model_as_a_machine_file";
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("SKIPPED {name}: the script is a tool of the x86-64 development host");
+        return;
+    }
+    let mca = std::env::var("WINIC_LLVM_MCA").unwrap_or_else(|_| "llvm-mca-19".into());
+    if std::process::Command::new(&mca).arg("--version").output().is_err() {
+        eprintln!("SKIPPED {name}: no {mca} (Debian's llvm-19; .ci/run installs it)");
+        return;
+    }
+    let dir = fixture("llvm");
+    let p = |n: &str| dir.0.join(n).display().to_string();
+    let o = export(&dir.0, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/llvm-ports.py");
+    let run = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args([script, "--llvm-mca", &mca, "--winic", env!("CARGO_BIN_EXE_winic")])
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    let o = run(&["--mcpu", "znver3", &p("out.yml"), "-o", &p("llvm.yml")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // (LLVM's znver3 model has the AVX-512 form too, though Zen 3 lacks
+    // AVX-512.)
+    assert!(out.contains("3 of 3 forms with LLVM's znver3 resources"), "{out}");
+    let reference = winic::export::PortReference::load(
+        &dir.0.join("llvm.yml"),
+        winic::isa::Arch::X86_64,
+        "--compare",
+    )
+    .unwrap();
+    let isa = winic::isa::Isa::get(winic::isa::Arch::X86_64);
+    let forms: Vec<_> = ["ADD64rr", "VADDPDYrr"]
+        .iter()
+        .map(|n| isa.instr(n).unwrap())
+        .collect();
+    let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        reference.single_uop_ports(&forms),
+        vec![
+            names(&["Zn3ALU0", "Zn3ALU1", "Zn3ALU2", "Zn3ALU3"]),
+            names(&["Zn3FP2", "Zn3FP3"]),
+        ]
+    );
+    // Bad input names the bad value.
+    let o = run(&["--mcpu", "znver3", &p("missing.yml"), "-o", &p("x.yml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.yml"));
+    let o = run(&["--mcpu", "no-such-cpu", &p("out.yml"), "-o", &p("x.yml")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-cpu"));
+}
