@@ -243,11 +243,13 @@ enum Command {
         #[arg(long = "held-back", value_name = "N", default_value_t = 0, value_parser = whole::<usize>(0, 1000), allow_negative_numbers = true)]
         held_back: usize,
         /// An OSACA machine file of this core (e.g. spr.yml, zen4.yml from
-        /// OSACA's data directory): after the fitted mapping, how many of
+        /// OSACA's data directory, or LLVM's model of it written by
+        /// scripts/llvm-ports.py): after the fitted mapping, how many of
         /// the forms it has as one micro-op get the same ports from the
         /// fit, winic's numbered ports renamed to its names as best agrees.
+        /// Give it again to compare with more than one file.
         #[arg(long, value_name = "FILE")]
-        compare: Option<std::path::PathBuf>,
+        compare: Vec<std::path::PathBuf>,
         /// The winic database (TP's and LAT's file, e.g. winic.yaml) the
         /// inferred ports are written into, as each placed form's
         /// inferredPorts: created if missing, its throughputs and
@@ -654,10 +656,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             // The reference and the database are read before the forms are
             // measured: a bad file is refused at once, and no other run
             // writes the database while this one measures.
-            let reference = compare
-                .as_deref()
+            let references = compare
+                .iter()
                 .map(|p| winic::export::PortReference::load(p, arch, "--compare"))
-                .transpose()?;
+                .collect::<Result<Vec<_>, _>>()?;
             let database = match &output {
                 Some(path) => Some((
                     winic::lock::RunLock::acquire(path, "ports")?,
@@ -677,16 +679,17 @@ fn run(cli: Cli) -> Result<(), Error> {
                 clock_of(cli.frequency),
                 &mut |done, total| bar(&label, done, total, ""),
             )?;
-            let compared = match &compare {
-                Some(path) => {
-                    let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
-                    let sets = reference.as_ref().map(|r| r.single_uop_ports(&forms));
-                    Some((path.display().to_string(), sets.unwrap_or_default()))
-                }
-                None => None,
-            };
-            let compare = compared.as_ref().map(|(l, r)| (l.as_str(), r.as_slice()));
-            write!(out, "{}", found.render(compare)).map_err(io)?;
+            let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
+            let compared: Vec<(String, Vec<Option<Vec<String>>>)> = compare
+                .iter()
+                .zip(&references)
+                .map(|(path, r)| (path.display().to_string(), r.single_uop_ports(&forms)))
+                .collect();
+            let compare: Vec<(&str, &[Option<Vec<String>>])> = compared
+                .iter()
+                .map(|(l, r)| (l.as_str(), r.as_slice()))
+                .collect();
+            write!(out, "{}", found.render(&compare)).map_err(io)?;
             if let (Some(path), Some((_lock, mut db))) = (&output, database) {
                 let inferred = found.inferred_ports();
                 if inferred.is_empty() {

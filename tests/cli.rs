@@ -1476,39 +1476,40 @@ fn ports_measures_every_pair_against_each_form_alone() {
          throughput: 1\n  latency: 3\n  port_pressure: [[1, '1']]\n",
     )
     .unwrap();
-    let model_arg = model.to_str().unwrap();
-    let compare = |file: &str| {
-        winic(&[
-            "-f",
-            "2.0",
-            "ports",
-            "-i",
-            forms[0],
-            forms[1],
-            "--compare",
-            file,
-        ])
+    // A second file (LLVM's model, say) is compared too.
+    let second = dir.join("core-llvm.yml");
+    std::fs::copy(&model, &second).unwrap();
+    let (model_arg, second_arg) = (model.to_str().unwrap(), second.to_str().unwrap());
+    let compare = |files: &[&str]| {
+        let mut args = vec!["-f", "2.0", "ports", "-i", forms[0], forms[1]];
+        for f in files {
+            args.extend(["--compare", f]);
+        }
+        winic(&args)
     };
-    let o = compare(model_arg);
+    let o = compare(&[model_arg, second_arg]);
     if arch == "x86_64" {
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
-        let line = out
-            .lines()
-            .find(|l| l.starts_with(&format!("against {model_arg}")))
-            .unwrap_or_else(|| panic!("no agreement: {out}"));
-        // Both forms are compared where the fit maps both; the counts are
-        // what the measurement gives, so only their shape is checked.
-        assert!(
-            line.contains(" forms both describe as one micro-op") || line.contains("no form"),
-            "{line}"
-        );
+        for file in [model_arg, second_arg] {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("against {file}")))
+                .unwrap_or_else(|| panic!("no agreement with {file}: {out}"));
+            // Both forms are compared where the fit maps both; the counts
+            // are what the measurement gives, so only their shape is
+            // checked.
+            assert!(
+                line.contains(" forms both describe as one micro-op") || line.contains("no form"),
+                "{line}"
+            );
+        }
     } else {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains("--compare"), "{}", stderr(&o));
     }
     let missing = dir.join("missing.yml");
-    let o = compare(missing.to_str().unwrap());
+    let o = compare(&[model_arg, missing.to_str().unwrap()]);
     assert!(!o.status.success(), "{}", stderr(&o));
     // Refused before anything is measured: no progress was shown.
     assert!(!stderr(&o).contains("ETA"), "{}", stderr(&o));

@@ -723,7 +723,11 @@ fn llvm_ports_writes_llvms_model_as_a_machine_file() {
         return;
     }
     let mca = std::env::var("WINIC_LLVM_MCA").unwrap_or_else(|_| "llvm-mca-19".into());
-    if std::process::Command::new(&mca).arg("--version").output().is_err() {
+    if std::process::Command::new(&mca)
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("SKIPPED {name}: no {mca} (Debian's llvm-19; .ci/run installs it)");
         return;
     }
@@ -734,8 +738,14 @@ fn llvm_ports_writes_llvms_model_as_a_machine_file() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/llvm-ports.py");
     let run = |extra: &[&str]| {
         let mut cmd = std::process::Command::new("python3");
-        cmd.args([script, "--llvm-mca", &mca, "--winic", env!("CARGO_BIN_EXE_winic")])
-            .args(extra);
+        cmd.args([
+            script,
+            "--llvm-mca",
+            &mca,
+            "--winic",
+            env!("CARGO_BIN_EXE_winic"),
+        ])
+        .args(extra);
         cmd.output().unwrap()
     };
     let o = run(&["--mcpu", "znver3", &p("out.yml"), "-o", &p("llvm.yml")]);
@@ -743,7 +753,10 @@ fn llvm_ports_writes_llvms_model_as_a_machine_file() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // (LLVM's znver3 model has the AVX-512 form too, though Zen 3 lacks
     // AVX-512.)
-    assert!(out.contains("3 of 3 forms with LLVM's znver3 resources"), "{out}");
+    assert!(
+        out.contains("3 of 3 forms with LLVM's znver3 resources"),
+        "{out}"
+    );
     let reference = winic::export::PortReference::load(
         &dir.0.join("llvm.yml"),
         winic::isa::Arch::X86_64,
