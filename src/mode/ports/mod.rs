@@ -1578,13 +1578,55 @@ mod tests {
         assert!(port_sets(4, 3).is_empty());
     }
 
+    /// What `winic ports` finds on a made-up core: `forms` (LLVM name,
+    /// port set, vector width) alone at 1/N cycles, and every pair in a
+    /// balanced mix taking `cycles(a, ra, b, rb)` per unit.
+    fn made_up(
+        forms: &[(&str, u32, Option<u32>)],
+        cycles: impl Fn(usize, usize, usize, usize) -> f64,
+    ) -> Conflicts {
+        let isa = crate::isa::Isa::get(Arch::X86_64);
+        let singles: Vec<Single> = forms
+            .iter()
+            .map(|&(n, set, vector)| Single {
+                form: isa.instr(n).unwrap(),
+                cycles: Ok(1.0 / f64::from(set.count_ones())),
+                noisy: false,
+                vector,
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for a in 0..forms.len() {
+            for b in a + 1..forms.len() {
+                let (ta, tb) = (time(&singles[a]), time(&singles[b]));
+                let (ra, rb) = balance(ta, tb);
+                let alone = |r: usize, t: f64| Ok(r as f64 * t);
+                pairs.push(Pair {
+                    a,
+                    b,
+                    ratio: (ra, rb),
+                    units: 1,
+                    cycles: Ok(cycles(a, ra, b, rb)),
+                    alone: (alone(ra, ta), alone(rb, tb)),
+                    noisy: false,
+                });
+            }
+        }
+        Conflicts {
+            singles,
+            pairs,
+            mapping: None,
+            held_back: Vec::new(),
+            classes: None,
+        }
+    }
+
     /// Mixes made by a core whose 512-bit forms take port 1 from the
     /// narrower vector forms (Golden Cove's server parts): the fit finds
     /// that mode, which port, and every form's ports alone; without the
     /// effect in the mixes it finds none. Scalar forms keep their ports.
     #[test]
     fn the_fit_finds_the_port_wide_vector_work_takes() {
-        let isa = crate::isa::Isa::get(Arch::X86_64);
         // Ports 0, 1, 2 (vector) and 3 (scalar only).
         let forms: [(&str, u32, Option<u32>); 6] = [
             ("VPADDDYrr", 0b0111, Some(256)),
@@ -1596,47 +1638,16 @@ mod tests {
         ];
         for effect in [true, false] {
             let truth = WideMode { port: 1, bits: 512 };
-            let singles: Vec<Single> = forms
-                .iter()
-                .map(|&(n, set, vector)| Single {
-                    form: isa.instr(n).unwrap(),
-                    cycles: Ok(1.0 / f64::from(set.count_ones())),
-                    noisy: false,
-                    vector,
-                })
-                .collect();
-            let mut pairs = Vec::new();
-            for a in 0..forms.len() {
-                for b in a + 1..forms.len() {
-                    let (ta, tb) = (time(&singles[a]), time(&singles[b]));
-                    let (ra, rb) = balance(ta, tb);
-                    let lost = |x: usize, y: usize| match effect {
-                        true => truth.lost(forms[x].2, [forms[y].2]),
-                        false => 0,
-                    };
-                    let cycles = bottleneck(&[
-                        (without(forms[a].1, lost(a, b)), ra as f64),
-                        (without(forms[b].1, lost(b, a)), rb as f64),
-                    ]);
-                    let alone = |r: usize, t: f64| Ok(r as f64 * t);
-                    pairs.push(Pair {
-                        a,
-                        b,
-                        ratio: (ra, rb),
-                        units: 1,
-                        cycles: Ok(cycles),
-                        alone: (alone(ra, ta), alone(rb, tb)),
-                        noisy: false,
-                    });
-                }
-            }
-            let found = Conflicts {
-                singles,
-                pairs,
-                mapping: None,
-                held_back: Vec::new(),
-                classes: None,
+            let lost = |x: usize, y: usize| match effect {
+                true => truth.lost(forms[x].2, [forms[y].2]),
+                false => 0,
             };
+            let found = made_up(&forms, |a, ra, b, rb| {
+                bottleneck(&[
+                    (without(forms[a].1, lost(a, b)), ra as f64),
+                    (without(forms[b].1, lost(b, a)), rb as f64),
+                ])
+            });
             let m = found.fit().unwrap();
             assert!(m.rms() < 1e-9, "effect {effect}: {m:?}");
             assert_eq!(m.ports, 4, "{m:?}");
@@ -1672,51 +1683,20 @@ mod tests {
     /// as many ports as the truth, and a mix of three is predicted.
     #[test]
     fn the_fit_finds_the_cores_issue_width() {
-        let isa = crate::isa::Isa::get(Arch::X86_64);
-        let forms: [(&str, u32); 7] = [
-            ("ADD64rr", 0b0000_1111),
-            ("IMUL64rr", 0b0000_0010),
-            ("SHL64ri", 0b0000_1001),
-            ("VPADDDYrr", 0b1111_0000),
-            ("VADDPDYrr", 0b1100_0000),
-            ("VMULPDYrr", 0b0011_0000),
-            ("VPERMDYrr", 0b0010_0000),
+        let forms: [(&str, u32, Option<u32>); 7] = [
+            ("ADD64rr", 0b0000_1111, None),
+            ("IMUL64rr", 0b0000_0010, None),
+            ("SHL64ri", 0b0000_1001, None),
+            ("VPADDDYrr", 0b1111_0000, None),
+            ("VADDPDYrr", 0b1100_0000, None),
+            ("VMULPDYrr", 0b0011_0000, None),
+            ("VPERMDYrr", 0b0010_0000, None),
         ];
         for issue in [6.0, f64::INFINITY] {
-            let singles: Vec<Single> = forms
-                .iter()
-                .map(|&(n, set)| Single {
-                    form: isa.instr(n).unwrap(),
-                    cycles: Ok(1.0 / f64::from(set.count_ones())),
-                    noisy: false,
-                    vector: None,
-                })
-                .collect();
-            let mut pairs = Vec::new();
-            for a in 0..forms.len() {
-                for b in a + 1..forms.len() {
-                    let (ta, tb) = (time(&singles[a]), time(&singles[b]));
-                    let (ra, rb) = balance(ta, tb);
-                    let ports = bottleneck(&[(forms[a].1, ra as f64), (forms[b].1, rb as f64)]);
-                    let alone = |r: usize, t: f64| Ok(r as f64 * t);
-                    pairs.push(Pair {
-                        a,
-                        b,
-                        ratio: (ra, rb),
-                        units: 1,
-                        cycles: Ok(ports.max((ra + rb) as f64 / issue)),
-                        alone: (alone(ra, ta), alone(rb, tb)),
-                        noisy: false,
-                    });
-                }
-            }
-            let found = Conflicts {
-                singles,
-                pairs,
-                mapping: None,
-                held_back: Vec::new(),
-                classes: None,
-            };
+            let found = made_up(&forms, |a, ra, b, rb| {
+                let ports = bottleneck(&[(forms[a].1, ra as f64), (forms[b].1, rb as f64)]);
+                ports.max((ra + rb) as f64 / issue)
+            });
             let m = found.fit().unwrap();
             assert!(m.rms() < 1e-9, "issue {issue}: {m:?}");
             match m.issue {
