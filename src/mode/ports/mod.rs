@@ -1071,7 +1071,7 @@ impl Mapping {
     /// The micro-ops the core issues a cycle in this model
     /// ([`Mapping::issue`]), `f64::INFINITY` without that bound.
     pub fn issue_width(&self) -> f64 {
-        self.issue.map_or(f64::INFINITY, |i| f64::from(i.0))
+        width_of(self.issue)
     }
 
     /// The report's line on the issue width the fit found
@@ -1288,6 +1288,12 @@ fn rename(
     }
 }
 
+/// The micro-ops a cycle of an issue width found by a fit
+/// ([`Mapping::issue`]), `f64::INFINITY` without one.
+fn width_of(issue: Option<(u32, f64, f64)>) -> f64 {
+    issue.map_or(f64::INFINITY, |i| f64::from(i.0))
+}
+
 /// One fit of [`Conflicts::fit`] at one port count.
 struct Fit {
     ports: u32,
@@ -1377,7 +1383,11 @@ impl Conflicts {
         // A wide mode is tried where some mix has wide and narrower
         // vector work: the widest vector width of the forms is wide.
         let bits = forms.iter().filter_map(|f| vector(f.0)).max();
-        let wide_and_narrow = |w: WideMode| mixes_in(Some(w), 1.0).iter().any(|m| m.lost != (0, 0));
+        let wide_and_narrow = |w: WideMode| {
+            mixes_in(Some(w), f64::INFINITY)
+                .iter()
+                .any(|m| m.lost != (0, 0))
+        };
         let rms_of = |e: f64| (e / pairs.len() as f64).sqrt();
         // Issue widths are tried from 2: the mixes decide, not the fastest
         // one seen. On the Zen 3 guest most mixes of integer and vector
@@ -1415,7 +1425,7 @@ impl Conflicts {
                         issue: None,
                     },
                 };
-                let issue = fit.issue.map_or(f64::INFINITY, |i| f64::from(i.0));
+                let issue = width_of(fit.issue);
                 let moded = (0..p)
                     .filter_map(|port| Some(WideMode { port, bits: bits? }))
                     .filter(|&w| wide_and_narrow(w))
@@ -1436,7 +1446,7 @@ impl Conflicts {
         // forms fitted 7 ports at 6.4% and 8 (Zen 3's four integer and
         // four floating-point pipes) at 4.5%.
         let fit = fits.into_iter().find(|f| f.rms <= best + 0.01)?;
-        let issue = fit.issue.map_or(f64::INFINITY, |i| f64::from(i.0));
+        let issue = width_of(fit.issue);
         let residuals = pairs
             .iter()
             .zip(mixes_in(fit.wide.map(|w| w.0), issue))
