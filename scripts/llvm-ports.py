@@ -36,8 +36,8 @@ import tempfile
 
 import yaml
 
-ISA_TRIPLE = {"x86": "x86_64", "aarch64": "aarch64", "riscv": "riscv64"}
-ISA_ARCH = {"x86": "x86_64", "aarch64": "aarch64", "riscv": "riscv64"}
+# OSACA's isa -> winic's arch, which is also LLVM's triple's arch.
+ARCH = {"x86": "x86_64", "aarch64": "aarch64", "riscv": "riscv64"}
 
 
 def fail(msg):
@@ -116,8 +116,8 @@ def main():
     if not isinstance(doc, dict) or "instruction_forms" not in doc or "isa" not in doc:
         fail(f"{a.export}: no `isa` and `instruction_forms`: give the output of `winic export --osaca`")
     isa = str(doc["isa"]).lower()
-    if isa not in ISA_TRIPLE:
-        fail(f"{a.export}: isa `{isa}` (valid: {', '.join(ISA_TRIPLE)})")
+    if isa not in ARCH:
+        fail(f"{a.export}: isa `{isa}` (valid: {', '.join(ARCH)})")
     forms = [f for f in doc["instruction_forms"] if f.get("llvm_name")]
     if not forms:
         fail(f"{a.export}: no instruction form has an `llvm_name`: give the output of `winic export --osaca`")
@@ -126,9 +126,9 @@ def main():
             fail(f"`{tool}` not found")
 
     names = sorted({f["llvm_name"] for f in forms})
-    shown = examples(a.winic, ISA_ARCH[isa], names)
+    shown = examples(a.winic, ARCH[isa], names)
     syntax = ".intel_syntax noprefix\n" if isa == "x86" else ""
-    seen, resources = resources_of(a.llvm_mca, a.mcpu, ISA_TRIPLE[isa], syntax, shown)
+    seen, resources = resources_of(a.llvm_mca, a.mcpu, ARCH[isa], syntax, shown)
 
     out_forms, one, other, missing = [], 0, 0, 0
     for f in forms:
