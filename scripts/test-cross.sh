@@ -9,7 +9,9 @@
 # `cargo test --profile cross-test --target <triple>` runs every test
 # binary under `qemu-<arch> -cpu max` (cargo's target runner); the
 # profile (Cargo.toml) is `dev` at opt-level 1, which runs several times
-# faster under the emulator and keeps the debug assertions; the CLI tests start the
+# faster under the emulator and keeps the debug assertions; every test
+# binary runs even after one fails (--no-fail-fast), so that one
+# failure does not hide the rest; the CLI tests start the
 # winic that cargo built for the target, through the same emulator
 # (WINIC_TEST_RUNNER). WINIC_EMULATED=1 tells tests that expect timings of
 # real hardware to skip, each printing why.
@@ -55,7 +57,7 @@ for arch in "${archs[@]}"; do
     # (`set -e` does not act inside a subshell tested by `if`: the status
     # is kept and returned explicitly.)
     st=0
-    "${WINIC_CARGO[@]}" test --locked --profile cross-test --target "$WINIC_TRIPLE" 2>&1 | tee "$log" || st=$?
+    "${WINIC_CARGO[@]}" test --locked --no-fail-fast --profile cross-test --target "$WINIC_TRIPLE" 2>&1 | tee "$log" || st=$?
     echo "test-cross: $arch: cargo test took $(($(date +%s) - start)) s"
     exit "$st"
   ); then
