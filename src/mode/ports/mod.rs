@@ -1409,21 +1409,16 @@ impl Conflicts {
                         (sets, rms_of(e), w)
                     })
                     .min_by(|x, y| x.1.total_cmp(&y.1));
-                let mut fit = match issued {
-                    Some((sets, e, w)) if e < plain - GAIN => Fit {
-                        ports: p,
-                        sets,
-                        rms: e,
-                        wide: None,
-                        issue: Some((w, plain, e)),
-                    },
-                    _ => Fit {
-                        ports: p,
-                        sets,
-                        rms: plain,
-                        wide: None,
-                        issue: None,
-                    },
+                let (sets, rms, issue) = match issued {
+                    Some((sets, e, w)) if e < plain - GAIN => (sets, e, Some((w, plain, e))),
+                    _ => (sets, plain, None),
+                };
+                let mut fit = Fit {
+                    ports: p,
+                    sets,
+                    rms,
+                    wide: None,
+                    issue,
                 };
                 let issue = width_of(fit.issue);
                 let moded = (0..p)
