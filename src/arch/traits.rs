@@ -247,6 +247,15 @@ pub trait KernelFrame {
         None
     }
 
+    /// Whether `form` moves data between the general-purpose and the
+    /// vector register files (x86 `movd`, `pextrd`, `cvtss2si`): such
+    /// forms often take a micro-op on each side, so port inference does
+    /// not let them fix the ports (`false` on an arch whose port
+    /// inference does not look at register files).
+    fn crosses_register_files(&self, _form: Instr) -> bool {
+        false
+    }
+
     /// Whether `form` runs in a kernel although LLVM's flags alone would
     /// keep it out (`isCodeGenOnly`, a branch, a PC-relative target): x86
     /// condition forms (`cmov${cond}`, reached by the assembler through one

@@ -73,6 +73,29 @@ impl KernelFrame for X86_64 {
             .max()
     }
 
+    /// The files: general-purpose (`GR*`, and EFLAGS written by a vector
+    /// form, as `ptest` and `comisd` do), MMX (`VR64`), SSE/AVX (`FR*`,
+    /// `VR128`, `VR256`, `VR512`) and masks (`VK*`).
+    fn crosses_register_files(&self, form: Instr) -> bool {
+        let file = |name: &str| match name {
+            n if n.starts_with("GR") => Some(0),
+            "VR64" => Some(1),
+            n if n.starts_with("FR") || n.starts_with("VR") => Some(2),
+            n if n.starts_with("VK") => Some(3),
+            _ => None,
+        };
+        let mut files: Vec<u8> = form
+            .operands()
+            .filter_map(|o| file(o.ty().class()?.name()))
+            .collect();
+        if form.implicit_defs().any(|r| r.name() == "EFLAGS") {
+            files.push(0);
+        }
+        files.sort_unstable();
+        files.dedup();
+        files.len() > 1
+    }
+
     fn cannot_mix(&self, a: Instr, b: Instr) -> Option<&'static str> {
         matches!(
             (vex_vector(a), vex_vector(b)),

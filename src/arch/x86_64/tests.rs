@@ -326,3 +326,29 @@ fn instances_take_extended_gprs_only_where_required() {
         }
     }
 }
+
+#[test]
+fn forms_between_register_files_are_told_apart() {
+    let crosses = |n: &str| X86_64.crosses_register_files(isa().instr(n).unwrap());
+    // General-purpose to vector and back, EFLAGS from vector registers,
+    // MMX to SSE.
+    for n in [
+        "MOVPDI2DIrr",
+        "PEXTRDrr",
+        "CVTTSS2SI64rr_Int",
+        "PTESTrr",
+        "MMX_CVTPI2PSrr",
+    ] {
+        assert!(crosses(n), "{n}");
+    }
+    for n in [
+        "ADD64rr",
+        "BTC64ri8",
+        "VPADDDYrr",
+        "ADDSDrr",
+        "MMX_PANDNrr",
+        "VFMADD213PDr",
+    ] {
+        assert!(!crosses(n), "{n}");
+    }
+}
