@@ -973,12 +973,36 @@ fn pair_error(sets: &[u32], mixes: &[Mix], involving: &[usize]) -> f64 {
         .sum()
 }
 
+/// What the fit adds to a form's squared error for each other form whose
+/// set its own crosses (they share ports, and each has one the other
+/// lacks): a tie-break, far below what one mix's noise weighs. Mixes do
+/// not always tell sharing from an issue width: on the Zen 3 guest an
+/// integer add and a vector add ran 6 a cycle together, which four
+/// integer and four vector pipes at an issue width of 6 explain as well
+/// as 6 pipes two of which both use. The cores we know nest their sets
+/// or keep them apart (Intel's vector ports 0, 1 and 5 among its ALU
+/// ports, AMD's integer and floating-point pipes), so the fit prefers
+/// that.
+const CROSSING: f64 = 1e-5;
+
+/// [`CROSSING`] for each form whose set crosses form k's in `sets`.
+fn crossings(k: usize, sets: &[u32]) -> f64 {
+    let mine = sets[k];
+    let crossed = sets
+        .iter()
+        .enumerate()
+        .filter(|&(j, &s)| j != k && s & mine != 0 && s & mine != s && s & mine != mine)
+        .count();
+    CROSSING * crossed as f64
+}
+
 /// The port sets of single-micro-op forms that fit their pairs best:
 /// form k issues to `widths[k]` of `ports` ports; `pairs` are the mixes
 /// measured ([`Mix`]). Coordinate descent (each form in turn takes the set
-/// that fits its pairs best, until none moves) from `ports` starts, each
-/// giving form k its ports rotated by a different step; the best fit and
-/// its summed squared relative error. Ports are numbered, not named: any
+/// that fits its pairs best, [`crossings`] breaking ties, until none
+/// moves) from `ports` starts, each giving form k its ports rotated by a
+/// different step; the best fit and its summed squared relative error
+/// (without the tie-break). Ports are numbered, not named: any
 /// renumbering fits as well.
 pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let n = widths.len();
@@ -1003,10 +1027,13 @@ pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
         loop {
             let mut moved = false;
             for k in 0..n {
-                let mut here = (sets[k], pair_error(&sets, pairs, &involving[k]));
+                let mut here = (
+                    sets[k],
+                    pair_error(&sets, pairs, &involving[k]) + crossings(k, &sets),
+                );
                 for &c in &candidates[k] {
                     sets[k] = c;
-                    let e = pair_error(&sets, pairs, &involving[k]);
+                    let e = pair_error(&sets, pairs, &involving[k]) + crossings(k, &sets);
                     if e < here.1 - 1e-12 {
                         here = (c, e);
                         moved = true;
@@ -1117,6 +1144,15 @@ impl Mapping {
     /// The root mean square of the pairs' relative errors.
     pub fn rms(&self) -> f64 {
         rms(&self.residuals)
+    }
+
+    /// The root mean square of the relative errors of the mixes (`pairs`
+    /// indexed by [`Mapping::residuals`]) form `k` is in.
+    pub fn error_of(&self, k: usize, pairs: &[Pair]) -> f64 {
+        rms(self
+            .residuals
+            .iter()
+            .filter(|(p, _, _)| pairs[*p].a == k || pairs[*p].b == k))
     }
 
     /// The port set of form `k` (index into the singles), if mapped.
@@ -1310,6 +1346,10 @@ struct Fit {
 /// a [`WideMode`] or an issue width than without for it to be kept.
 const GAIN: f64 = 0.005;
 
+/// How much worse (relative to the best, [`Conflicts::fit`]) a fit with
+/// fewer ports may be and still be the one kept.
+const NEAR: f64 = 0.05;
+
 /// The most ports a mapping has: the subsets of 8 ports are few enough
 /// to try for every form.
 const MAX_PORTS: u32 = 8;
@@ -1318,10 +1358,19 @@ impl Conflicts {
     /// The port mapping of the single-micro-op forms (time alone 1/N
     /// cycles, [`single_uop_ports`]) with at least one measured pair
     /// among them: from as many ports as the widest form has up to
-    /// [`MAX_PORTS`], the fewest whose fit is within 1 point of relative
-    /// error of the best. `None` with fewer than two such forms.
+    /// [`MAX_PORTS`], the fewest whose error is within [`NEAR`] of the
+    /// best. `None` with fewer than two such forms.
     fn fit(&self) -> Option<Mapping> {
+        self.fit_leaving_out(&[])
+    }
+
+    /// [`Conflicts::fit`] without the forms `out` (indices into the
+    /// singles) and their mixes.
+    pub(crate) fn fit_leaving_out(&self, out: &[usize]) -> Option<Mapping> {
         let width = |k: usize| {
+            if out.contains(&k) {
+                return None;
+            }
             single_uop_ports(*self.singles[k].cycles.as_ref().ok()?).filter(|&w| w <= MAX_PORTS)
         };
         // The measured mixes of two such forms, and the forms in them.
@@ -1437,10 +1486,11 @@ impl Conflicts {
             })
             .collect();
         let best = fits.iter().map(|f| f.rms).fold(f64::INFINITY, f64::min);
-        // One point, not two: on the Zen 3 guest, 12 integer and vector
-        // forms fitted 7 ports at 6.4% and 8 (Zen 3's four integer and
-        // four floating-point pipes) at 4.5%.
-        let fit = fits.into_iter().find(|f| f.rms <= best + 0.01)?;
+        // Within 5% of the best error, not within a fixed point or two: on
+        // the Zen 3 guest, 12 integer and vector forms fitted 7 ports at
+        // 6.4% and 8 (Zen 3's four integer and four floating-point pipes)
+        // at 4.5%, a full run's seed 7 at 5.9% and 8 at 5.0%.
+        let fit = fits.into_iter().find(|f| f.rms <= best * (1.0 + NEAR))?;
         let issue = width_of(fit.issue);
         let residuals = pairs
             .iter()
@@ -1459,7 +1509,7 @@ impl Conflicts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The bottleneck of micro-ops on port sets: one port a cycle each,
@@ -1586,7 +1636,7 @@ mod tests {
     /// What `winic ports` finds on a made-up core: `forms` (LLVM name,
     /// port set, vector width) alone at 1/N cycles, and every pair in a
     /// balanced mix taking `cycles(a, ra, b, rb)` per unit.
-    fn made_up(
+    pub(super) fn made_up(
         forms: &[(&str, u32, Option<u32>)],
         cycles: impl Fn(usize, usize, usize, usize) -> f64,
     ) -> Conflicts {
@@ -1686,6 +1736,16 @@ mod tests {
     /// fit finds that width and keeps the two groups of ports apart; on
     /// mixes without the bound it finds none. Either way every form gets
     /// as many ports as the truth, and a mix of three is predicted.
+    #[test]
+    fn crossing_sets_are_counted_nested_and_apart_ones_not() {
+        // {0,1} crosses {1,2}; it is inside {0,1,2,3}, apart from {3}.
+        let sets = [0b0011, 0b0110, 0b1111, 0b1000];
+        assert_eq!(crossings(0, &sets), CROSSING);
+        assert_eq!(crossings(2, &sets), 0.0);
+        assert_eq!(crossings(3, &sets), 0.0);
+        assert_eq!(crossings(1, &sets), CROSSING);
+    }
+
     #[test]
     fn the_fit_finds_the_cores_issue_width() {
         let forms: [(&str, u32, Option<u32>); 7] = [
