@@ -236,6 +236,14 @@ pub trait KernelFrame {
         None
     }
 
+    /// Which forms may share a kernel body, as [`Target::cannot_mix`]
+    /// says: forms of two different groups other than 0 may not; group 0
+    /// mixes with every form (x86: 1 for VEX and EVEX vector forms, 2
+    /// for legacy SSE, 0 for the rest).
+    fn mix_group(&self, _form: Instr) -> u8 {
+        0
+    }
+
     /// The width in bits of the vector registers `form` computes on, or
     /// `None` for a form without (or on an arch whose port inference
     /// does not look at widths). Port inference asks it because wide

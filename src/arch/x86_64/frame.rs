@@ -96,12 +96,17 @@ impl KernelFrame for X86_64 {
         files.len() > 1
     }
 
+    fn mix_group(&self, form: Instr) -> u8 {
+        match vex_vector(form) {
+            Some(true) => 1,
+            Some(false) => 2,
+            None => 0,
+        }
+    }
+
     fn cannot_mix(&self, a: Instr, b: Instr) -> Option<&'static str> {
-        matches!(
-            (vex_vector(a), vex_vector(b)),
-            (Some(true), Some(false)) | (Some(false), Some(true))
-        )
-        .then_some(
+        let (a, b) = (self.mix_group(a), self.mix_group(b));
+        (a != 0 && b != 0 && a != b).then_some(
             "legacy SSE beside a VEX or EVEX form: the state of the upper halves costs time no \
              port explains",
         )

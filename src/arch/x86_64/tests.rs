@@ -352,3 +352,22 @@ fn forms_between_register_files_are_told_apart() {
         assert!(!crosses(n), "{n}");
     }
 }
+
+#[test]
+fn legacy_sse_and_vex_forms_are_mix_groups_of_their_own() {
+    let form = |n: &str| isa().instr(n).unwrap();
+    let groups: Vec<u8> = ["VADDPDrr", "ADDPDrr", "ADD64rr", "VPADDDYrr"]
+        .iter()
+        .map(|n| X86_64.mix_group(form(n)))
+        .collect();
+    assert_eq!(groups, [1, 2, 0, 1]);
+    assert!(X86_64
+        .cannot_mix(form("VADDPDrr"), form("ADDPDrr"))
+        .is_some());
+    assert!(X86_64
+        .cannot_mix(form("ADD64rr"), form("ADDPDrr"))
+        .is_none());
+    assert!(X86_64
+        .cannot_mix(form("VADDPDrr"), form("VPADDDYrr"))
+        .is_none());
+}
