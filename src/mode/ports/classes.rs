@@ -711,10 +711,22 @@ mod tests {
     /// The seed takes one form of every group (port count, widest
     /// register) and the rest in proportion to the groups' sizes, spread
     /// over each group in name order.
+    /// The x86 forms `names`, each alone at `cycles`, scalar.
+    fn singles_of(names: &[&str], cycles: f64) -> Vec<Single> {
+        let isa = Isa::get(Arch::X86_64);
+        names
+            .iter()
+            .map(|n| Single {
+                form: isa.instr(n).unwrap(),
+                cycles: Ok(cycles),
+                noisy: false,
+                vector: None,
+            })
+            .collect()
+    }
+
     #[test]
     fn the_seed_covers_every_group_in_proportion() {
-        let isa = Isa::get(Arch::X86_64);
-        let form = |n: &str| isa.instr(n).unwrap();
         let names = [
             "ADD64rr",
             "SUB64rr",
@@ -727,15 +739,7 @@ mod tests {
             "VMULPDYrr",
             "VADDPDZrr",
         ];
-        let singles: Vec<Single> = names
-            .iter()
-            .map(|n| Single {
-                form: form(n),
-                cycles: Ok(1.0),
-                noisy: false,
-                vector: None,
-            })
-            .collect();
+        let singles = singles_of(&names, 1.0);
         // Six scalar forms on 5 ports, one on 1; two ymm forms on 2, one
         // zmm on 2: four groups.
         let forms: Vec<(usize, u32)> = [5, 5, 5, 5, 5, 5, 1, 2, 2, 2]
@@ -765,7 +769,6 @@ mod tests {
 
     #[test]
     fn the_seed_takes_each_operation_once_where_it_can() {
-        let isa = Isa::get(Arch::X86_64);
         // `add` in three forms and three other operations, one group: a
         // seed of 4 takes `add` once.
         let names = [
@@ -776,15 +779,7 @@ mod tests {
             "SUB64rr",
             "XOR64rr",
         ];
-        let singles: Vec<Single> = names
-            .iter()
-            .map(|n| Single {
-                form: isa.instr(n).unwrap(),
-                cycles: Ok(0.25),
-                noisy: false,
-                vector: None,
-            })
-            .collect();
+        let singles = singles_of(&names, 0.25);
         let forms: Vec<(usize, u32)> = (0..names.len()).map(|k| (k, 4)).collect();
         let picked: Vec<&str> = choose_seed(&crate::arch::x86_64::X86_64, &singles, &forms, 4)
             .iter()
