@@ -238,51 +238,9 @@ pub fn run(
         candidates: candidates.len(),
         left_out: Vec::new(),
     });
-    let Some(mut mapping) = found.mapping.take() else {
+    let Some(mapping) = found.mapping.take() else {
         return found;
     };
-    if std::env::var_os("XD").is_some() {
-        let mut out: Vec<usize> = Vec::new();
-        loop {
-            let mut errors: Vec<(f64, usize)> = mapping
-                .sets
-                .iter()
-                .map(|&(k, _)| {
-                    let e: Vec<f64> = mapping
-                        .residuals
-                        .iter()
-                        .filter(|(p, _, _)| found.pairs[*p].a == k || found.pairs[*p].b == k)
-                        .map(|(_, m, p)| ((p - m) / m).powi(2))
-                        .collect();
-                    ((e.iter().sum::<f64>() / e.len().max(1) as f64).sqrt(), k)
-                })
-                .collect();
-            errors.sort_by(|x, y| y.0.total_cmp(&x.0));
-            let median = errors[errors.len() / 2].0;
-            let worst = errors[0];
-            if worst.0 <= 1.5 * median || out.len() >= seed_size / 3 {
-                break;
-            }
-            eprintln!(
-                "DROP {} {:.3} median {:.3} fit {:.4}",
-                found.singles[worst.1].form.name(),
-                worst.0,
-                median,
-                mapping.rms()
-            );
-            out.push(worst.1);
-            match found.fit_leaving_out(&out) {
-                Some(m) => mapping = m,
-                None => break,
-            }
-        }
-        eprintln!(
-            "DROPPED {} fit {:.4} ports {}",
-            out.len(),
-            mapping.rms(),
-            mapping.ports
-        );
-    }
     let (mut mapping, left_out) = without_misfits(&found, mapping, seed_size / 3);
     let placed: Vec<(usize, u32)> = candidates
         .iter()
