@@ -56,13 +56,13 @@ const FITS: f64 = 0.10;
 
 /// `mapping` fitted again without the seed forms it fits worst, one at
 /// a time while the worst form's mixes have [`MISFIT`] times the median
-/// form's error and more than [`FITS`], up to `most` forms; the mapping and the forms left out
-/// with their errors. A seed form timed at 1/N cycles need not be one
-/// micro-op on N ports: on the Zen 3 guest `sha256rnds2`, `blsi`, `xadd`
-/// and `btc` ran at one a cycle or faster and took more than a port each
-/// in every mix; with 13 such forms left out of a seed of 40 its error
-/// fell from 11.8% to 4.1%, and the fit found the issue width and eight
-/// ports, four integer and four vector.
+/// form's error and more than [`FITS`], up to `most` forms; the mapping
+/// and the forms left out with their errors. A seed form timed at 1/N
+/// cycles need not be one micro-op on N ports: on the Zen 3 guest
+/// `sha256rnds2`, `xadd` and `btc` ran at one a cycle or faster and took
+/// more than a port each in every mix; with 8 such forms left out of a
+/// seed of 40 its error fell from 13% to about 4%, and the fit found the
+/// issue width and eight ports, four integer and four vector.
 fn without_misfits(
     found: &Conflicts,
     mut mapping: Mapping,
@@ -113,7 +113,7 @@ fn single_uop_forms(singles: &[Single]) -> Vec<(usize, u32)> {
 /// the sets of another's forms), every group one form at least (the
 /// largest groups first when there are more groups than `size`), the rest
 /// shared in proportion to the groups' sizes, each group's forms taken
-/// evenly spaced in name order (different operations, not one family).
+/// evenly spaced in name order, a mnemonic once where there are others.
 pub fn choose_seed(
     t: &dyn Target,
     singles: &[Single],
@@ -153,7 +153,8 @@ pub fn choose_seed(
     // them does. x86's AT&T mnemonics keep the operand size (`addl`,
     // `addq`); counting `add` once whatever its width, two Zen 3 full runs
     // agreed with OSACA's and LLVM's models on 72% and 61-68% of the
-    // forms, against 83% and 73-75% this way.
+    // forms, three this way on 73-83% and 68-75%: no difference the runs
+    // tell apart, and this is the rule the figures in docs/ were made with.
     let mut seed = Vec::new();
     let mut taken: Vec<String> = Vec::new();
     for (g, &take) in groups.iter().zip(&takes) {
@@ -519,8 +520,10 @@ impl Conflicts {
                 .collect();
             s.push_str(&format!(
                 "left out of the fit, one at a time while a form's mixes fitted {MISFIT} times \
-                 worse than the median seed form's (root mean square error of its mixes then; \
-                 placed against the probes like the forms outside the seed):\n{}",
+                 worse than the median seed form's and worse than {:.0}% (root mean square \
+                 error of its mixes then; placed against the probes like the forms outside the \
+                 seed):\n{}",
+                100.0 * FITS,
                 wrapped(&out.iter().map(String::as_str).collect::<Vec<_>>())
             ));
         }
@@ -616,6 +619,7 @@ impl Conflicts {
 mod tests {
     use super::super::{bottleneck, tests::made_up};
     use super::*;
+    use crate::arch::x86_64::X86_64;
     use crate::isa::{Arch, Isa};
 
     /// A form placed against probes of known sets gets its own set back
@@ -699,7 +703,7 @@ mod tests {
             .enumerate()
             .map(|(k, &w)| (k, w))
             .collect();
-        let seed = choose_seed(&crate::arch::x86_64::X86_64, &singles, &forms, 6);
+        let seed = choose_seed(&X86_64, &singles, &forms, 6);
         let picked: Vec<&str> = seed.iter().map(|&k| names[k]).collect();
         // One of each group; of the two spare seats the scalar group (6
         // of 10 forms) gets one in proportion, and the seat rounding left
@@ -714,7 +718,7 @@ mod tests {
             .count();
         assert_eq!(scalar, 3, "{picked:?}");
         // Fewer slots than groups: the largest groups.
-        let seed = choose_seed(&crate::arch::x86_64::X86_64, &singles, &forms, 2);
+        let seed = choose_seed(&X86_64, &singles, &forms, 2);
         assert_eq!(seed.len(), 2);
         assert!(seed.iter().all(|&k| forms[k].1 != 1), "{seed:?}");
     }
@@ -733,7 +737,7 @@ mod tests {
         ];
         let singles = singles_of(&names, 0.25);
         let forms: Vec<(usize, u32)> = (0..names.len()).map(|k| (k, 4)).collect();
-        let picked: Vec<&str> = choose_seed(&crate::arch::x86_64::X86_64, &singles, &forms, 4)
+        let picked: Vec<&str> = choose_seed(&X86_64, &singles, &forms, 4)
             .iter()
             .map(|&k| names[k])
             .collect();
@@ -743,10 +747,7 @@ mod tests {
             assert!(picked.contains(&must), "{picked:?}");
         }
         // With more seats than operations, `add` comes again.
-        assert_eq!(
-            choose_seed(&crate::arch::x86_64::X86_64, &singles, &forms, 6).len(),
-            6
-        );
+        assert_eq!(choose_seed(&X86_64, &singles, &forms, 6).len(), 6);
     }
 
     #[test]

@@ -1027,13 +1027,12 @@ pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
         loop {
             let mut moved = false;
             for k in 0..n {
-                let mut here = (
-                    sets[k],
-                    pair_error(&sets, pairs, &involving[k]) + crossings(k, &sets),
-                );
+                let score =
+                    |sets: &[u32]| pair_error(sets, pairs, &involving[k]) + crossings(k, sets);
+                let mut here = (sets[k], score(&sets));
                 for &c in &candidates[k] {
                     sets[k] = c;
-                    let e = pair_error(&sets, pairs, &involving[k]) + crossings(k, &sets);
+                    let e = score(&sets);
                     if e < here.1 - 1e-12 {
                         here = (c, e);
                         moved = true;
@@ -1730,12 +1729,6 @@ pub(super) mod tests {
         }
     }
 
-    /// Mixes made by a core of four integer and four floating-point ports
-    /// that issues six micro-ops a cycle (Zen 3): an `add` beside a
-    /// `vpaddd` shares no port, yet the pair issues 6 a cycle, not 8. The
-    /// fit finds that width and keeps the two groups of ports apart; on
-    /// mixes without the bound it finds none. Either way every form gets
-    /// as many ports as the truth, and a mix of three is predicted.
     #[test]
     fn crossing_sets_are_counted_nested_and_apart_ones_not() {
         // {0,1} crosses {1,2}; it is inside {0,1,2,3}, apart from {3}.
@@ -1746,6 +1739,12 @@ pub(super) mod tests {
         assert_eq!(crossings(1, &sets), CROSSING);
     }
 
+    /// Mixes made by a core of four integer and four floating-point ports
+    /// that issues six micro-ops a cycle (Zen 3): an `add` beside a
+    /// `vpaddd` shares no port, yet the pair issues 6 a cycle, not 8. The
+    /// fit finds that width and keeps the two groups of ports apart; on
+    /// mixes without the bound it finds none. Either way every form gets
+    /// as many ports as the truth, and a mix of three is predicted.
     #[test]
     fn the_fit_finds_the_cores_issue_width() {
         let forms: [(&str, u32, Option<u32>); 7] = [
