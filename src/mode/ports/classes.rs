@@ -5,7 +5,8 @@
 //! ([`Conflicts::fit`]); one form of each port set the seed found becomes
 //! a probe; every other single-micro-op form runs in a balanced mix with
 //! each probe, and takes the set of its port count that predicts those
-//! mixes best, the probes' sets held. Forms with the same set are a
+//! mixes best, the probes' sets held, or none when no set predicts them
+//! ([`withhold_misfits`]). Forms with the same set are a
 //! class: they behave alike against every probe. Thousands of forms cost
 //! a few mixes each, not one per other form.
 
@@ -43,15 +44,21 @@ pub struct Seed {
     /// root mean square error of its mixes when it was: placed against
     /// the probes like the forms outside the seed.
     pub left_out: Vec<(usize, f64)>,
+    /// Forms whose mixes with the probes no set of their port count
+    /// predicts ([`withhold_misfits`]): each with the set that came
+    /// nearest and the root mean square error of its mixes with it. They
+    /// get no ports.
+    pub withheld: Vec<(usize, u32, f64)>,
 }
 
 /// How much worse than the median seed form's mixes a seed form's must
-/// fit for [`without_misfits`] to leave it out.
+/// fit for [`without_misfits`] to leave it out (and a placed form's than
+/// the median placed form's for [`withhold_misfits`]).
 const MISFIT: f64 = 1.5;
 
-/// A seed form whose mixes fit within this (root mean square, relative)
-/// stays, however well the others fit: the held-back mixes count 10% as
-/// predicted.
+/// A seed or placed form whose mixes fit within this (root mean square,
+/// relative) stays, however well the others fit: the held-back mixes
+/// count 10% as predicted.
 const FITS: f64 = 0.10;
 
 /// `mapping` fitted again without the seed forms it fits worst, one at
@@ -238,6 +245,7 @@ pub fn run(
         alike: Vec::new(),
         candidates: candidates.len(),
         left_out: Vec::new(),
+        withheld: Vec::new(),
     });
     let Some(mapping) = found.mapping.take() else {
         return found;
@@ -288,7 +296,9 @@ pub fn run(
         progress(done + d, done + total)
     });
     found.pairs.extend(more);
-    let mut alike = Vec::new();
+    // Each form's best set, its ties and its mixes as that set predicts
+    // them.
+    let mut placings: Vec<Placing> = Vec::new();
     for (&(k, ports), mine) in placed.iter().zip(ranges) {
         let mine: Vec<(usize, u32, Mix)> = mine
             .filter_map(|p| {
@@ -299,21 +309,69 @@ pub fn run(
         let Some((set, ties)) = place(&mine, ports, mapping.ports) else {
             continue;
         };
-        mapping.sets.push((k, set));
-        alike.push((k, ties));
-        for (p, probe, m) in mine {
-            mapping
-                .residuals
-                .push((p, m.cycles, m.predicted(&[probe, set])));
-        }
+        let residuals: Vec<(usize, f64, f64)> = mine
+            .iter()
+            .map(|(p, probe, m)| (*p, m.cycles, m.predicted(&[*probe, set])))
+            .collect();
+        placings.push(Placing {
+            form: k,
+            set,
+            ties,
+            residuals,
+        });
+    }
+    let (kept, withheld) = withhold_misfits(placings);
+    let mut alike = Vec::new();
+    for p in kept {
+        mapping.sets.push((p.form, p.set));
+        alike.push((p.form, p.ties));
+        mapping.residuals.extend(p.residuals);
     }
     found.mapping = Some(mapping);
     if let Some(seed) = &mut found.classes {
         seed.probes = probes;
         seed.alike = alike;
         seed.left_out = left_out;
+        seed.withheld = withheld;
     }
     found
+}
+
+/// A form placed against the probes: its best set ([`place`]), how many
+/// sets fit as well, and its mixes (index into the pairs, cycles measured
+/// and predicted with that set).
+struct Placing {
+    form: usize,
+    set: u32,
+    ties: usize,
+    residuals: Vec<(usize, f64, f64)>,
+}
+
+/// The placings whose mixes the best set predicts within [`FITS`] or
+/// [`MISFIT`] times the median placing's error (root mean square of its
+/// mixes), and the others: each form with the set it would have had and
+/// that error. One micro-op on N ports does not describe the others (on
+/// the Zen 3 guest `shl r16, cl`, `pinsrq` and `movq2dq` ran at 1/N cycles
+/// alone and fitted no set within 37%), so they get no ports: a wrong set
+/// in the database misleads a model more than none.
+fn withhold_misfits(placings: Vec<Placing>) -> (Vec<Placing>, Vec<(usize, u32, f64)>) {
+    let mut errors: Vec<f64> = placings.iter().map(|p| rms(&p.residuals)).collect();
+    errors.sort_by(f64::total_cmp);
+    let bar = errors
+        .get(errors.len() / 2)
+        .map_or(FITS, |&median| (MISFIT * median).max(FITS));
+    let mut withheld = Vec::new();
+    let kept = placings
+        .into_iter()
+        .filter(|p| {
+            let e = rms(&p.residuals);
+            if e > bar {
+                withheld.push((p.form, p.set, e));
+            }
+            e <= bar
+        })
+        .collect();
+    (kept, withheld)
 }
 
 /// Pair `p` of `found` (a probe, then the form placed) as the fit sees
@@ -596,6 +654,25 @@ impl Conflicts {
             let names: Vec<&str> = forms.iter().map(|&k| name(k)).collect();
             s.push_str(&wrapped(&names));
         }
+        if !seed.withheld.is_empty() {
+            let mut out = seed.withheld.clone();
+            out.sort_by(|x, y| y.2.total_cmp(&x.2));
+            let out: Vec<String> = out
+                .iter()
+                .map(|&(k, set, e)| {
+                    format!("{} {} {:.1}%", name(k), set_name(set, m.ports), 100.0 * e)
+                })
+                .collect();
+            s.push_str(&format!(
+                "{} forms given no ports: no set of their port count predicts their mixes with \
+                 the probes within {:.0}% or {MISFIT} times the median placed form's error (one \
+                 micro-op on N ports does not describe them; the set nearest and the root mean \
+                 square error of their mixes with it):\n{}",
+                out.len(),
+                100.0 * FITS,
+                wrapped(&out.iter().map(String::as_str).collect::<Vec<_>>())
+            ));
+        }
         let mut worst: Vec<(usize, f64)> = mixes.keys().map(|&k| (k, error(k))).collect();
         worst.sort_by(|x, y| y.1.total_cmp(&x.1));
         worst.truncate(10);
@@ -785,6 +862,30 @@ mod tests {
         // A fit that explains every form leaves none out.
         let (_, none) = without_misfits(&found, m, 2);
         assert!(none.is_empty(), "{none:?}");
+    }
+
+    /// Placed forms whose mixes their best set predicts within 10% keep
+    /// it; one whose mixes are 30% off gets none, and the bar rises with
+    /// the median form's error where every form fits loosely.
+    #[test]
+    fn a_placed_form_no_set_explains_gets_no_ports() {
+        let placing = |form: usize, off: f64| Placing {
+            form,
+            set: 0b11,
+            ties: 1,
+            residuals: vec![(form, 1.0, 1.0 + off), (form, 2.0, 2.0 * (1.0 - off))],
+        };
+        let (kept, withheld) =
+            withhold_misfits(vec![placing(0, 0.01), placing(1, 0.3), placing(2, 0.09)]);
+        let kept: Vec<usize> = kept.iter().map(|p| p.form).collect();
+        assert_eq!(kept, [0, 2]);
+        assert_eq!(withheld.len(), 1, "{withheld:?}");
+        assert_eq!((withheld[0].0, withheld[0].1), (1, 0b11));
+        assert!((withheld[0].2 - 0.3).abs() < 1e-9, "{withheld:?}");
+        // Every form 20% off, one 25%: within 1.5 times the median.
+        let (kept, withheld) =
+            withhold_misfits(vec![placing(0, 0.2), placing(1, 0.25), placing(2, 0.2)]);
+        assert_eq!((kept.len(), withheld.len()), (3, 0));
     }
 
     /// Probes that tell no set apart beyond what the others do are
