@@ -468,7 +468,8 @@ fn exactly(t: &dyn Target, form: Instr, copies: usize) -> Option<Vec<Inst>> {
 impl Conflicts {
     /// Measures `count` mixes of three forms the fitted mapping holds,
     /// chosen by a fixed pseudo-random sequence (the same forms give the
-    /// same mixes), each form with as many copies as it has ports, beside
+    /// same mixes), each form with as many copies as it has ports (N for
+    /// a form of several micro-ops at 1/N cycles alone), beside
     /// each part's copies alone: mixes that test the mapping on what it
     /// was not fitted to. Nothing when fewer than three forms are mapped.
     pub fn hold_back(
@@ -479,7 +480,8 @@ impl Conflicts {
         progress: &mut dyn FnMut(usize, usize),
     ) {
         let Some(m) = &self.mapping else { return };
-        let n = m.sets.len();
+        let mapped = m.forms();
+        let n = mapped.len();
         if n < 3 {
             return;
         }
@@ -499,7 +501,7 @@ impl Conflicts {
             draws += 1;
             let mut three = [next(n), next(n), next(n)];
             three.sort_unstable();
-            let form = |i: usize| self.singles[m.sets[three[i]].0].form;
+            let form = |i: usize| self.singles[mapped[three[i]]].form;
             let apart = [(0, 1), (0, 2), (1, 2)]
                 .iter()
                 .any(|&(x, y)| t.cannot_mix(form(x), form(y)).is_some());
@@ -510,15 +512,20 @@ impl Conflicts {
         let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
         let mut plans: Vec<Option<(usize, Vec<usize>)>> = Vec::new();
         for three in &chosen {
+            // As many copies as ports: of one micro-op, its set's; of
+            // more, the N of its 1/N cycles alone.
             let widths: Vec<usize> = three
                 .iter()
-                .map(|&i| m.sets[i].1.count_ones() as usize)
+                .map(|&i| match m.set_of(mapped[i]) {
+                    Some(set) => set.count_ones() as usize,
+                    None => single_uop_ports(time(&self.singles[mapped[i]])).unwrap_or(1) as usize,
+                })
                 .collect();
             let g = widths.iter().fold(0, |g, &w| gcd(g, w)).max(1);
             let parts: Vec<(usize, usize)> = three
                 .iter()
                 .zip(&widths)
-                .map(|(&i, &w)| (m.sets[i].0, w / g))
+                .map(|(&i, &w)| (mapped[i], w / g))
                 .collect();
             let forms: Vec<(Instr, usize)> = parts
                 .iter()
@@ -582,23 +589,38 @@ impl Conflicts {
     /// named by their numbers, with its time alone times the set's size as
     /// the cycles (one micro-op on N ports runs at 1/N cycles: 1 cycle of
     /// work), so that the form alone is bound at its measured throughput.
-    /// Empty without a mapping.
+    /// A form of several micro-ops has a cycle on each micro-op's set
+    /// (two on one set its micro-ops share). Empty without a mapping.
     pub fn inferred_ports(&self) -> Vec<(Instr, Vec<crate::db::PortUse>)> {
         let Some(m) = &self.mapping else {
             return Vec::new();
         };
-        m.sets
-            .iter()
-            .map(|&(k, set)| {
-                let ports: Vec<String> = (0..m.ports)
-                    .filter(|p| set & (1 << p) != 0)
-                    .map(|p| p.to_string())
-                    .collect();
-                let cycles = time(&self.singles[k]) * ports.len() as f64;
-                let cycles = (cycles * 100.0).round() / 100.0;
-                let form = self.singles[k].form;
-                (form, vec![crate::db::PortUse { cycles, ports }])
-            })
+        let names = |set: u32| -> Vec<String> {
+            (0..m.ports)
+                .filter(|p| set & (1 << p) != 0)
+                .map(|p| p.to_string())
+                .collect()
+        };
+        let single = m.sets.iter().map(|&(k, set)| {
+            let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
+            let cycles = (cycles * 100.0).round() / 100.0;
+            let ports = names(set);
+            (k, vec![crate::db::PortUse { cycles, ports }])
+        });
+        let multi = m.multi.iter().map(|(k, sets)| {
+            let mut uses: Vec<crate::db::PortUse> = Vec::new();
+            for &set in sets {
+                let ports = names(set);
+                match uses.iter_mut().find(|u| u.ports == ports) {
+                    Some(u) => u.cycles += 1.0,
+                    None => uses.push(crate::db::PortUse { cycles: 1.0, ports }),
+                }
+            }
+            (*k, uses)
+        });
+        single
+            .chain(multi)
+            .map(|(k, uses)| (self.singles[k].form, uses))
             .collect()
     }
 }
@@ -917,6 +939,24 @@ impl Mix {
     }
 }
 
+impl Mix {
+    /// [`Mix::predicted`] for forms of several micro-ops: the first form's
+    /// on the sets `a` (one micro-op on each per copy), the second's on
+    /// `b`, through the general [`bottleneck`].
+    pub fn predicted_uops(&self, a: &[u32], b: &[u32]) -> f64 {
+        let uops: Vec<(u32, f64)> = a
+            .iter()
+            .map(|&s| (without(s, self.lost.0), self.a.1 as f64))
+            .chain(
+                b.iter()
+                    .map(|&s| (without(s, self.lost.1), self.b.1 as f64)),
+            )
+            .collect();
+        let issued = uops.iter().map(|u| u.1).sum::<f64>() / self.issue;
+        bottleneck(&uops).max(issued).max(self.floor)
+    }
+}
+
 /// `set` without the ports `lost`, unless that leaves none.
 fn without(set: u32, lost: u32) -> u32 {
     match set & !lost {
@@ -1075,6 +1115,10 @@ pub struct Mapping {
     pub issue: Option<(u32, f64, f64)>,
     /// Each single's vector width ([`Single::vector`]), by its index.
     pub vector: Vec<Option<u32>>,
+    /// Forms of more than one micro-op, placed against the probes after
+    /// the fit ([`classes::place_uops`]): each (index into the singles)
+    /// with the set of each of its micro-ops.
+    pub multi: Vec<(usize, Vec<u32>)>,
 }
 
 impl Mapping {
@@ -1083,15 +1127,16 @@ impl Mapping {
     /// [`bottleneck`], never below `floor`; `None` when a form is not
     /// mapped.
     pub fn predict(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
-        let uops: Option<Vec<(u32, f64)>> = parts
-            .iter()
-            .map(|&(k, r)| {
-                let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
-                Some((without(self.set_of(k)?, self.lost(k, others)), r as f64))
-            })
-            .collect();
-        let issued = parts.iter().map(|p| p.1 as f64).sum::<f64>() / self.issue_width();
-        Some(bottleneck(&uops?).max(issued).max(floor))
+        let mut uops: Vec<(u32, f64)> = Vec::new();
+        for &(k, r) in parts {
+            let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
+            let lost = self.lost(k, others);
+            for set in self.uops_of(k)? {
+                uops.push((without(set, lost), r as f64));
+            }
+        }
+        let issued = uops.iter().map(|u| u.1).sum::<f64>() / self.issue_width();
+        Some(bottleneck(&uops).max(issued).max(floor))
     }
 
     /// The micro-ops the core issues a cycle in this model
@@ -1154,9 +1199,28 @@ impl Mapping {
             .filter(|(p, _, _)| pairs[*p].a == k || pairs[*p].b == k))
     }
 
-    /// The port set of form `k` (index into the singles), if mapped.
+    /// The port set of form `k` (index into the singles), if mapped as
+    /// one micro-op.
     pub fn set_of(&self, k: usize) -> Option<u32> {
         self.sets.iter().find(|s| s.0 == k).map(|s| s.1)
+    }
+
+    /// The port set of each micro-op of form `k` (index into the
+    /// singles), if mapped.
+    pub fn uops_of(&self, k: usize) -> Option<Vec<u32>> {
+        self.set_of(k)
+            .map(|s| vec![s])
+            .or_else(|| self.multi.iter().find(|m| m.0 == k).map(|m| m.1.clone()))
+    }
+
+    /// Every mapped form (index into the singles): those of one
+    /// micro-op, then those of more.
+    pub fn forms(&self) -> Vec<usize> {
+        self.sets
+            .iter()
+            .map(|s| s.0)
+            .chain(self.multi.iter().map(|m| m.0))
+            .collect()
     }
 }
 
@@ -1503,6 +1567,7 @@ impl Conflicts {
             wide: fit.wide,
             issue: fit.issue,
             vector: self.singles.iter().map(|s| s.vector).collect(),
+            multi: Vec::new(),
         })
     }
 }
@@ -1675,6 +1740,82 @@ pub(super) mod tests {
         }
     }
 
+    /// A mix's prediction for forms of several micro-ops is the general
+    /// bottleneck: with one set each it is the closed form the fit uses,
+    /// and a second micro-op on a shared port slows the mix.
+    #[test]
+    fn several_uops_predict_as_the_bottleneck() {
+        let mix = Mix {
+            a: (0, 2),
+            b: (1, 1),
+            floor: 0.3,
+            cycles: 1.0,
+            lost: (0, 0b100),
+            issue: 4.0,
+        };
+        for a in 1u32..16 {
+            for b in 1u32..16 {
+                let (one, general) = (mix.predicted(&[a, b]), mix.predicted_uops(&[a], &[b]));
+                assert!((one - general).abs() < 1e-12, "{a:04b} {b:04b}");
+            }
+        }
+        // Two on port 0, one on port 0 and one on port 1: 3 on port 0.
+        assert_eq!(mix.predicted_uops(&[0b01], &[0b01, 0b10]), 3.0);
+        // The second form loses port 2 here: both its micro-ops on port 3.
+        assert_eq!(mix.predicted_uops(&[0b11], &[0b1100, 0b1100]), 2.0);
+        // Four micro-ops, on ports that take them in a cycle, at an issue
+        // width of 2.
+        let narrow = Mix {
+            lost: (0, 0),
+            issue: 2.0,
+            ..mix
+        };
+        assert_eq!(narrow.predicted_uops(&[0b11], &[0b1100, 0b1100]), 2.0);
+        assert_eq!(narrow.predicted_uops(&[0b11], &[0b1100]), 1.5);
+    }
+
+    /// A mapping with a form of two micro-ops predicts mixes with both,
+    /// counts both against the issue width, draws held-back mixes from
+    /// it, and writes a cycle on each set (two on one set they share).
+    #[test]
+    fn forms_of_two_uops_are_mapped_predicted_and_written() {
+        let forms: [(&str, u32, Option<u32>); 3] = [
+            ("ADD64rr", 0b0011, None),
+            ("VPADDDYrr", 0b1100, None),
+            ("PEXTRDrr", 0b0001, None),
+        ];
+        let mut found = made_up(&forms, |_, _, _, _| 1.0);
+        found.mapping = Some(Mapping {
+            ports: 4,
+            sets: vec![(0, 0b0011), (1, 0b1100)],
+            residuals: Vec::new(),
+            wide: None,
+            issue: Some((3, 0.0, 0.0)),
+            vector: vec![None; 3],
+            multi: vec![(2, vec![0b0001, 0b0100])],
+        });
+        let m = found.mapping.as_ref().unwrap();
+        assert_eq!(m.forms(), [0, 1, 2]);
+        assert_eq!(m.uops_of(2), Some(vec![0b0001, 0b0100]));
+        // Two adds and one pextrd: ports 0 and 1 take 3 micro-ops.
+        assert_eq!(m.predict(&[(0, 2), (2, 1)], 0.0), Some(1.5));
+        // One of each: 4 micro-ops at an issue width of 3.
+        let four = m.predict(&[(0, 1), (1, 1), (2, 1)], 0.0).unwrap();
+        assert!((four - 4.0 / 3.0).abs() < 1e-12, "{four}");
+        let ports = found.inferred_ports();
+        let pextrd = &ports.iter().find(|p| p.0.name() == "PEXTRDrr").unwrap().1;
+        let uses: Vec<(f64, Vec<String>)> =
+            pextrd.iter().map(|u| (u.cycles, u.ports.clone())).collect();
+        assert_eq!(
+            uses,
+            [(1.0, vec!["0".to_string()]), (1.0, vec!["2".to_string()])]
+        );
+        found.mapping.as_mut().unwrap().multi[0].1 = vec![0b0100, 0b0100];
+        let ports = found.inferred_ports();
+        let pextrd = &ports.iter().find(|p| p.0.name() == "PEXTRDrr").unwrap().1;
+        assert_eq!((pextrd.len(), pextrd[0].cycles), (1, 2.0));
+    }
+
     /// Mixes made by a core whose 512-bit forms take port 1 from the
     /// narrower vector forms (Golden Cove's server parts): the fit finds
     /// that mode, which port, and every form's ports alone; without the
@@ -1813,6 +1954,7 @@ pub(super) mod tests {
             wide: None,
             issue: None,
             vector: Vec::new(),
+            multi: Vec::new(),
         };
         let reference = vec![
             names(&["0", "1", "5", "6", "10"]),
