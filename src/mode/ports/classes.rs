@@ -778,12 +778,14 @@ impl Conflicts {
                 .collect();
             s.push_str(&format!(
                 "{} forms as two micro-ops: no set of their port count predicts their mixes \
-                 with the probes, a micro-op on each of two sets of the classes above does \
-                 within {MISFIT} times the median placed form's error ({:.1}%) and {:.0}%, \
+                 with the probes within {:.0}%, a micro-op on each of two sets of the classes \
+                 above does within {MISFIT} times the median placed form's error ({:.1}%) and \
+                 {:.0}%, \
                  {ALIKE} pairs of sets at most fitting as well (alone as fast as measured, within \
                  10%; the sets, the root mean square error of their mixes, and how many pairs \
                  fit them as well):\n{}",
                 two.len(),
+                100.0 * FITS,
                 100.0 * seed.typical,
                 100.0 * TWO_UOPS,
                 wrapped(&two.iter().map(String::as_str).collect::<Vec<_>>())
@@ -836,31 +838,42 @@ mod tests {
     use crate::arch::x86_64::X86_64;
     use crate::isa::{Arch, Isa};
 
+    /// A form at `alone` cycles in a balanced mix with a probe on each of
+    /// `probes`, each mix timed as `time` says (given the mix and the
+    /// probe's set), as [`place`] takes them.
+    fn probe_mixes(
+        probes: &[u32],
+        alone: f64,
+        time: impl Fn(&Mix, u32) -> f64,
+    ) -> Vec<(usize, u32, Mix)> {
+        probes
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let ratio = balance(1.0 / f64::from(p.count_ones()), alone);
+                let mut mix = Mix {
+                    a: (0, ratio.0),
+                    b: (1, ratio.1),
+                    floor: 0.0,
+                    cycles: 1.0,
+                    lost: (0, 0),
+                    issue: f64::INFINITY,
+                };
+                mix.cycles = time(&mix, p);
+                (k, p, mix)
+            })
+            .collect()
+    }
+
     /// A form placed against probes of known sets gets its own set back
     /// when the mixes are the model's times, for every set of 1 to 3 of
     /// 5 ports; probes that cannot tell two sets apart leave a tie.
     #[test]
     fn placing_recovers_the_set_the_mixes_were_made_from() {
         let probes: [u32; 5] = [0b00001, 0b00010, 0b00111, 0b01010, 0b11111];
-        let mixes_of = |truth: u32, probes: &[u32]| -> Vec<(usize, u32, Mix)> {
-            let w = truth.count_ones();
-            probes
-                .iter()
-                .enumerate()
-                .map(|(k, &p)| {
-                    let ratio = balance(1.0 / f64::from(p.count_ones()), 1.0 / f64::from(w));
-                    let mut mix = Mix {
-                        a: (0, ratio.0),
-                        b: (1, ratio.1),
-                        floor: 0.0,
-                        cycles: 1.0,
-                        lost: (0, 0),
-                        issue: f64::INFINITY,
-                    };
-                    mix.cycles = mix.predicted(&[p, truth]);
-                    (k, p, mix)
-                })
-                .collect()
+        let mixes_of = |truth: u32, probes: &[u32]| {
+            let alone = 1.0 / f64::from(truth.count_ones());
+            probe_mixes(probes, alone, |m, p| m.predicted(&[p, truth]))
         };
         for truth in 1u32..32 {
             let w = truth.count_ones();
@@ -1037,23 +1050,7 @@ mod tests {
         // Four ports: 0 and 1 integer, 2 and 3 vector.
         let known: [u32; 5] = [0b0001, 0b0011, 0b0100, 0b1100, 0b1111];
         let truth = [0b0001u32, 0b0100];
-        let mixes: Vec<(usize, u32, Mix)> = known
-            .iter()
-            .enumerate()
-            .map(|(k, &probe)| {
-                let ratio = balance(1.0 / f64::from(probe.count_ones()), 1.0);
-                let mut mix = Mix {
-                    a: (0, ratio.0),
-                    b: (1, ratio.1),
-                    floor: 0.0,
-                    cycles: 1.0,
-                    lost: (0, 0),
-                    issue: f64::INFINITY,
-                };
-                mix.cycles = mix.predicted_uops(&[probe], &truth);
-                (k, probe, mix)
-            })
-            .collect();
+        let mixes = probe_mixes(&known, 1.0, |m, p| m.predicted_uops(&[p], &truth));
         let (uops, error, ties) = place_uops(&mixes, 1.0, &known, f64::INFINITY).unwrap();
         assert_eq!((uops, ties), (truth.to_vec(), 1));
         assert!(error < 1e-9, "{error}");
