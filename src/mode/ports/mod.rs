@@ -79,6 +79,13 @@ pub fn bottleneck(uops: &[(u32, f64)]) -> f64 {
     most
 }
 
+/// The [`bottleneck`] of `uops`, never below all of them issued at
+/// `issue` micro-ops a cycle (`f64::INFINITY`: no such bound).
+fn issued_bottleneck(uops: &[(u32, f64)], issue: f64) -> f64 {
+    let issued = uops.iter().map(|u| u.1).sum::<f64>() / issue;
+    bottleneck(uops).max(issued)
+}
+
 /// How much of the time two forms take in turn they take together, 0 to
 /// 1: 0 when the pair runs as fast as the slower form alone (nothing
 /// shared), 1 when it takes the sum of both (everything shared).
@@ -952,8 +959,7 @@ impl Mix {
                     .map(|&s| (without(s, self.lost.1), self.b.1 as f64)),
             )
             .collect();
-        let issued = uops.iter().map(|u| u.1).sum::<f64>() / self.issue;
-        bottleneck(&uops).max(issued).max(self.floor)
+        issued_bottleneck(&uops, self.issue).max(self.floor)
     }
 }
 
@@ -1135,8 +1141,7 @@ impl Mapping {
                 uops.push((without(set, lost), r as f64));
             }
         }
-        let issued = uops.iter().map(|u| u.1).sum::<f64>() / self.issue_width();
-        Some(bottleneck(&uops).max(issued).max(floor))
+        Some(issued_bottleneck(&uops, self.issue_width()).max(floor))
     }
 
     /// The micro-ops the core issues a cycle in this model
