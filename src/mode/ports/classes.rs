@@ -11,7 +11,7 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, bottleneck, every_pair, measure_pairs, measure_singles, port_sets, rms,
+    balance, bottleneck, every_pair, measure_pairs, measure_singles, port_numbers, port_sets, rms,
     single_uop_ports, time, Conflicts, Mapping, Mix, Single, MAX_PORTS,
 };
 use crate::arch::Target;
@@ -603,11 +603,7 @@ fn probes_of(mapping: &Mapping, found: &Conflicts) -> Vec<usize> {
 
 /// Port sets as the report writes them: `{0,1,5}`.
 fn set_name(set: u32, ports: u32) -> String {
-    let p: Vec<String> = (0..ports)
-        .filter(|p| set & (1 << p) != 0)
-        .map(|p| p.to_string())
-        .collect();
-    format!("{{{}}}", p.join(","))
+    format!("{{{}}}", port_numbers(set, ports).join(","))
 }
 
 /// `names` in lines of at most 100 characters, each indented by 6.

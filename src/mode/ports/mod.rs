@@ -602,12 +602,7 @@ impl Conflicts {
         let Some(m) = &self.mapping else {
             return Vec::new();
         };
-        let names = |set: u32| -> Vec<String> {
-            (0..m.ports)
-                .filter(|p| set & (1 << p) != 0)
-                .map(|p| p.to_string())
-                .collect()
-        };
+        let names = |set: u32| port_numbers(set, m.ports);
         let single = m.sets.iter().map(|&(k, set)| {
             let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
             let cycles = (cycles * 100.0).round() / 100.0;
@@ -869,10 +864,7 @@ impl Conflicts {
         s.push_str(&m.issue_line());
         s.push_str(&m.wide_line());
         for (k, mask) in &m.sets {
-            let ports: Vec<String> = (0..m.ports)
-                .filter(|p| mask & (1 << p) != 0)
-                .map(|p| p.to_string())
-                .collect();
+            let ports = port_numbers(*mask, m.ports);
             s.push_str(&format!(
                 "  {:width$}  {{{}}}\n",
                 self.singles[*k].form.name(),
@@ -961,6 +953,15 @@ impl Mix {
             .collect();
         issued_bottleneck(&uops, self.issue).max(self.floor)
     }
+}
+
+/// The ports of `set` (out of `ports`), numbered as the fit numbers
+/// them: `["0", "1", "5"]`.
+fn port_numbers(set: u32, ports: u32) -> Vec<String> {
+    (0..ports)
+        .filter(|p| set & (1 << p) != 0)
+        .map(|p| p.to_string())
+        .collect()
 }
 
 /// `set` without the ports `lost`, unless that leaves none.
