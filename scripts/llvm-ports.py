@@ -56,9 +56,23 @@ def examples(winic, arch, names):
     return out
 
 
-def resources_of(mca, mcpu, triple, syntax, regions):
-    """llvm-mca's view of each region (name -> one instruction): its micro-ops
-    and each resource's cycles, by region name."""
+# Regions per llvm-mca run, and how long one run may take: a second, and
+# a twentieth of a second per region (a region takes about a
+# thousandth). llvm-mca-19 never returns on some forms
+# (`-mcpu=sapphirerapids`: `vcvtne2ps2bf16`, `vcvtqq2ph`), so the regions
+# go in chunks under that timeout, and a chunk that times out is split in
+# eight until each form that hangs is alone and left out.
+CHUNK = 128
+SPLIT = 8
+
+
+def timeout(regions):
+    return 1.0 + 0.05 * regions
+
+
+def run_mca(mca, mcpu, triple, syntax, regions):
+    """llvm-mca's JSON report of `regions` (name -> one instruction), or None
+    when it did not finish in time ([`timeout`])."""
     with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
         f.write(syntax)
         for name, text in regions.items():
@@ -69,7 +83,9 @@ def resources_of(mca, mcpu, triple, syntax, regions):
             [mca, f"-mtriple={triple}", f"-mcpu={mcpu}", "-iterations=100", "--json",
              "--resource-pressure", "--instruction-info", "--timeline=false",
              "--skip-unsupported-instructions=any", path],
-            capture_output=True, text=True)
+            capture_output=True, text=True, timeout=timeout(len(regions)))
+    except subprocess.TimeoutExpired:
+        return None
     finally:
         os.unlink(path)
     if "is not a recognized processor" in r.stderr:
@@ -77,23 +93,46 @@ def resources_of(mca, mcpu, triple, syntax, regions):
              f"lists those it knows)")
     if r.returncode != 0 or not r.stdout.strip():
         fail(f"{mca} -mcpu={mcpu} failed: {r.stderr.strip()[:2000]}")
-    data = json.loads(r.stdout)
-    # Units of a resource with several (Zn3FP45.0, .1) are numbered.
-    names = [re.sub(r"\.[\x00-\x1f]$", "", n) for n in data["TargetInfo"]["Resources"]]
-    labels = [n if names.count(n) == 1 else f"{n}{k - names.index(n)}" for k, n in enumerate(names)]
-    out = {}
-    for region in data["CodeRegions"]:
-        info = region.get("InstructionInfoView", {}).get("InstructionList", [])
-        if len(info) != 1:
+    return json.loads(r.stdout)
+
+
+def resources_of(mca, mcpu, triple, syntax, regions):
+    """llvm-mca's view of each region (name -> one instruction): its micro-ops
+    and each resource's cycles, by region name; the resource labels; the
+    names of regions llvm-mca hung on (left out)."""
+    out, labels, hung = {}, [], []
+    todo = [dict(list(regions.items())[k:k + CHUNK]) for k in range(0, len(regions), CHUNK)]
+    done = 0
+    while todo:
+        chunk = todo.pop()
+        data = run_mca(mca, mcpu, triple, syntax, chunk)
+        if data is None:
+            items = list(chunk.items())
+            if len(items) == 1:
+                hung.append(items[0][0])
+                print(f"llvm-ports: llvm-mca did not finish {items[0][0]} (`{items[0][1]}`) "
+                      f"within {timeout(1):.0f} s: left out", file=sys.stderr)
+            else:
+                step = -(-len(items) // SPLIT)
+                todo += [dict(items[k:k + step]) for k in range(0, len(items), step)]
             continue
-        used = {}
-        for p in region["ResourcePressureView"]["ResourcePressureInfo"]:
-            if p["InstructionIndex"] == 0 and p["ResourceUsage"] > 0:
-                k = p["ResourceIndex"]
-                used[k] = used.get(k, 0.0) + p["ResourceUsage"]
-        out[region["Name"]] = (info[0]["NumMicroOpcodes"],
-                               {labels[k]: c for k, c in sorted(used.items())})
-    return out, labels
+        done += len(chunk)
+        print(f"llvm-ports: {done} of {len(regions)} forms through llvm-mca", file=sys.stderr)
+        # Units of a resource with several (Zn3FP45.0, .1) are numbered.
+        names = [re.sub(r"\.[\x00-\x1f]$", "", n) for n in data["TargetInfo"]["Resources"]]
+        labels = [n if names.count(n) == 1 else f"{n}{k - names.index(n)}" for k, n in enumerate(names)]
+        for region in data["CodeRegions"]:
+            info = region.get("InstructionInfoView", {}).get("InstructionList", [])
+            if len(info) != 1:
+                continue
+            used = {}
+            for p in region["ResourcePressureView"]["ResourcePressureInfo"]:
+                if p["InstructionIndex"] == 0 and p["ResourceUsage"] > 0:
+                    k = p["ResourceIndex"]
+                    used[k] = used.get(k, 0.0) + p["ResourceUsage"]
+            out[region["Name"]] = (info[0]["NumMicroOpcodes"],
+                                   {labels[k]: c for k, c in sorted(used.items())})
+    return out, labels, hung
 
 
 def main():
@@ -128,7 +167,7 @@ def main():
     names = sorted({f["llvm_name"] for f in forms})
     shown = examples(a.winic, ARCH[isa], names)
     syntax = ".intel_syntax noprefix\n" if isa == "x86" else ""
-    seen, resources = resources_of(a.llvm_mca, a.mcpu, ARCH[isa], syntax, shown)
+    seen, resources, hung = resources_of(a.llvm_mca, a.mcpu, ARCH[isa], syntax, shown)
 
     out_forms, one, other, missing = [], 0, 0, 0
     for f in forms:
@@ -160,8 +199,9 @@ def main():
         f.write("".join("  " + l + "\n" for l in body.splitlines()))
     print(f"llvm-ports: {len(out_forms)} of {len(forms)} forms with LLVM's {a.mcpu} resources "
           f"({one} as one micro-op on one cycle of ports, {other} otherwise); {missing} left out "
-          f"({len(names) - len(shown)} names without an example, the rest unreadable by llvm-mca "
-          f"for {a.mcpu} or without scheduling data) -> {a.output}")
+          f"({len(names) - len(shown)} names without an example, {len(hung)} llvm-mca did not "
+          f"finish, the rest unreadable by llvm-mca for {a.mcpu} or without scheduling data) "
+          f"-> {a.output}")
 
 
 if __name__ == "__main__":

@@ -783,4 +783,34 @@ fn llvm_ports_writes_llvms_model_as_a_machine_file() {
     let o = run(&["--mcpu", "no-such-cpu", &p("out.yml"), "-o", &p("x.yml")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-cpu"));
+    // An llvm-mca that never returns on a form (llvm-mca-19 on
+    // `vcvtne2ps2bf16` for sapphirerapids): that form is left out, named,
+    // and the others are written.
+    let hangs = dir.0.join("hanging-mca");
+    std::fs::write(
+        &hangs,
+        format!(
+            "#!/bin/sh\nfor a; do f=$a; done\n\
+             if grep -q vaddpd \"$f\"; then exec sleep 30; fi\nexec {mca} \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hangs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = std::process::Command::new("python3")
+        .args([script, "--llvm-mca", &hangs.display().to_string()])
+        .args(["--winic", env!("CARGO_BIN_EXE_winic"), "--mcpu", "znver3"])
+        .args([&p("out.yml"), "-o", &p("hung.yml")])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}{err}");
+    assert!(
+        out.contains("2 of 3 forms") && out.contains("1 llvm-mca did not finish"),
+        "{out}"
+    );
+    assert!(err.contains("did not finish VADDPDYrr"), "{err}");
 }
