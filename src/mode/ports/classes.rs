@@ -683,6 +683,16 @@ impl Conflicts {
                 wrapped(&out.iter().map(String::as_str).collect::<Vec<_>>())
             ));
         }
+        let fitted: Vec<String> = seed
+            .forms
+            .iter()
+            .filter(|k| !seed.left_out.iter().any(|o| o.0 == **k))
+            .filter_map(|&k| Some(format!("{} {}", name(k), set_name(m.set_of(k)?, m.ports))))
+            .collect();
+        s.push_str(&format!(
+            "the seed's forms and the sets its fit gave them:\n{}",
+            wrapped(&fitted.iter().map(String::as_str).collect::<Vec<_>>())
+        ));
         s.push_str(&m.issue_line());
         s.push_str(&m.wide_line());
         s.push_str("probes (seed forms, one of each port set it found, as few as tell apart every set all of them tell apart):\n");
@@ -1008,6 +1018,29 @@ mod tests {
         assert!(out[0].1 > FITS, "{out:?}");
         assert!(m.rms() < 1e-9, "{m:?}");
         assert!(m.set_of(6).is_none(), "{m:?}");
+        // The report lists the seed's forms with their sets, those left
+        // out not among them.
+        let seed = Seed {
+            forms: (0..forms.len()).collect(),
+            pairs: found.pairs.len(),
+            probes: Vec::new(),
+            alike: Vec::new(),
+            candidates: forms.len(),
+            left_out: out.clone(),
+            withheld: Vec::new(),
+            multi: Vec::new(),
+            typical: 0.0,
+        };
+        let report = found.render_classes(&seed, Some(&m));
+        let listed = report
+            .split("the seed's forms and the sets its fit gave them:\n")
+            .nth(1)
+            .and_then(|r| r.lines().next())
+            .unwrap_or_default();
+        let imul = set_name(m.set_of(2).unwrap(), m.ports);
+        assert!(listed.contains(&format!("IMUL64rr {imul}")), "{report}");
+        assert!(listed.contains("ADD64rr {0,1,2,3}"), "{report}");
+        assert!(!listed.contains("BTC64ri8"), "{report}");
         // A fit that explains every form leaves none out.
         let (_, none) = without_misfits(&found, m, 2);
         assert!(none.is_empty(), "{none:?}");
