@@ -118,9 +118,11 @@ def resources_of(mca, mcpu, triple, syntax, regions):
             continue
         done += len(chunk)
         print(f"llvm-ports: {done} of {len(regions)} forms through llvm-mca", file=sys.stderr)
-        # Units of a resource with several (Zn3FP45.0, .1) are numbered.
-        names = [re.sub(r"\.[\x00-\x1f]$", "", n) for n in data["TargetInfo"]["Resources"]]
-        labels = [n if names.count(n) == 1 else f"{n}{k - names.index(n)}" for k, n in enumerate(names)]
+        if not labels:
+            # Units of a resource with several (Zn3FP45.0, .1) are numbered.
+            names = [re.sub(r"\.[\x00-\x1f]$", "", n) for n in data["TargetInfo"]["Resources"]]
+            labels = [n if names.count(n) == 1 else f"{n}{k - names.index(n)}"
+                      for k, n in enumerate(names)]
         for region in data["CodeRegions"]:
             info = region.get("InstructionInfoView", {}).get("InstructionList", [])
             if len(info) != 1:
