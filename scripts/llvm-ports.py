@@ -101,7 +101,8 @@ def resources_of(mca, mcpu, triple, syntax, regions):
     and each resource's cycles, by region name; the resource labels; the
     names of regions llvm-mca hung on (left out)."""
     out, labels, hung = {}, [], []
-    todo = [dict(list(regions.items())[k:k + CHUNK]) for k in range(0, len(regions), CHUNK)]
+    every = list(regions.items())
+    todo = [dict(every[k:k + CHUNK]) for k in range(0, len(every), CHUNK)]
     done = 0
     while todo:
         chunk = todo.pop()
