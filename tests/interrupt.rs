@@ -67,16 +67,19 @@ fn forms(db: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     (all, bound)
 }
 
-/// Measured entries in a journal.
-fn journalled(path: &Path) -> usize {
+/// Forms a journal lists as finished (measured or not), and those of them
+/// measured. Under an emulator the share measured varies from run to run
+/// (a form timed only noise is held back): the stop waits for finished
+/// forms, so that a run with few values is still stopped midway.
+fn journalled(path: &Path) -> (usize, usize) {
     std::fs::read_to_string(path)
-        .map(|t| t.matches("\"entry\":{").count())
-        .unwrap_or(0)
+        .map(|t| (t.lines().count(), t.matches("\"entry\":{").count()))
+        .unwrap_or((0, 0))
 }
 
 /// Starts a TP run into `dir/db.yaml`, sends `signal` once its journal
-/// holds `entries` measured forms, and returns its exit status; then
-/// resumes it and checks the result against `reference`.
+/// lists 10 finished forms of which one or more measured; then resumes it
+/// and checks the result against `reference`.
 fn stop_and_resume(
     name: &str,
     signal: nix::sys::signal::Signal,
@@ -92,25 +95,34 @@ fn stop_and_resume(
         .unwrap();
     let journal = dir.join("db.yaml.TP.journal");
     let start = Instant::now();
-    let mut seen = 0;
+    let mut seen = (0, 0);
     while start.elapsed() < Duration::from_secs(300) {
         seen = journalled(&journal);
-        if seen >= 10 || child.try_wait().unwrap().is_some() {
+        if (seen.0 >= 10 && seen.1 >= 1) || child.try_wait().unwrap().is_some() {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "{name}: the run ended before it could be stopped ({seen} forms journalled): the selection is too small for this machine"
-    );
+    if let Some(status) = child.try_wait().unwrap() {
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "{name}: the run ended ({status}) before it could be stopped ({} forms journalled, {} \
+             measured): the selection is too small for this machine\n{}",
+            seen.0,
+            seen.1,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     // The runner (qemu) forwards the signal to the program.
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(journal.exists(), "{name}: the journal is gone\n{err}");
     let kept = journalled(&journal);
-    assert!(kept >= seen, "{name}: {kept} < {seen} entries");
+    assert!(
+        kept.0 >= seen.0 && kept.1 >= seen.1,
+        "{name}: {kept:?} < {seen:?} forms"
+    );
     if signal == nix::sys::signal::Signal::SIGINT {
         assert_eq!(out.status.code(), Some(130), "{name}: {err}");
         assert!(err.contains("--resume"), "{name}: {err}");
@@ -170,7 +182,16 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     let reference = forms(&dir.join("db.yaml"));
-    assert!(reference.0.len() >= 10, "{:?}", reference.0);
+    // On the host the two runs' forms are compared, so there must be
+    // enough of them; under an emulator a part of the forms times only
+    // noise and is held back (5 to 24 of 38 AArch64 forms measured in
+    // runs on the Xeon guest), and only the stop and the resume count.
+    let enough = if std::env::var_os("WINIC_EMULATED").is_some() {
+        1
+    } else {
+        10
+    };
+    assert!(reference.0.len() >= enough, "{:?}", reference.0);
     if cfg!(target_arch = "x86_64") {
         // ADC/SBB forms get their range from the helper pass; killed
         // before it, the resumed run must still give it.
