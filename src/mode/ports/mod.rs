@@ -939,6 +939,16 @@ impl Mix {
 }
 
 impl Mix {
+    /// The lost-port masks of form `k` (an index into the forms fitted)
+    /// and of its partner in this mix; 0s when it is not in it.
+    fn lost_by(&self, k: usize) -> (u32, u32) {
+        match k {
+            _ if k == self.a.0 => self.lost,
+            _ if k == self.b.0 => (self.lost.1, self.lost.0),
+            _ => (0, 0),
+        }
+    }
+
     /// [`Mix::predicted`] for forms of several micro-ops: the first form's
     /// on the sets `a` (one micro-op on each per copy), the second's on
     /// `b`, through the general [`bottleneck`].
@@ -964,25 +974,49 @@ fn port_numbers(set: u32, ports: u32) -> Vec<String> {
         .collect()
 }
 
-/// `set` without the ports `lost`, unless that leaves none.
+/// The mark of a port set whose form, beside wide vector work, takes the
+/// [`WideMode`]'s `gain` port for the port it loses: only inside a fit
+/// and a placing, never in a [`Mapping`]'s sets ([`Mapping::moves`]).
+const MOVES: u32 = 1 << 31;
+
+/// Where a lost-port mask ([`WideMode::lost`]) carries the port gained in
+/// its stead: the bits from here up.
+const GAINED: u32 = 16;
+
+/// `set` without the ports `lost` (and, for a set marked [`MOVES`] that
+/// loses one, with the port gained instead), unless that leaves none.
 fn without(set: u32, lost: u32) -> u32 {
-    match set & !lost {
-        0 => set,
+    let ports = set & !MOVES;
+    let (gone, gained) = (lost & ((1 << GAINED) - 1), lost >> GAINED);
+    let rest = match ports & !gone {
+        r if set & MOVES != 0 && ports & gone != 0 => r | gained,
+        r => r,
+    };
+    match rest {
+        0 => ports,
         rest => rest,
     }
 }
 
 /// Wide vector work taking a port from narrower vector work: on Intel's
 /// server cores a 512-bit form in flight turns off port 1's vector units,
-/// so beside it a 256-bit form on ports 0, 1 and 5 has only 0 and 5. The
-/// fit tries every port (and none), and keeps one only where it predicts
-/// the mixes better by [`GAIN`] ([`Conflicts::fit`]).
+/// so beside it a 256-bit form on ports 0, 1 and 5 has only 0 and 5. Some
+/// narrower forms take another port instead: on the Sapphire Rapids guest
+/// two 256-bit `vpmulhrsw` (ports 0 and 1) beside a `vinsertf32x8` (port
+/// 5) ran in 1.5 cycles, two `vpminub` in 2.0: a multiply also issues to
+/// port 5's 512-bit FMA unit. The fit tries every port (and none), then
+/// for the best every other port as the `gain` of the forms whose sets it
+/// marks [`MOVES`], and keeps each only where it predicts the mixes
+/// better by [`GAIN`] ([`Conflicts::fit`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WideMode {
     /// The port narrower vector work loses.
     pub port: u32,
     /// Vector work from this width on is wide: the widest of the forms.
     pub bits: u32,
+    /// The port the narrower forms that move ([`Mapping::moves`]) take
+    /// instead of the lost one.
+    pub gain: Option<u32>,
 }
 
 impl WideMode {
@@ -992,11 +1026,36 @@ impl WideMode {
         let narrow = mine.is_some_and(|b| b < self.bits);
         let wide = |b: Option<u32>| b.is_some_and(|b| b >= self.bits);
         if narrow && others.into_iter().any(wide) {
-            1 << self.port
+            (1 << self.port) | self.gain.map_or(0, |g| 1 << (GAINED + g))
         } else {
             0
         }
     }
+}
+
+/// The sets a form of `width` out of `ports` ports may take, given the
+/// lost-port masks ([`WideMode::lost`]) of its mixes, its own and its
+/// partner's in each: [`port_sets`], without those holding a port a
+/// partner loses beside it (wide work does not use the port it takes
+/// from narrower work: Intel's 512-bit micro-ops run on ports 0 and 5),
+/// then each marked [`MOVES`] where it gains a port in some mix.
+fn candidate_sets(width: u32, ports: u32, lost: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+    let (mut gains, mut barred) = (false, 0);
+    for (mine, partner) in lost {
+        gains |= mine >> GAINED != 0;
+        if mine == 0 {
+            barred |= partner & ((1 << GAINED) - 1);
+        }
+    }
+    let mut plain = port_sets(width, ports);
+    if plain.iter().any(|s| s & barred == 0) {
+        plain.retain(|s| s & barred == 0);
+    }
+    let moved: Vec<u32> = match gains {
+        true => plain.iter().map(|s| s | MOVES).collect(),
+        false => Vec::new(),
+    };
+    plain.into_iter().chain(moved).collect()
 }
 
 /// Masks of `width` ports out of `ports` (all of them, in increasing
@@ -1034,11 +1093,12 @@ const CROSSING: f64 = 1e-5;
 
 /// [`CROSSING`] for each form whose set crosses form k's in `sets`.
 fn crossings(k: usize, sets: &[u32]) -> f64 {
-    let mine = sets[k];
+    let mine = sets[k] & !MOVES;
     let crossed = sets
         .iter()
+        .map(|s| s & !MOVES)
         .enumerate()
-        .filter(|&(j, &s)| j != k && s & mine != 0 && s & mine != s && s & mine != mine)
+        .filter(|&(j, s)| j != k && s & mine != 0 && s & mine != s && s & mine != mine)
         .count();
     CROSSING * crossed as f64
 }
@@ -1050,15 +1110,22 @@ fn crossings(k: usize, sets: &[u32]) -> f64 {
 /// moves) from `ports` starts, each giving form k its ports rotated by a
 /// different step; the best fit and its summed squared relative error
 /// (without the tie-break). Ports are numbered, not named: any
-/// renumbering fits as well.
+/// renumbering fits as well. A form that gains a port in some mix where
+/// it loses one ([`WideMode::gain`]) may also take each set marked
+/// [`MOVES`].
 pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let n = widths.len();
-    let candidates: Vec<Vec<u32>> = widths.iter().map(|&w| port_sets(w, ports)).collect();
     let involving: Vec<Vec<usize>> = (0..n)
         .map(|k| {
             (0..pairs.len())
                 .filter(|&p| pairs[p].a.0 == k || pairs[p].b.0 == k)
                 .collect()
+        })
+        .collect();
+    let candidates: Vec<Vec<u32>> = (0..n)
+        .map(|k| {
+            let lost = involving[k].iter().map(|&p| pairs[p].lost_by(k));
+            candidate_sets(widths[k], ports, lost)
         })
         .collect();
     let all: Vec<usize> = (0..pairs.len()).collect();
@@ -1070,6 +1137,8 @@ pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     for start in 0..ports {
         let mut sets: Vec<u32> = (0..n)
             .map(|k| rotate((1u32 << widths[k]) - 1, (k as u32 * start) % ports))
+            .zip(&candidates)
+            .map(|(s, c)| if c.contains(&s) { s } else { c[0] })
             .collect();
         loop {
             let mut moved = false;
@@ -1122,6 +1191,9 @@ pub struct Mapping {
     pub issue: Option<(u32, f64, f64)>,
     /// Each single's vector width ([`Single::vector`]), by its index.
     pub vector: Vec<Option<u32>>,
+    /// The forms of one micro-op (indices into the singles) that take the
+    /// wide mode's gain port for the port they lose ([`WideMode::gain`]).
+    pub moves: Vec<usize>,
     /// Forms of more than one micro-op, placed against the probes after
     /// the fit ([`classes::place_uops`]): each (index into the singles)
     /// with the set of each of its micro-ops.
@@ -1138,7 +1210,8 @@ impl Mapping {
         for &(k, r) in parts {
             let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
             let lost = self.lost(k, others);
-            for set in self.uops_of(k)? {
+            let marked = |set: u32| set | if self.moves.contains(&k) { MOVES } else { 0 };
+            for set in self.uops_of(k)?.into_iter().map(marked) {
                 uops.push((without(set, lost), r as f64));
             }
         }
@@ -1170,10 +1243,17 @@ impl Mapping {
     pub fn wide_line(&self) -> String {
         match self.wide {
             Some((w, plain, with)) => format!(
-                "beside {}-bit vector forms, narrower vector forms lose port {}: with that the \
+                "beside {}-bit vector forms, narrower vector forms lose port {}{}: with that the \
                  fit's root mean square error is {:.1}%, without {:.1}%\n",
                 w.bits,
                 w.port,
+                match w.gain {
+                    Some(g) => format!(
+                        ", and {} of them take port {g} instead (marked *)",
+                        self.moves.len()
+                    ),
+                    None => String::new(),
+                },
                 100.0 * with,
                 100.0 * plain
             ),
@@ -1184,11 +1264,15 @@ impl Mapping {
     /// The ports single `k` loses in a mix with the singles `others`
     /// ([`WideMode`]); 0 without a wide mode.
     pub fn lost(&self, k: usize, others: impl IntoIterator<Item = usize>) -> u32 {
-        let bits = |k: usize| self.vector.get(k).copied().flatten();
         match self.wide {
-            Some((w, ..)) => w.lost(bits(k), others.into_iter().map(bits)),
+            Some((w, ..)) => w.lost(self.bits(k), others.into_iter().map(|o| self.bits(o))),
             None => 0,
         }
+    }
+
+    /// The vector width of single `k` ([`Single::vector`]).
+    pub fn bits(&self, k: usize) -> Option<u32> {
+        self.vector.get(k).copied().flatten()
     }
 
     /// The root mean square of the pairs' relative errors.
@@ -1209,6 +1293,22 @@ impl Mapping {
     /// one micro-op.
     pub fn set_of(&self, k: usize) -> Option<u32> {
         self.sets.iter().find(|s| s.0 == k).map(|s| s.1)
+    }
+
+    /// [`Mapping::set_of`], marked [`MOVES`] where the form moves, as a
+    /// [`Mix`] predicts with it.
+    pub fn marked_set_of(&self, k: usize) -> Option<u32> {
+        let set = self.set_of(k)?;
+        Some(set | if self.moves.contains(&k) { MOVES } else { 0 })
+    }
+
+    /// Maps form `k` (index into the singles) as one micro-op on `set`, a
+    /// set of a fit or a placing that may be marked [`MOVES`].
+    pub fn add(&mut self, k: usize, set: u32) {
+        self.sets.push((k, set & !MOVES));
+        if set & MOVES != 0 {
+            self.moves.push(k);
+        }
     }
 
     /// The port set of each micro-op of form `k` (index into the
@@ -1540,7 +1640,13 @@ impl Conflicts {
                 };
                 let issue = width_of(fit.issue);
                 let moded = (0..p)
-                    .filter_map(|port| Some(WideMode { port, bits: bits? }))
+                    .filter_map(|port| {
+                        Some(WideMode {
+                            port,
+                            bits: bits?,
+                            gain: None,
+                        })
+                    })
                     .filter(|&w| wide_and_narrow(w))
                     .map(|w| {
                         let (sets, e) = fit_ports(&widths, &mixes_in(Some(w), issue), p);
@@ -1550,6 +1656,19 @@ impl Conflicts {
                 if let Some((sets, e, w)) = moded.filter(|m| m.1 < fit.rms - GAIN) {
                     fit.wide = Some((w, fit.rms, e));
                     (fit.sets, fit.rms) = (sets, e);
+                    // Then a port some narrower forms take instead.
+                    let gained = (0..p)
+                        .filter(|&g| g != w.port)
+                        .map(|g| {
+                            let w = WideMode { gain: Some(g), ..w };
+                            let (sets, e) = fit_ports(&widths, &mixes_in(Some(w), issue), p);
+                            (sets, rms_of(e), w)
+                        })
+                        .min_by(|x, y| x.1.total_cmp(&y.1));
+                    if let Some((sets, e, g)) = gained.filter(|m| m.1 < fit.rms - GAIN) {
+                        fit.wide = Some((g, fit.wide.map_or(e, |x| x.1), e));
+                        (fit.sets, fit.rms) = (sets, e);
+                    }
                 }
                 fit
             })
@@ -1566,15 +1685,20 @@ impl Conflicts {
             .zip(mixes_in(fit.wide.map(|w| w.0), issue))
             .map(|((p, _), m)| (*p, m.cycles, m.predicted(&fit.sets)))
             .collect();
-        Some(Mapping {
+        let mut mapping = Mapping {
             ports: fit.ports,
-            sets: forms.iter().map(|f| f.0).zip(fit.sets).collect(),
+            sets: Vec::new(),
             residuals,
             wide: fit.wide,
             issue: fit.issue,
             vector: self.singles.iter().map(|s| s.vector).collect(),
             multi: Vec::new(),
-        })
+            moves: Vec::new(),
+        };
+        for (f, set) in forms.iter().zip(fit.sets) {
+            mapping.add(f.0, set);
+        }
+        Some(mapping)
     }
 }
 
@@ -1706,6 +1830,58 @@ pub(super) mod tests {
     /// What `winic ports` finds on a made-up core: `forms` (LLVM name,
     /// port set, vector width) alone at 1/N cycles, and every pair in a
     /// balanced mix taking `cycles(a, ra, b, rb)` per unit.
+    /// Beside wide work some narrow forms take another port for the one
+    /// they lose (Sapphire Rapids: a 256-bit multiply on port 5's FMA
+    /// unit), others do not: the fit finds that port and marks the forms
+    /// that take it, and only those.
+    #[test]
+    fn the_fit_finds_the_narrow_forms_that_take_another_port() {
+        // Ports 0, 1, 2 (vector) and 3 (scalar only); VPMULLDYrr moves.
+        let forms: [(&str, u32, Option<u32>); 8] = [
+            ("VPADDDYrr", 0b0111, Some(256)),
+            ("VPMULLDYrr", 0b0011, Some(256)),
+            ("VPMINUBYrr", 0b0011, Some(256)),
+            ("VPERMDYrr", 0b0100, Some(256)),
+            ("VPADDDZrr", 0b0101, Some(512)),
+            ("VPERMDZrr", 0b0100, Some(512)),
+            ("ADD64rr", 0b1011, None),
+            ("IMUL64rr", 0b0010, None),
+        ];
+        let truth = WideMode {
+            port: 1,
+            bits: 512,
+            gain: Some(2),
+        };
+        let set = |k: usize| forms[k].1 | if k == 1 { MOVES } else { 0 };
+        let found = made_up(&forms, |a, ra, b, rb| {
+            bottleneck(&[
+                (
+                    without(set(a), truth.lost(forms[a].2, [forms[b].2])),
+                    ra as f64,
+                ),
+                (
+                    without(set(b), truth.lost(forms[b].2, [forms[a].2])),
+                    rb as f64,
+                ),
+            ])
+        });
+        let m = found.fit().unwrap();
+        assert!(m.rms() < 1e-9, "{m:?}");
+        let (w, ..) = m.wide.unwrap();
+        assert!(w.gain.is_some(), "{m:?}");
+        assert_eq!(m.moves, [1], "{m:?}");
+        assert!(
+            m.wide_line().contains("1 of them take port"),
+            "{}",
+            m.wide_line()
+        );
+        // Two multiplies beside the 512-bit permute: 1.5 cycles, not 2.
+        let got = m.predict(&[(1, 2), (5, 1)], 0.0).unwrap();
+        assert!((got - 1.5).abs() < 1e-9, "{got}, {m:?}");
+        let got = m.predict(&[(2, 2), (5, 1)], 0.0).unwrap();
+        assert!((got - 2.0).abs() < 1e-9, "{got}, {m:?}");
+    }
+
     pub(super) fn made_up(
         forms: &[(&str, u32, Option<u32>)],
         cycles: impl Fn(usize, usize, usize, usize) -> f64,
@@ -1799,6 +1975,7 @@ pub(super) mod tests {
             issue: Some((3, 0.0, 0.0)),
             vector: vec![None; 3],
             multi: vec![(2, vec![0b0001, 0b0100])],
+            moves: Vec::new(),
         });
         let m = found.mapping.as_ref().unwrap();
         assert_eq!(m.forms(), [0, 1, 2]);
@@ -1838,7 +2015,11 @@ pub(super) mod tests {
             ("IMUL64rr", 0b0010, None),
         ];
         for effect in [true, false] {
-            let truth = WideMode { port: 1, bits: 512 };
+            let truth = WideMode {
+                port: 1,
+                bits: 512,
+                gain: None,
+            };
             let lost = |x: usize, y: usize| match effect {
                 true => truth.lost(forms[x].2, [forms[y].2]),
                 false => 0,
@@ -1961,6 +2142,7 @@ pub(super) mod tests {
             issue: None,
             vector: Vec::new(),
             multi: Vec::new(),
+            moves: Vec::new(),
         };
         let reference = vec![
             names(&["0", "1", "5", "6", "10"]),
