@@ -919,7 +919,11 @@ impl Conflicts {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{bottleneck, tests::made_up, without, WideMode};
+    use super::super::{
+        bottleneck,
+        tests::{made_up, WIDE_CORE},
+        without, WideMode,
+    };
     use super::*;
     use crate::arch::x86_64::X86_64;
     use crate::isa::{Arch, Isa};
@@ -1126,25 +1130,13 @@ mod tests {
         assert!(none.is_empty(), "{none:?}");
     }
 
-    /// Placed forms whose mixes their best set predicts within 10% keep
-    /// it; one whose mixes are 30% off gets none, and the bar rises with
-    /// the median form's error where every form fits loosely.
     /// The seed's 512-bit forms fit worse than the others even with the
     /// wide mode (here each of their mixes 15% slower than the mode
     /// predicts), yet without them no mix shows the mode: the misfit loop
     /// spares them and keeps the mode, where leaving them out loses it.
     #[test]
     fn the_seeds_widest_forms_are_spared_for_the_wide_mode() {
-        let forms: [(&str, u32, Option<u32>); 8] = [
-            ("VPADDDYrr", 0b0111, Some(256)),
-            ("VPMULLDYrr", 0b0011, Some(256)),
-            ("VPMINUBYrr", 0b0011, Some(256)),
-            ("VPERMDYrr", 0b0100, Some(256)),
-            ("VPADDDZrr", 0b0101, Some(512)),
-            ("VPERMDZrr", 0b0100, Some(512)),
-            ("ADD64rr", 0b1011, None),
-            ("IMUL64rr", 0b0010, None),
-        ];
+        let forms = WIDE_CORE;
         let truth = WideMode {
             port: 1,
             bits: 512,
@@ -1177,6 +1169,9 @@ mod tests {
         assert!(lost.wide.is_none(), "{lost:?}");
     }
 
+    /// Placed forms whose mixes their best set predicts within 10% keep
+    /// it; one whose mixes are 30% off gets none, and the bar rises with
+    /// the median form's error where every form fits loosely.
     #[test]
     fn a_placed_form_no_set_explains_gets_no_ports() {
         let placing = |form: usize, off: f64| Placing {

@@ -1830,23 +1830,28 @@ pub(super) mod tests {
     /// What `winic ports` finds on a made-up core: `forms` (LLVM name,
     /// port set, vector width) alone at 1/N cycles, and every pair in a
     /// balanced mix taking `cycles(a, ra, b, rb)` per unit.
+    /// A made-up core with vector ports 0, 1 and 2 and a scalar-only
+    /// port 3, and 256-bit and 512-bit forms on them (each form's name,
+    /// ports and vector width).
+    pub(super) const WIDE_CORE: [(&str, u32, Option<u32>); 8] = [
+        ("VPADDDYrr", 0b0111, Some(256)),
+        ("VPMULLDYrr", 0b0011, Some(256)),
+        ("VPMINUBYrr", 0b0011, Some(256)),
+        ("VPERMDYrr", 0b0100, Some(256)),
+        ("VPADDDZrr", 0b0101, Some(512)),
+        ("VPERMDZrr", 0b0100, Some(512)),
+        ("ADD64rr", 0b1011, None),
+        ("IMUL64rr", 0b0010, None),
+    ];
+
     /// Beside wide work some narrow forms take another port for the one
     /// they lose (Sapphire Rapids: a 256-bit multiply on port 5's FMA
     /// unit), others do not: the fit finds that port and marks the forms
     /// that take it, and only those.
     #[test]
     fn the_fit_finds_the_narrow_forms_that_take_another_port() {
-        // Ports 0, 1, 2 (vector) and 3 (scalar only); VPMULLDYrr moves.
-        let forms: [(&str, u32, Option<u32>); 8] = [
-            ("VPADDDYrr", 0b0111, Some(256)),
-            ("VPMULLDYrr", 0b0011, Some(256)),
-            ("VPMINUBYrr", 0b0011, Some(256)),
-            ("VPERMDYrr", 0b0100, Some(256)),
-            ("VPADDDZrr", 0b0101, Some(512)),
-            ("VPERMDZrr", 0b0100, Some(512)),
-            ("ADD64rr", 0b1011, None),
-            ("IMUL64rr", 0b0010, None),
-        ];
+        // VPMULLDYrr moves.
+        let forms = WIDE_CORE;
         let truth = WideMode {
             port: 1,
             bits: 512,
