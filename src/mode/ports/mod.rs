@@ -983,11 +983,16 @@ const MOVES: u32 = 1 << 31;
 /// its stead: the bits from here up.
 const GAINED: u32 = 16;
 
+/// The ports a lost-port mask ([`WideMode::lost`]) takes away.
+fn lost_ports(lost: u32) -> u32 {
+    lost & ((1 << GAINED) - 1)
+}
+
 /// `set` without the ports `lost` (and, for a set marked [`MOVES`] that
 /// loses one, with the port gained instead), unless that leaves none.
 fn without(set: u32, lost: u32) -> u32 {
     let ports = set & !MOVES;
-    let (gone, gained) = (lost & ((1 << GAINED) - 1), lost >> GAINED);
+    let (gone, gained) = (lost_ports(lost), lost >> GAINED);
     let rest = match ports & !gone {
         r if set & MOVES != 0 && ports & gone != 0 => r | gained,
         r => r,
@@ -1044,7 +1049,7 @@ fn candidate_sets(width: u32, ports: u32, lost: impl Iterator<Item = (u32, u32)>
     for (mine, partner) in lost {
         gains |= mine >> GAINED != 0;
         if mine == 0 {
-            barred |= partner & ((1 << GAINED) - 1);
+            barred |= lost_ports(partner);
         }
     }
     let mut plain = port_sets(width, ports);
@@ -1210,8 +1215,7 @@ impl Mapping {
         for &(k, r) in parts {
             let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
             let lost = self.lost(k, others);
-            let marked = |set: u32| set | if self.moves.contains(&k) { MOVES } else { 0 };
-            for set in self.uops_of(k)?.into_iter().map(marked) {
+            for set in self.uops_of(k)?.into_iter().map(|s| s | self.mark(k)) {
                 uops.push((without(set, lost), r as f64));
             }
         }
@@ -1298,8 +1302,16 @@ impl Mapping {
     /// [`Mapping::set_of`], marked [`MOVES`] where the form moves, as a
     /// [`Mix`] predicts with it.
     pub fn marked_set_of(&self, k: usize) -> Option<u32> {
-        let set = self.set_of(k)?;
-        Some(set | if self.moves.contains(&k) { MOVES } else { 0 })
+        Some(self.set_of(k)? | self.mark(k))
+    }
+
+    /// [`MOVES`] where form `k` moves ([`Mapping::moves`]), else 0.
+    fn mark(&self, k: usize) -> u32 {
+        if self.moves.contains(&k) {
+            MOVES
+        } else {
+            0
+        }
     }
 
     /// Maps form `k` (index into the singles) as one micro-op on `set`, a
