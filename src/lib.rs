@@ -13,7 +13,8 @@
 //! [`report`] (report files),
 //! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
 //! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
-//! run per database), [`export`] (a database as an OSACA machine file).
+//! run per database), [`export`] (a database as an OSACA machine file),
+//! [`testing`] (how a test that cannot run here says so).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -35,6 +36,8 @@ pub mod probe;
 pub mod report;
 pub mod runcheck;
 pub mod selfcheck;
+#[doc(hidden)]
+pub mod testing;
 
 /// The stride of the whole-table sweeps in unit tests: every form on the
 /// host, every fifth under emulation (`WINIC_EMULATED`, set by
@@ -42,7 +45,7 @@ pub mod selfcheck;
 /// would take most of CI's time and prove nothing the host run did not.
 #[cfg(test)]
 pub(crate) fn test_stride() -> usize {
-    if std::env::var_os("WINIC_EMULATED").is_some() {
+    if testing::emulated() {
         5
     } else {
         1

@@ -43,8 +43,8 @@ fn a_run_names_its_floor_and_clock_or_says_the_clock_cannot_be_measured() {
 
 #[test]
 fn a_fixed_clock_far_from_the_real_one_is_flagged() {
-    if std::env::var_os("WINIC_EMULATED").is_some() {
-        eprintln!("winic-test: skipped: under an emulator no clock is real");
+    if common::emulated() {
+        common::skip("under an emulator no clock is real");
         return;
     }
     let db = std::env::temp_dir().join(format!("winic-clock-f-{}.yaml", std::process::id()));

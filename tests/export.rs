@@ -3,9 +3,10 @@
 //! file, and OSACA itself loads it and finds winic's values
 //! (scripts/osaca-check.py), and predicts a reduction loop's loop-carried
 //! dependency from winic's latency (scripts/osaca-predict.py). Both run
-//! with the python of `WINIC_OSACA_PYTHON`: a virtual environment with `pip
-//! install osaca==0.7.1`, which .ci/run creates; without it those tests say
-//! so and pass.
+//! with OSACA 0.7.1: the python of `WINIC_OSACA_PYTHON` where it is set,
+//! else a venv installed once from PyPI under `target/tmp/`; where neither
+//! can be had, those tests skip (`winic-test: skipped:`), saying how to
+//! install it.
 
 mod common;
 
@@ -251,23 +252,70 @@ fn export_refuses_a_missing_database_and_a_missing_format() {
 }
 
 /// The python of a virtual environment with OSACA 0.7.1, or why there is
-/// none.
+/// none: `WINIC_OSACA_PYTHON` where it is set, else a venv this test
+/// binary installs once under `target/tmp/` from PyPI (`python3 -m venv`,
+/// `pip install osaca==0.7.1`, about 20 s the first time), so that a plain
+/// `cargo test` runs the OSACA tests too.
 fn osaca_python() -> Result<PathBuf, String> {
-    let Some(p) = std::env::var_os("WINIC_OSACA_PYTHON") else {
-        return Err("WINIC_OSACA_PYTHON is not set (a venv's python with `pip install osaca==0.7.1`; .ci/run sets it)".into());
+    static PROVISIONED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let p = match std::env::var_os("WINIC_OSACA_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => PROVISIONED.get_or_init(provision_osaca).clone()?,
     };
-    let p = PathBuf::from(p);
     let ok = std::process::Command::new(&p)
         .args(["-c", "import osaca"])
         .output()
-        .map_err(|e| format!("WINIC_OSACA_PYTHON={}: {e}", p.display()))?;
+        .map_err(|e| format!("{}: {e}", p.display()))?;
     if !ok.status.success() {
-        return Err(format!(
-            "WINIC_OSACA_PYTHON={}: cannot import osaca",
-            p.display()
-        ));
+        return Err(format!("{}: cannot import osaca", p.display()));
     }
     Ok(p)
+}
+
+/// OSACA 0.7.1 in a venv under `target/tmp/osaca-0.7.1/`, made once: built
+/// in a folder of its own and renamed into place, so that a test binary
+/// that stops half-way leaves no half-made venv behind.
+fn provision_osaca() -> Result<PathBuf, String> {
+    const HOW: &str = "to run these tests without PyPI, make a venv with \
+        `python3 -m venv DIR && DIR/bin/pip install osaca==0.7.1` and set \
+        WINIC_OSACA_PYTHON=DIR/bin/python";
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let venv = tmp.join("osaca-0.7.1");
+    let python = venv.join("bin/python");
+    if python.exists() {
+        return Ok(python);
+    }
+    let building = tmp.join(format!("osaca-0.7.1.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&building);
+    let run = |cmd: &mut std::process::Command| -> Result<(), String> {
+        let o = cmd.output().map_err(|e| format!("{cmd:?}: {e}; {HOW}"))?;
+        if o.status.success() {
+            return Ok(());
+        }
+        let err = String::from_utf8_lossy(&o.stderr);
+        let last = err.lines().rev().find(|l| !l.trim().is_empty());
+        Err(format!(
+            "{cmd:?} failed: {}; {HOW}",
+            last.unwrap_or("").trim()
+        ))
+    };
+    run(std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&building))?;
+    run(std::process::Command::new(building.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "osaca==0.7.1",
+    ]))?;
+    // Another test binary may have finished first: either venv will do.
+    if std::fs::rename(&building, &venv).is_err() {
+        let _ = std::fs::remove_dir_all(&building);
+    }
+    if !python.exists() {
+        return Err(format!("no {} after installing; {HOW}", python.display()));
+    }
+    Ok(python)
 }
 
 /// OSACA's view of every form winic measured: (name, latency,
@@ -293,7 +341,7 @@ fn osaca_loads_the_export_and_sees_winics_values() {
     let python = match osaca_python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("SKIPPED osaca_loads_the_export_and_sees_winics_values: {why}");
+            common::skip(why);
             return;
         }
     };
@@ -376,16 +424,19 @@ fn marked_lines(text: &str) -> (usize, usize) {
 }
 
 #[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "it measures an x86 latency, natively on an x86-64 host"
+)]
 fn osacas_lcd_of_a_reduction_is_winics_measured_latency() {
-    let name = "osacas_lcd_of_a_reduction_is_winics_measured_latency";
-    if cfg!(not(target_arch = "x86_64")) || std::env::var_os("WINIC_EMULATED").is_some() {
-        eprintln!("SKIPPED {name}: it measures an x86 latency, natively on an x86-64 host");
+    if common::emulated() {
+        common::skip("it measures an x86 latency, natively on an x86-64 host");
         return;
     }
     let python = match osaca_python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("SKIPPED {name}: {why}");
+            common::skip(why);
             return;
         }
     };
@@ -399,10 +450,10 @@ fn osacas_lcd_of_a_reduction_is_winics_measured_latency() {
         .output()
         .unwrap();
     if !o.status.success() {
-        eprintln!(
-            "SKIPPED {name}: no OSACA model for this core: {}",
+        common::skip(format!(
+            "no OSACA model for this core: {}",
             String::from_utf8_lossy(&o.stderr).trim()
-        );
+        ));
         return;
     }
     let which = String::from_utf8_lossy(&o.stdout);
@@ -512,11 +563,10 @@ const FNV: &str = r#"---
 
 #[test]
 fn the_isa_file_gives_osaca_the_xor_dependency_it_loses() {
-    let name = "the_isa_file_gives_osaca_the_xor_dependency_it_loses";
     let python = match osaca_python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("SKIPPED {name}: {why}");
+            common::skip(why);
             return;
         }
     };
@@ -677,9 +727,7 @@ fn export_without_base_carries_the_inferred_ports() {
     let python = match osaca_python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!(
-                "SKIPPED the OSACA part of export_without_base_carries_the_inferred_ports: {why}"
-            );
+            common::skip(format!("its OSACA part: {why}"));
             return;
         }
     };
@@ -716,19 +764,21 @@ fn export_without_base_carries_the_inferred_ports() {
 /// `vaddpd ymm` one on the two floating-point adders. Bad input is
 /// refused, naming it.
 #[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "the script is a tool of the x86-64 development host"
+)]
 fn llvm_ports_writes_llvms_model_as_a_machine_file() {
-    let name = "llvm_ports_writes_llvms_model_as_a_machine_file";
-    if !cfg!(target_arch = "x86_64") {
-        eprintln!("SKIPPED {name}: the script is a tool of the x86-64 development host");
-        return;
-    }
     let mca = std::env::var("WINIC_LLVM_MCA").unwrap_or_else(|_| "llvm-mca-19".into());
     if std::process::Command::new(&mca)
         .arg("--version")
         .output()
         .is_err()
     {
-        eprintln!("SKIPPED {name}: no {mca} (Debian's llvm-19; .ci/run installs it)");
+        common::skip(format!(
+            "no {mca}: install Debian's llvm-19 (`apt-get install llvm-19`; .ci/run does) \
+             or set WINIC_LLVM_MCA to an llvm-mca"
+        ));
         return;
     }
     let dir = fixture("llvm");

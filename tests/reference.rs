@@ -11,6 +11,7 @@
 //! and pass.
 
 use std::collections::BTreeMap;
+use winic::testing::skip;
 
 #[derive(serde::Deserialize)]
 struct Row {
@@ -119,10 +120,10 @@ static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// cannot be compared here.
 fn core_to_compare() -> Option<&'static str> {
     if std::env::var_os("WINIC_EMULATED").is_some() {
-        eprintln!("skipped: under an emulator times mean nothing");
+        skip("under an emulator times mean nothing");
         return None;
     }
-    host_core().map_err(|why| eprintln!("skipped: {why}")).ok()
+    host_core().map_err(skip).ok()
 }
 
 /// Why the published latencies of the host's table may not be its
@@ -157,7 +158,7 @@ fn core_to_compare_latencies() -> Option<&'static str> {
     let core = core_to_compare()?;
     match unknown_latencies() {
         Some(why) => {
-            eprintln!("skipped: {why}");
+            skip(why);
             None
         }
         None => Some(core),
@@ -416,10 +417,10 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
         return;
     };
     if core != "golden_cove" {
-        eprintln!(
-            "skipped: the {} required rows (512-bit FMA and multiply, 4 cycles) are Golden Cove's; this host is {core}",
+        skip(format!(
+            "the {} required rows (512-bit FMA and multiply, 4 cycles) are Golden Cove's; this host is {core}",
             required.len()
-        );
+        ));
         return;
     }
     let got = measure("LAT", required.iter().map(|r| r.llvm_name.clone()));
@@ -448,7 +449,7 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
         required.len()
     );
     if measured == 0 {
-        eprintln!("skipped: no 512-bit form runs here (an Alder Lake has AVX-512 fused off)");
+        skip("no 512-bit form runs here (an Alder Lake has AVX-512 fused off)");
         return;
     }
     assert_eq!(
@@ -482,7 +483,7 @@ fn memory_forms_agree_with_published_values() {
     let mut tables: BTreeMap<String, Vec<MemoryRow>> =
         serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let Some(table) = tables.remove(core) else {
-        eprintln!("skipped: no memory table for {core}");
+        skip(format!("no memory table for {core}"));
         return;
     };
     assert!(table.iter().all(|r| !r.source.is_empty()));

@@ -40,7 +40,7 @@ fn every_validation_kernel_assembles_with_winic() {
     // under the emulator the tests themselves run under.
     let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
     if std::env::var_os("WINIC_EMULATED").is_some() && runner.is_empty() {
-        eprintln!("skipped: emulated, and WINIC_TEST_RUNNER names no emulator to run winic under");
+        common::skip("emulated, and WINIC_TEST_RUNNER names no emulator to run winic under");
         return;
     }
     // Reading an x86 line takes about 1 ms in a release build, ten times

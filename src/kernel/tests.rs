@@ -317,7 +317,7 @@ fn data_registers_of_every_kind_are_initialised() {
 /// beyond the timing itself, and how well 20 kernels repeat over 5 runs.
 /// Prints, asserts nothing (the machine is shared and noisy).
 #[test]
-#[ignore]
+#[ignore = "a benchmark that prints figures, not a check: `cargo test --release --lib -- --ignored --nocapture NAME`"]
 fn runtime_figures() {
     use std::time::Instant;
     let t = target(host());

@@ -32,3 +32,8 @@ pub fn host_arch() -> &'static str {
         "riscv64"
     }
 }
+
+/// How a test that cannot run here says so (`winic-test: skipped: …`,
+/// listed by `.ci/run`), and whether it runs under an emulator.
+#[allow(unused_imports)] // not every test file skips
+pub use winic::testing::{emulated, skip};

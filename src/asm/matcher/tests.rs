@@ -31,7 +31,7 @@ fn round_trip(arch: Arch) -> (usize, usize, Vec<String>, Vec<String>) {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a benchmark that prints figures, not a check: `cargo test --release --lib -- --ignored --nocapture NAME`"]
 fn round_trip_figures() {
     for arch in Arch::ALL {
         let t0 = std::time::Instant::now();
@@ -52,7 +52,7 @@ fn round_trip_figures() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a benchmark that prints figures, not a check: `cargo test --release --lib -- --ignored --nocapture NAME`"]
 fn slowest_lines() {
     for arch in Arch::ALL {
         let t = target(arch);
@@ -76,7 +76,7 @@ fn slowest_lines() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a benchmark that prints figures, not a check: `cargo test --release --lib -- --ignored --nocapture NAME`"]
 fn slowest_kernel_lines() {
     let t = target(Arch::Aarch64);
     let _ = parse(t, "nop");
