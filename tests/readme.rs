@@ -11,7 +11,13 @@
 //!   what that command prints (standard output, then standard error). Only
 //!   output that depends on nothing but the binary belongs in such a block
 //!   (`list`, `show` with `--arch`); host-dependent or shortened output is
-//!   written without the `$ winic` line.
+//!   written without the `$ winic` line;
+//! - no output shown in a fenced block claims a rate no x86 core has: a
+//!   throughput, a floor or any value "cycles per instruction" of at
+//!   least 0.1 (ten instructions a cycle);
+//! - docs/architecture.md's module map names only paths that exist, and
+//!   has a row for every file and folder directly under `src/` and every
+//!   folder under `src/mode/`.
 //!
 //! The binary runs through `common::winic_command`, so under
 //! scripts/test-cross.sh this checks the emulated AArch64 or RISC-V build.
@@ -284,6 +290,49 @@ fn a_newcomer_finds_the_measure_and_test_commands_at_the_top() {
     );
 }
 
+/// Every test file is in one of scripts/test-cross.sh's lists (under
+/// qemu, or host only) and in docs/cross.md's table of what runs where,
+/// and each list's files exist.
+#[test]
+fn every_test_file_is_placed_under_qemu_or_on_the_host_only() {
+    let script = read(&root().join("scripts/test-cross.sh"));
+    let list = |name: &str| -> Vec<String> {
+        let line = script
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}=(")))
+            .unwrap_or_else(|| panic!("no {name}=(...) in scripts/test-cross.sh"));
+        let inner = &line[name.len() + 2..line.rfind(')').expect("a one-line list")];
+        inner.split_whitespace().map(str::to_owned).collect()
+    };
+    let (cross, host) = (list("CROSS_TESTS"), list("HOST_ONLY_TESTS"));
+    let doc = read(&root().join("docs/cross.md"));
+    let mut files: Vec<String> = std::fs::read_dir(root().join("tests"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    files.sort();
+    for f in &files {
+        let placed = cross.contains(f) as u8 + host.contains(f) as u8;
+        assert_eq!(
+            placed, 1,
+            "tests/{f}.rs must be in exactly one of CROSS_TESTS, HOST_ONLY_TESTS"
+        );
+        assert!(
+            doc.contains(&format!("`tests/{f}.rs`")),
+            "docs/cross.md does not say where tests/{f}.rs runs"
+        );
+    }
+    for f in cross.iter().chain(&host) {
+        assert!(
+            files.contains(f),
+            "scripts/test-cross.sh lists tests/{f}.rs, which is gone"
+        );
+    }
+}
+
 /// GitHub's anchor of a heading: lower case, letters, digits, `-` and `_`
 /// kept, spaces as `-`, everything else dropped.
 fn slug(heading: &str) -> String {
@@ -465,4 +514,238 @@ fn the_table_parser_reads_groups_and_escaped_pipes() {
         slug("Kernels as assembly files: `--dump-asm DIR`"),
         "kernels-as-assembly-files---dump-asm-dir"
     );
+}
+
+/// The fenced blocks of a Markdown text: (line number of the first line
+/// inside, the lines inside).
+fn fenced_blocks(text: &str) -> Vec<(usize, Vec<&str>)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("```") {
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j].trim_start().starts_with("```"))
+                .unwrap_or(lines.len());
+            out.push((i + 2, lines[i + 1..end].to_vec()));
+            i = end;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The per-instruction costs a line of shown output states, in cycles:
+/// the number before `cycles per instruction`, after `floor:`, and after
+/// a database's `throughput:`, `throughputMin:` or `throughputMax:`;
+/// each value once.
+fn stated_costs(line: &str) -> Vec<f64> {
+    let number_at_start = |s: &str| -> Option<f64> {
+        let n: String = s
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        n.parse().ok()
+    };
+    let number_at_end = |s: &str| -> Option<f64> {
+        let t = s.trim_end();
+        let start = t
+            .rfind(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map_or(0, |i| i + 1);
+        t[start..].parse().ok()
+    };
+    let mut out = Vec::new();
+    for (at, _) in line.match_indices(" cycles per instruction") {
+        out.extend(number_at_end(&line[..at]));
+    }
+    for key in ["floor:", "throughput:", "throughputMin:", "throughputMax:"] {
+        for (at, _) in line.match_indices(key) {
+            out.extend(number_at_start(&line[at + key.len()..]));
+        }
+    }
+    // `floor: 0.149 cycles per instruction` states one value, not two.
+    out.sort_by(f64::total_cmp);
+    out.dedup();
+    out
+}
+
+/// The fewest cycles per instruction any x86 core sustains, with room:
+/// the widest issue ten instructions a cycle.
+const FASTEST_CYCLES_PER_INSTRUCTION: f64 = 0.1;
+
+#[test]
+fn shown_outputs_claim_no_rate_beyond_any_core() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, text) in documents() {
+        for (first, lines) in fenced_blocks(&text) {
+            for (k, line) in lines.iter().enumerate() {
+                for v in stated_costs(line) {
+                    checked += 1;
+                    if v < FASTEST_CYCLES_PER_INSTRUCTION {
+                        wrong.push(format!(
+                            "{path}:{}: {v} cycles per instruction ({:.0} a cycle), which no x86 core \
+                             sustains: show real output of a named run: {line:?}",
+                            first + k,
+                            1.0 / v
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        checked > 0,
+        "no shown output states a cost: the check reads nothing"
+    );
+}
+
+#[test]
+fn the_cost_reader_finds_floors_throughputs_and_cycles_per_instruction() {
+    assert_eq!(
+        stated_costs("  floor:      0.068 cycles per instruction (a block of independent no-ops)"),
+        [0.068]
+    );
+    assert_eq!(stated_costs("  throughputMax:   0.53"), [0.53]);
+    assert_eq!(
+        stated_costs("winic MAN -p f.s --funcName kernel -n 8   # 2.880 cycles per instruction"),
+        [2.88]
+    );
+    assert!(stated_costs("TP: 3 forms in 0.0 s (3882.8 forms/s)").is_empty());
+}
+
+/// The `src/...` paths (backticked) in docs/architecture.md's module
+/// table, each with whether it stands in the row's first cell (the row's
+/// module) and the line it is on.
+fn module_map(text: &str) -> Vec<(String, bool, usize)> {
+    let mut out = Vec::new();
+    let mut in_table = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with("| module |") {
+            in_table = true;
+            continue;
+        }
+        if in_table && !line.starts_with('|') {
+            break;
+        }
+        if !in_table || line.starts_with("|---") {
+            continue;
+        }
+        for (i, cell) in cells(line).iter().enumerate() {
+            for (j, span) in cell.split('`').enumerate() {
+                if j % 2 == 1 && span.starts_with("src/") && !span.contains(' ') {
+                    out.push((span.to_string(), i == 0, n + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a path of the map is in the tree: a folder when it ends with
+/// `/`, a file otherwise; `*` stands for any one path component.
+fn in_tree(path: &str) -> bool {
+    let dir = path.ends_with('/');
+    let mut found = vec![root()];
+    for part in path.trim_end_matches('/').split('/') {
+        found = found
+            .iter()
+            .flat_map(|base| {
+                if part == "*" {
+                    std::fs::read_dir(base)
+                        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+                        .unwrap_or_default()
+                } else {
+                    vec![base.join(part)]
+                }
+            })
+            .collect();
+    }
+    found
+        .iter()
+        .any(|p| if dir { p.is_dir() } else { p.is_file() })
+}
+
+/// The modules the map must have a row for: every file (`src/X.rs`) and
+/// folder (`src/X/`) directly under `src/`, and every folder under
+/// `src/mode/`.
+fn modules_of_the_tree() -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for dir in ["src", "src/mode"] {
+        for e in std::fs::read_dir(root().join(dir)).expect(dir) {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_dir() {
+                out.insert(format!("{dir}/{name}/"));
+            } else if dir == "src" && name.ends_with(".rs") {
+                out.insert(format!("{dir}/{name}"));
+            }
+        }
+    }
+    out
+}
+
+/// What is wrong between a module map and the tree's modules: paths the
+/// map names that `exists` denies, and modules without a row.
+fn map_errors(
+    map: &[(String, bool, usize)],
+    modules: &BTreeSet<String>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (path, _, line) in map {
+        if !exists(path) {
+            wrong.push(format!(
+                "docs/architecture.md:{line}: `{path}` is in the module map but not in the tree"
+            ));
+        }
+    }
+    let rows: BTreeSet<&str> = map
+        .iter()
+        .filter(|(_, first, _)| *first)
+        .map(|(p, _, _)| p.as_str())
+        .collect();
+    for m in modules.iter().filter(|m| !rows.contains(m.as_str())) {
+        wrong.push(format!(
+            "docs/architecture.md: the module `{m}` has no row in the module map"
+        ));
+    }
+    wrong
+}
+
+#[test]
+fn the_module_map_matches_the_tree() {
+    let text = read(&root().join("docs/architecture.md"));
+    let map = module_map(&text);
+    assert!(
+        map.iter().filter(|(_, first, _)| *first).count() > 10,
+        "docs/architecture.md has no module table (`| module | owns |`) with `src/...` rows"
+    );
+    let wrong = map_errors(&map, &modules_of_the_tree(), &in_tree);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_module_map_check_names_what_is_gone_and_what_is_missing() {
+    let text = "| module | owns |\n|---|---|\n| `src/db/` | the database, `src/db/mod.rs` |\n\
+        | `src/old.rs` | gone |\n\nafter: `src/not-read.rs`\n";
+    let map = module_map(text);
+    assert_eq!(
+        map.iter()
+            .map(|(p, f, _)| (p.as_str(), *f))
+            .collect::<Vec<_>>(),
+        [
+            ("src/db/", true),
+            ("src/db/mod.rs", false),
+            ("src/old.rs", true)
+        ]
+    );
+    let modules: BTreeSet<String> = ["src/db/", "src/mode/ports/"].map(String::from).into();
+    let wrong = map_errors(&map, &modules, &|p| p != "src/old.rs");
+    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    assert!(wrong[0].contains("`src/old.rs` is in the module map but not in the tree"));
+    assert!(wrong[1].contains("the module `src/mode/ports/` has no row"));
+    assert!(in_tree("src/mode/") && in_tree("src/*/mod.rs") && !in_tree("src/mode.rs"));
 }
