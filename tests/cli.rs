@@ -1654,3 +1654,68 @@ fn ports_full_run_places_forms_in_classes() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("3"), "{}", stderr(&o));
 }
+
+/// A database from elsewhere cannot exhaust the machine: an alias bomb
+/// (an anchored entry with 2,000 operands, then 20,000 aliases of it) is
+/// refused by TP and by `export` at once, naming the file, line and
+/// alias, exit 2; a database with two entries of one form is refused
+/// naming it.
+#[test]
+fn a_hostile_database_is_refused_before_it_is_parsed() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hostile-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bomb = dir.join("b.yaml");
+    let operand = "    - {class: register, name: GR64, read: true, write: true}\n";
+    std::fs::write(
+        &bomb,
+        format!(
+            "---\n- &e\n  llvmName: ZZ\n  name: zz\n  operands:\n{}  latency: null\n  \
+             operandLatencies: []\n  throughput: 1.0\n  throughputMin: 1.0\n  \
+             throughputMax: 1.0\n{}...\n",
+            operand.repeat(2_000),
+            "- *e\n".repeat(20_000)
+        ),
+    )
+    .unwrap();
+    let b = bomb.display().to_string();
+    let form = match host_arch() {
+        "x86_64" => "ADD64rr",
+        "aarch64" => "ADDXrs",
+        _ => "ADD",
+    };
+    for args in [
+        vec!["-f", "3.5", "TP", "--noReport", "-i", form, "-o", &b],
+        vec!["export", "--osaca", &b, "-o", "/dev/null"],
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = winic(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "{b}:2:3: the YAML anchor or alias `&e` is refused"
+            )),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(t0.elapsed().as_secs() < 10, "{args:?}: {:?}", t0.elapsed());
+    }
+    let dup = dir.join("d.yaml");
+    let e = |n: &str| {
+        format!(
+            "- llvmName:        {n}\n  name:            x\n  operands:        []\n  latency:         null\n  \
+             operandLatencies: []\n  throughput:      1\n  throughputMin:   1\n  throughputMax:   1\n"
+        )
+    };
+    std::fs::write(&dup, format!("---\n{}{}{}...\n", e("A"), e("B"), e("A"))).unwrap();
+    let d = dup.display().to_string();
+    let o = winic(&["export", "--osaca", &d, "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 form has more than one entry: A (entries 1 and 3)"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

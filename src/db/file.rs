@@ -1,7 +1,7 @@
 //! The database on disk: reading a file (and refusing one that was cut)
 //! and saving one atomically.
 
-use super::{Database, Journal};
+use super::{bounds, Database, Journal};
 use crate::error::Error;
 use std::fs;
 use std::io::{self, BufWriter};
@@ -16,8 +16,26 @@ impl Database {
     /// end marker `...` it always writes last; a file of another writer
     /// (PyYAML writes no marker) without it must have every field WINIC
     /// requires in every entry, so that a cut inside an entry is seen.
+    ///
+    /// What a file from elsewhere could use to exhaust the machine is
+    /// refused before parsing, naming the file ([`bounds`]): more than
+    /// [`bounds::MAX_BYTES`], or a YAML anchor or alias (an alias bomb
+    /// expands a 1 MB file to gigabytes); so is a form with more than one
+    /// entry, which winic's writers never make and whose readers would
+    /// disagree on which one counts.
     pub fn load(path: impl AsRef<Path>) -> Result<Database, Error> {
         let path = path.as_ref();
+        if let Ok(meta) = fs::metadata(path) {
+            if meta.len() > bounds::MAX_BYTES {
+                return Err(Error::BadInput(format!(
+                    "{}: {:.0} MiB, more than the {} MiB a database may have (a full run of \
+                     every x86 form writes a few MiB); split it, or choose another output file",
+                    path.display(),
+                    meta.len() as f64 / f64::from(1 << 20),
+                    bounds::MAX_BYTES >> 20
+                )));
+            }
+        }
         let text = match fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Database::default()),
@@ -50,6 +68,16 @@ impl Database {
                 path.display()
             ))
         };
+        if let Some((line, col, token)) = bounds::anchor_or_alias(&text) {
+            return Err(Error::BadInput(format!(
+                "{}:{line}:{col}: the YAML anchor or alias `{token}` is refused: a database \
+                 holds every entry written out, as winic and WINIC write it (an alias is \
+                 expanded by the parser each time it is used, so a small file can take \
+                 gigabytes); write the file without them (PyYAML: a Dumper whose \
+                 ignore_aliases returns True)",
+                path.display()
+            )));
+        }
         let ended = has_end_marker(&text);
         if !ended && written_by_llvm_yaml(&text) {
             let what = "ends without the document end marker `...` that winic and WINIC write last";
@@ -64,7 +92,7 @@ impl Database {
                 return Err(cut(what, "was probably"));
             }
         }
-        Database::parse(&text).map_err(|e| {
+        let db = Database::parse(&text).map_err(|e| {
             let at = e
                 .location()
                 .map(|l| format!(":{}:{}", l.line(), l.column()))
@@ -73,7 +101,17 @@ impl Database {
                 "{}{at}: not a WINIC database: {e}; fix the file or choose another output file",
                 path.display()
             ))
-        })
+        })?;
+        let dup = bounds::duplicates(&db.entries);
+        if !dup.is_empty() {
+            return Err(Error::BadInput(format!(
+                "{}: {}; a form has one entry (winic would update the first and export the \
+                 last): keep one of each and load it again",
+                path.display(),
+                bounds::describe_duplicates(&dup)
+            )));
+        }
+        Ok(db)
     }
 
     /// Parses a database from YAML text; a text without a document (empty,
@@ -94,8 +132,19 @@ impl Database {
     /// the same directory, flushed and fsynced, then renamed over `path`
     /// (keeping the old file's permissions). A failure leaves the old file
     /// as it was and no temporary file behind.
+    ///
+    /// A database with two entries of one form is not written (an
+    /// [`Error::Failed`]: winic's own merges never make one).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
+        let dup = bounds::duplicates(&self.entries);
+        if !dup.is_empty() {
+            return Err(Error::Failed(format!(
+                "not writing {}: {}",
+                path.display(),
+                bounds::describe_duplicates(&dup)
+            )));
+        }
         let tmp = temp_path(path);
         let written = self.write_file(path, &tmp);
         if written.is_err() {
@@ -219,6 +268,81 @@ fn temp_path(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use crate::db::fixtures::{entry, scratch_dir, V2, X60};
+
+    /// The issue's alias bomb (1.1 MB: 100,000 aliases of one entry with
+    /// 10,000 operands, 4.1 GB and still growing after 21 s when it was
+    /// expanded) is refused before parsing, naming the file, line and
+    /// alias, at once; so is a file over the size bound, before reading.
+    #[test]
+    fn an_alias_bomb_and_a_huge_file_are_refused_before_parsing() {
+        let dir = scratch_dir("bomb");
+        let path = dir.join("b.yaml");
+        let operand = "    - {class: register, name: GR64, read: true, write: true}\n";
+        let text = format!(
+            "---\n- &e\n  llvmName: ZZ\n  name: zz\n  operands:\n{}  latency: null\n  \
+             operandLatencies: []\n  throughput: 1.0\n  throughputMin: 1.0\n  \
+             throughputMax: 1.0\n{}...\n",
+            operand.repeat(10_000),
+            "- *e\n".repeat(100_000)
+        );
+        fs::write(&path, &text).unwrap();
+        let t0 = std::time::Instant::now();
+        let err = Database::load(&path).unwrap_err().to_string();
+        assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
+        assert!(
+            err.starts_with(&format!(
+                "{}:2:3: the YAML anchor or alias `&e` is refused",
+                path.display()
+            )),
+            "{err}"
+        );
+        // Over the bound: a sparse file, refused by its size alone.
+        let huge = dir.join("huge.yaml");
+        fs::File::create(&huge)
+            .unwrap()
+            .set_len(bounds::MAX_BYTES + 1)
+            .unwrap();
+        let err = Database::load(&huge).unwrap_err();
+        assert!(matches!(err, Error::BadInput(_)), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("more than the 256 MiB a database may have"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Two entries of one form: `load` refuses the file naming them (TP
+    /// used to update the first and `export` to write the last), and
+    /// `save` never writes one.
+    #[test]
+    fn a_form_with_two_entries_is_refused_on_load_and_never_written() {
+        let dir = scratch_dir("dup");
+        let path = dir.join("d.yaml");
+        let mut db = Database::parse(X60).unwrap();
+        db.merge(entry("ADD64rr"));
+        db.save(&path).unwrap();
+        let mut text = fs::read_to_string(&path).unwrap();
+        let first = text.find("- llvmName:").unwrap();
+        let last = text.rfind("...").unwrap();
+        let copy = text[text.rfind("- llvmName:        ADD64rr").unwrap()..last].to_string();
+        text.insert_str(first, &copy);
+        fs::write(&path, &text).unwrap();
+        let n = db.entries.len() + 1;
+        let err = Database::load(&path).unwrap_err();
+        assert!(matches!(err, Error::BadInput(_)), "{err:?}");
+        assert!(
+            err.to_string().contains(&format!(
+                "1 form has more than one entry: ADD64rr (entries 1 and {n})"
+            )),
+            "{err}"
+        );
+        db.entries.push(entry("ADD64rr"));
+        let err = db.save(dir.join("never.yaml")).unwrap_err();
+        assert!(matches!(err, Error::Failed(_)), "{err:?}");
+        assert!(!dir.join("never.yaml").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn missing_fields_read_as_unmeasured() {

@@ -29,6 +29,7 @@
 //! a run in progress (`journal.rs`). Merging results into a database is
 //! here.
 
+pub mod bounds;
 mod file;
 mod journal;
 mod naming;

@@ -826,10 +826,26 @@ impl Base {
 
     /// `path`, given as `option`; a bad file's error ends in `hint`.
     fn load_as(path: &Path, option: &str, hint: &str) -> Result<Base, Error> {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if size > crate::db::bounds::MAX_BYTES {
+            return Err(Error::BadInput(format!(
+                "{option} {}: {} MiB, larger than the {} MiB winic reads; {hint}",
+                path.display(),
+                size >> 20,
+                crate::db::bounds::MAX_BYTES >> 20
+            )));
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("reading {option} {}", path.display()), e))?;
         let bad =
             |what: String| Error::BadInput(format!("{option} {}: {what}; {hint}", path.display()));
+        // A file from elsewhere: bounded as a database is, before parsing.
+        if let Some((line, col, token)) = crate::db::bounds::anchor_or_alias(&text) {
+            return Err(bad(format!(
+                "line {line}, column {col}: the YAML anchor or alias `{token}` is refused \
+                 (OSACA's files have none, and an alias is expanded each time it is used)"
+            )));
+        }
         let doc: Value = serde_yaml::from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
         let top_map = doc
             .as_mapping()
