@@ -1687,7 +1687,15 @@ fn a_hostile_database_is_refused_before_it_is_parsed() {
     };
     for args in [
         vec!["-f", "3.5", "TP", "--noReport", "-i", form, "-o", &b],
-        vec!["export", "--osaca", &b, "-o", "/dev/null"],
+        vec![
+            "export",
+            "--osaca",
+            &b,
+            "--arch",
+            "x86_64",
+            "-o",
+            "/dev/null",
+        ],
     ] {
         let t0 = std::time::Instant::now();
         let o = winic(&args);
@@ -1710,7 +1718,15 @@ fn a_hostile_database_is_refused_before_it_is_parsed() {
     };
     std::fs::write(&dup, format!("---\n{}{}{}...\n", e("A"), e("B"), e("A"))).unwrap();
     let d = dup.display().to_string();
-    let o = winic(&["export", "--osaca", &d, "-o", "/dev/null"]);
+    let o = winic(&[
+        "export",
+        "--osaca",
+        &d,
+        "--arch",
+        "x86_64",
+        "-o",
+        "/dev/null",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("1 form has more than one entry: A (entries 1 and 3)"),
