@@ -32,7 +32,7 @@ fn a_run_names_its_floor_and_clock_or_says_the_clock_cannot_be_measured() {
             assert!(out.contains("  floor:  "), "{out}");
         }
         // Under an emulator: once, with what to do.
-        Some(3) if std::env::var_os("WINIC_EMULATED").is_some() => {
+        Some(3) if common::emulated() => {
             assert!(err.contains("clock cannot be measured"), "{err}");
             assert!(err.contains("-f GHz"), "{err}");
         }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 fn selection() -> Vec<&'static str> {
     // Under an emulator the clock cannot be measured (winic says so and
     // stops): a fixed one, as scripts/emulated-full-run.sh gives.
-    let clock: &[&str] = if std::env::var_os("WINIC_EMULATED").is_some() {
+    let clock: &[&str] = if common::emulated() {
         &["-f", "1"]
     } else {
         &[]
@@ -145,7 +145,7 @@ fn stop_and_resume(
     // `VPMULLQZrrk`, with another tenant on the core), so up to 2 forms
     // may differ; a kill that lost the forms in flight (a group, up to
     // 16) or a resume that skipped them differs by more.
-    if std::env::var_os("WINIC_EMULATED").is_none() {
+    if !common::emulated() {
         let differ: Vec<&String> = got.0.symmetric_difference(&reference.0).collect();
         assert!(
             differ.len() <= 2,
@@ -186,11 +186,7 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
     // enough of them; under an emulator a part of the forms times only
     // noise and is held back (5 to 24 of 38 AArch64 forms measured in
     // runs on the Xeon guest), and only the stop and the resume count.
-    let enough = if std::env::var_os("WINIC_EMULATED").is_some() {
-        1
-    } else {
-        10
-    };
+    let enough = if common::emulated() { 1 } else { 10 };
     assert!(reference.0.len() >= enough, "{:?}", reference.0);
     if cfg!(target_arch = "x86_64") {
         // ADC/SBB forms get their range from the helper pass; killed

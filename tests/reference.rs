@@ -116,14 +116,13 @@ fn golden_cove_server_features() -> bool {
 /// thread comes out 20-30% slow (seen in CI: 25 of 42 throughputs off).
 static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The host's core, or `None` (saying why) when the published values
-/// cannot be compared here.
-fn core_to_compare() -> Option<&'static str> {
-    if std::env::var_os("WINIC_EMULATED").is_some() {
-        skip("under an emulator times mean nothing");
-        return None;
+/// The host's core, or why the published values cannot be compared here
+/// (the caller skips, saying it).
+fn core_to_compare() -> Result<&'static str, String> {
+    if winic::testing::emulated() {
+        return Err("under an emulator times mean nothing".into());
     }
-    host_core().map_err(skip).ok()
+    host_core()
 }
 
 /// Why the published latencies of the host's table may not be its
@@ -152,16 +151,13 @@ fn unknown_latencies() -> Option<String> {
     None
 }
 
-/// [`core_to_compare`] for the published latencies: `None` (saying why)
-/// also where they may not be the core's ([`unknown_latencies`]).
-fn core_to_compare_latencies() -> Option<&'static str> {
+/// [`core_to_compare`] for the published latencies: also why not where
+/// they may not be the core's ([`unknown_latencies`]).
+fn core_to_compare_latencies() -> Result<&'static str, String> {
     let core = core_to_compare()?;
     match unknown_latencies() {
-        Some(why) => {
-            skip(why);
-            None
-        }
-        None => Some(core),
+        Some(why) => Err(why),
+        None => Ok(core),
     }
 }
 
@@ -273,8 +269,9 @@ fn enough(core: &str, what: &str, agreeing: usize, compared: usize, report: &str
 
 #[test]
 fn throughputs_agree_with_published_values() {
-    let Some(core) = core_to_compare() else {
-        return;
+    let core = match core_to_compare() {
+        Ok(core) => core,
+        Err(why) => return skip(why),
     };
     let table: Vec<Row> = table("reference-throughput.yaml", core);
     assert!(table.iter().all(|r| !r.source.is_empty()));
@@ -312,8 +309,9 @@ fn throughputs_agree_with_published_values() {
 
 #[test]
 fn latencies_agree_with_published_values() {
-    let Some(core) = core_to_compare_latencies() else {
-        return;
+    let core = match core_to_compare_latencies() {
+        Ok(core) => core,
+        Err(why) => return skip(why),
     };
     let table: Vec<LatencyRow> = table("reference-latency.yaml", core);
     assert!(table.iter().all(|r| !r.source.is_empty()));
@@ -413,8 +411,9 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
         required.len()
     );
 
-    let Some(core) = core_to_compare_latencies() else {
-        return;
+    let core = match core_to_compare_latencies() {
+        Ok(core) => core,
+        Err(why) => return skip(why),
     };
     if core != "golden_cove" {
         skip(format!(
@@ -473,8 +472,9 @@ struct MemoryRow {
 
 #[test]
 fn memory_forms_agree_with_published_values() {
-    let Some(core) = core_to_compare() else {
-        return;
+    let core = match core_to_compare() {
+        Ok(core) => core,
+        Err(why) => return skip(why),
     };
     let path = format!(
         "{}/tests/fixtures/reference-memory.yaml",

@@ -39,7 +39,7 @@ fn every_validation_kernel_assembles_with_winic() {
     // The harness (host python) runs this build's binary: natively, or
     // under the emulator the tests themselves run under.
     let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
-    if std::env::var_os("WINIC_EMULATED").is_some() && runner.is_empty() {
+    if common::emulated() && runner.is_empty() {
         common::skip("emulated, and WINIC_TEST_RUNNER names no emulator to run winic under");
         return;
     }

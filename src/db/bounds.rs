@@ -49,7 +49,6 @@ pub fn anchor_or_alias(text: &str) -> Option<(usize, usize, String)> {
         while i < chars.len() {
             let (col, c) = chars[i];
             let next = chars.get(i + 1).map(|&(_, c)| c);
-            let spaced = |c: Option<char>| c.is_none_or(|c| c == ' ' || c == '\t');
             i += 1;
             if let Some(q) = quote {
                 match (q, c) {
@@ -115,6 +114,12 @@ pub fn anchor_or_alias(text: &str) -> Option<(usize, usize, String)> {
         }
     }
     None
+}
+
+/// Whether `c` (the character after an indicator) ends it: a blank or the
+/// line's end.
+fn spaced(c: Option<char>) -> bool {
+    c.is_none_or(|c| c == ' ' || c == '\t')
 }
 
 /// The forms that have more than one entry, each with the 1-based

@@ -153,7 +153,7 @@ fn kernels_run_on_the_host() {
     // dependent one-cycle adds takes about a cycle per add (under qemu
     // times mean nothing).
     let c = chain_cycles(form, 8);
-    if std::env::var_os("WINIC_EMULATED").is_none() {
+    if !crate::testing::emulated() {
         assert!((0.5..2.0).contains(&c), "{c} cycles per add");
     }
 }
@@ -501,7 +501,7 @@ fn a_batch_measures_past_faults() {
     let mut o = quick();
     // The idle time after which a silent child counts as hung: longer
     // under an emulator, where a plain body takes a while too.
-    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+    let emulated = crate::testing::emulated();
     o.deadline = Duration::from_secs(if emulated { 20 } else { 1 });
     o.clock = Clock::Fixed(3.0);
     let make = |i: usize| Ok((pairs[i].0.clone(), pairs[i].1.clone()));

@@ -1053,7 +1053,7 @@ mod tests {
         // Under qemu (WINIC_EMULATED) times mean nothing: a difference
         // that is not positive, or a body twice that took hardly longer
         // than once, is then a failure with that reason.
-        let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+        let emulated = crate::testing::emulated();
         for (r, measured) in rows.iter().zip([true, false, true, false]) {
             match (&r.outcome, measured) {
                 (Outcome::Measured(m), true) => {

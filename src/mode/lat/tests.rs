@@ -76,7 +76,7 @@ fn a_small_run_measures_symmetric_and_asymmetric_sub_latencies() {
     let mut want = names.to_vec();
     want.sort();
     assert_eq!(sorted, want);
-    let emulated = std::env::var_os("WINIC_EMULATED").is_some();
+    let emulated = crate::testing::emulated();
     let value = |form: &str, s: &str, d: &str| -> Result<(f64, f64), Failure> {
         let row = run.rows.iter().find(|r| r.form.name() == form).unwrap();
         let Outcome::Measured(subs, _) = &row.outcome else {
