@@ -71,13 +71,12 @@ for f in "$repo"/tests/*.rs; do
     exit 2
   fi
 done
+skips=()
 if [ "$scope" = all ]; then
   selection=(--profile cross-test)
-  skips=()
 else
   selection=(--release --lib)
   for n in "${CROSS_TESTS[@]}"; do selection+=(--test "$n"); done
-  skips=()
   for m in "${HOST_ONLY_MODULES[@]}"; do skips+=(--skip "$m"); done
 fi
 
@@ -117,12 +116,6 @@ for arch in "${archs[@]}"; do
   ); then
     fail "$arch: cargo test --target failed"
   fi
-  # One summary line per arch: the sums of every `test result:` line.
-  awk -v a="$arch" '/^test result:/ {
-      for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^(passed|failed|ignored|filtered)/) n[$(i+1)] += $i }
-      ok = ok && $3 == "ok."; seen = 1 }
-    BEGIN { ok = 1 }
-    END { if (!seen) ok = 0; printf "test result (%s): %s. %d passed; %d failed; %d ignored; %d host-only filtered out\n", a, ok ? "ok" : "FAILED", n["passed;"], n["failed;"], n["ignored;"], n["filtered"] }' "$log"
   "$here/skips.sh" "$arch" "$log"
   rm -f "$log"
 
