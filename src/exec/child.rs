@@ -2,6 +2,7 @@
 //! over a pipe, watched with a deadline. Whatever the child does (fault,
 //! exit, garbage, silence, hang) the parent reaps it and returns a value.
 
+use super::jail;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::libc;
@@ -36,6 +37,11 @@ pub enum ChildError {
 impl fmt::Display for ChildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ChildError::Signal(Signal::SIGSYS) => write!(
+                f,
+                "killed by SIGSYS: it tried to create a process or thread (fork, \
+                 vfork, clone or clone3), which measured code may not"
+            ),
             ChildError::Signal(s) => write!(f, "killed by {}", s.as_str()),
             ChildError::Exit(c) => write!(f, "exited with status {c}"),
             ChildError::Timeout(d) => {
@@ -133,7 +139,7 @@ pub fn in_child_stream(
         Err(e) => Some(sys("fork", e)),
         Ok(ForkResult::Child) => {
             drop(rx);
-            child_setup(parent);
+            let jailed = child_setup(parent);
             let status = match pin(cpu) {
                 Ok(()) => {
                     work(&mut Records { tx });
@@ -141,6 +147,9 @@ pub fn in_child_stream(
                 }
                 Err(code) => code,
             };
+            if !jailed {
+                jail::kill_descendants();
+            }
             // SAFETY: see `in_child`.
             unsafe { libc::_exit(status) }
         }
@@ -245,8 +254,10 @@ fn pin(cpu: Option<usize>) -> Result<(), i32> {
 }
 
 /// What a child of `parent` does first, right after the fork (`in_child`
-/// and `in_child_stream`).
-fn child_setup(parent: Pid) {
+/// and `in_child_stream`). Returns whether process creation is refused
+/// from here on ([`jail`]); if not, the child must kill its descendants
+/// before it ends.
+fn child_setup(parent: Pid) -> bool {
     // The child dies with winic: killed with SIGKILL, which nothing can
     // catch, winic leaves no watchdog behind, and a hanging kernel would
     // run on, holding winic's open files (the database's lock among them).
@@ -272,6 +283,8 @@ fn child_setup(parent: Pid) {
         // SAFETY: restoring the default action installs no handler.
         let _ = unsafe { sigaction(sig, &default) };
     }
+    jail::become_subreaper();
+    jail::refuse_process_creation()
 }
 
 /// The parent's half of [`child_setup`]'s process group (whichever runs
@@ -294,11 +307,14 @@ fn child_main(
     tx: OwnedFd,
     work: impl FnOnce() -> Vec<f64>,
 ) -> i32 {
-    child_setup(parent);
+    let jailed = child_setup(parent);
     if let Err(code) = pin(cpu) {
         return code;
     }
     let values = work();
+    if !jailed {
+        jail::kill_descendants();
+    }
     if write_all(&tx, &encode(&values)) {
         0
     } else {
@@ -507,21 +523,56 @@ mod tests {
         assert_eq!(fate, Some(ChildError::Timeout(idle)));
     }
 
-    /// Forks a grandchild that closes every inherited descriptor (so the
-    /// pipe ends with the child) and spins; returns its pid.
-    fn fork_spinner() -> i32 {
-        // SAFETY: the grandchild only makes system calls and spins.
+    /// How a kernel's fork tries to outlive it.
+    #[derive(Clone, Copy, Debug)]
+    enum Escape {
+        /// A plain fork: the process stays in the child's group.
+        Fork,
+        /// A fork that calls `setsid`: a session and group of its own.
+        Setsid,
+        /// A fork that forks again, `setsid`s and exits: the spinner is an
+        /// orphan in a group of its own.
+        DoubleFork,
+    }
+
+    /// Forks a process that closes every inherited descriptor (so the
+    /// pipe ends with the child) and spins, as `how` says; returns its pid,
+    /// or -1 when the fork was refused.
+    fn fork_spinner(how: Escape) -> i32 {
+        let (rx, tx) = nix::unistd::pipe().unwrap();
+        let spin = |tx: &OwnedFd| -> ! {
+            let me = std::process::id().to_le_bytes();
+            let _ = nix::unistd::write(tx, &me);
+            for fd in 3..1024 {
+                // SAFETY: closing descriptors the spinner does not use.
+                unsafe { libc::close(fd) };
+            }
+            loop {
+                std::hint::spin_loop();
+            }
+        };
+        // SAFETY: the forked processes only make system calls and spin or
+        // exit.
         match unsafe { libc::fork() } {
             0 => {
-                for fd in 3..1024 {
-                    // SAFETY: closing descriptors the spinner does not use.
-                    unsafe { libc::close(fd) };
+                if !matches!(how, Escape::Fork) {
+                    let _ = nix::unistd::setsid();
                 }
-                loop {
-                    std::hint::spin_loop();
+                if matches!(how, Escape::DoubleFork) && unsafe { libc::fork() } != 0 {
+                    // SAFETY: the middle process ends at once.
+                    unsafe { libc::_exit(0) }
+                }
+                spin(&tx)
+            }
+            -1 => -1,
+            _ => {
+                drop(tx);
+                let mut pid = [0u8; 4];
+                match nix::unistd::read(&rx, &mut pid) {
+                    Ok(4) => i32::from_le_bytes(pid),
+                    _ => -1,
                 }
             }
-            pid => pid,
         }
     }
 
@@ -551,33 +602,56 @@ mod tests {
         gone
     }
 
+    const ESCAPES: [Escape; 3] = [Escape::Fork, Escape::Setsid, Escape::DoubleFork];
+
+    /// On Linux a child that creates a process is killed at the attempt
+    /// (the seccomp filter); under qemu-user, which refuses filters, what
+    /// it forked dies with it however it left the child's group.
     #[test]
-    fn what_a_child_forked_dies_with_it() {
-        let got = in_child(None, SHORT, || vec![fork_spinner() as f64]);
-        let grandchild = got.as_ref().expect("the child exits normally")[0] as i32;
-        assert!(grandchild > 0, "{got:?}");
-        assert!(
-            gone_within(grandchild, Duration::from_secs(2)),
-            "grandchild {grandchild} still runs after the child was reaped"
-        );
+    fn what_a_child_forks_is_refused_or_dies_with_it() {
+        for how in ESCAPES {
+            let got = in_child(None, SHORT, move || vec![fork_spinner(how) as f64]);
+            if !crate::testing::emulated() {
+                assert_eq!(got, Err(ChildError::Signal(Signal::SIGSYS)), "{how:?}");
+                continue;
+            }
+            let spinner = got.as_ref().expect("the child exits normally")[0] as i32;
+            assert!(spinner > 0, "{how:?}: {got:?}");
+            assert!(
+                gone_within(spinner, Duration::from_secs(2)),
+                "{how:?}: spinner {spinner} still runs after the child was reaped"
+            );
+        }
     }
 
+    /// The same for a child that then hangs and is killed (under qemu-user
+    /// only the process group is killed: `setsid` escapes it there).
     #[test]
-    fn what_a_hanging_child_forked_dies_with_it() {
+    fn what_a_hanging_child_forks_is_refused_or_dies_with_it() {
         let idle = Duration::from_millis(300);
-        let (got, fate) = stream(None, idle, |r| {
-            r.send(&[fork_spinner() as f64]);
-            loop {
-                std::hint::spin_loop();
+        for how in ESCAPES {
+            if crate::testing::emulated() && !matches!(how, Escape::Fork) {
+                continue;
             }
-        });
-        assert_eq!(fate, Some(ChildError::Timeout(idle)));
-        let grandchild = got[0][0] as i32;
-        assert!(grandchild > 0, "{got:?}");
-        assert!(
-            gone_within(grandchild, Duration::from_secs(2)),
-            "grandchild {grandchild} still runs after the child was killed"
-        );
+            let (got, fate) = stream(None, idle, move |r| {
+                r.send(&[fork_spinner(how) as f64]);
+                loop {
+                    std::hint::spin_loop();
+                }
+            });
+            if !crate::testing::emulated() {
+                assert_eq!(fate, Some(ChildError::Signal(Signal::SIGSYS)), "{how:?}");
+                assert!(got.is_empty(), "{how:?}: {got:?}");
+                continue;
+            }
+            assert_eq!(fate, Some(ChildError::Timeout(idle)));
+            let spinner = got[0][0] as i32;
+            assert!(spinner > 0, "{got:?}");
+            assert!(
+                gone_within(spinner, Duration::from_secs(2)),
+                "spinner {spinner} still runs after the child was killed"
+            );
+        }
     }
 
     /// A child whose winic is killed with SIGKILL (no watchdog left)

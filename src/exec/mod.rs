@@ -5,6 +5,7 @@
 
 mod child;
 pub mod data;
+mod jail;
 pub mod once;
 pub mod run;
 
