@@ -126,12 +126,7 @@ pub fn kill_descendants() -> usize {
         }
         for pid in children {
             let _ = kill(pid, Signal::SIGKILL);
-            loop {
-                match waitpid(pid, None) {
-                    Err(Errno::EINTR) => continue,
-                    _ => break,
-                }
-            }
+            while let Err(Errno::EINTR) = waitpid(pid, None) {}
             killed += 1;
         }
     }
