@@ -251,6 +251,39 @@ fn export_refuses_a_missing_database_and_a_missing_format() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--osaca"));
 }
 
+/// An empty file and a database without entries give no model (issue 46:
+/// both were exported as a machine file of 0 forms).
+#[test]
+fn export_refuses_an_empty_file_and_a_database_without_entries() {
+    let dir = fixture("empty");
+    for (name, text, says) in [
+        ("empty.yml", "", "the file is empty"),
+        ("none.yml", "---\n[]\n...\n", "the database has no entries"),
+    ] {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = dir.0.join("out.yml");
+        let o = common::winic_command(&[
+            "export",
+            "--osaca",
+            "--arch",
+            "x86_64",
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{}: {says}", path.display())),
+            "{name}: {err}"
+        );
+        assert!(!out.exists(), "{name}: a model was written");
+    }
+}
+
 /// The python of a virtual environment with OSACA 0.7.1, or why there is
 /// none: `WINIC_OSACA_PYTHON` where it is set, else a venv this test
 /// binary installs once under `target/tmp/` from PyPI (`python3 -m venv`,

@@ -46,6 +46,13 @@ impl Database {
                 ))
             }
         };
+        if text.trim().is_empty() {
+            return Err(Error::BadInput(format!(
+                "{}: the file is empty ({} bytes), not a database: winic and WINIC write                  `---`, the entries and `...` even when there are none (`[]`); it was probably                  cut or truncated: restore it, or delete it to start a new database",
+                path.display(),
+                text.len()
+            )));
+        }
         // `was`: "was" for a file of LLVM's writer, "was probably" else.
         let cut = |what: String, was: &str| {
             let journals: Vec<String> = ["TP", "LAT"]
@@ -483,6 +490,28 @@ mod tests {
         let dir = scratch_dir("missing");
         let db = Database::load(dir.join("none.yaml")).unwrap();
         assert!(db.entries.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An empty file is not a database (issue 46: it was read as one, and
+    /// `export` wrote a model of 0 forms); an empty database written by
+    /// winic is.
+    #[test]
+    fn an_empty_file_is_refused_and_an_empty_database_loads() {
+        let dir = scratch_dir("empty");
+        for text in ["", "\n  \n"] {
+            let path = dir.join("empty.yaml");
+            fs::write(&path, text).unwrap();
+            let msg = Database::load(&path).unwrap_err().to_string();
+            assert!(
+                msg.starts_with(&format!("{}: the file is empty", path.display()))
+                    && msg.contains("delete it to start a new database"),
+                "{msg}"
+            );
+        }
+        let path = dir.join("none.yaml");
+        Database::default().save(&path).unwrap();
+        assert!(Database::load(&path).unwrap().entries.is_empty());
         fs::remove_dir_all(&dir).unwrap();
     }
 

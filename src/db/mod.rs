@@ -102,6 +102,9 @@ impl Database {
     /// other configs stay.
     pub fn merge_vector_config(&mut self, base: Entry, config: VectorConfig, latencies: bool) {
         if self.get_mut(&base.llvm_name).is_none() {
+            if !config.measured.has_value() {
+                return;
+            }
             self.entries.push(base.clone());
         }
         let entry = self.get_mut(&base.llvm_name).expect("added above");
@@ -145,13 +148,17 @@ impl Database {
 
     /// [`Database::merge_throughput`] (`latencies` false) or
     /// [`Database::merge_latency`]; a vector state `entry` names replaces
-    /// the old one.
+    /// the old one. A form not yet in the database is added only with a
+    /// value ([`Measured::has_value`]): a form that failed gets no entry
+    /// of nulls; one already there loses the values this run failed to
+    /// measure again.
     fn merge_measured(&mut self, entry: Entry, latencies: bool) {
         match self.get_mut(&entry.llvm_name) {
             Some(old) => {
                 old.measured.merge(entry.measured, latencies);
                 old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
+            None if !entry.measured.has_value() && entry.vector_configs.is_empty() => {}
             None => self.entries.push(entry),
         }
     }

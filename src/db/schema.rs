@@ -220,6 +220,20 @@ impl Measured {
         }
     }
 
+    /// Whether anything was measured: a throughput, a latency or one
+    /// bound of an operand pair. An entry without is not written for a
+    /// form the database lacks (a failed form gets no entry).
+    pub fn has_value(&self) -> bool {
+        self.throughput.is_some()
+            || self.throughput_min.is_some()
+            || self.throughput_max.is_some()
+            || self.latency.is_some()
+            || self
+                .operand_latencies
+                .iter()
+                .any(|l| l.latency_min.is_some() || l.latency_max.is_some())
+    }
+
     fn put_operand_latency(&mut self, lat: OperandLatency) {
         let slot = self.operand_latencies.iter_mut().find(|l| {
             l.source_operand == lat.source_operand && l.target_operand == lat.target_operand

@@ -211,3 +211,37 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
     assert_eq!(db.entries.len(), n + 1);
     assert_eq!(Database::parse(&db.to_yaml()).unwrap(), db);
 }
+
+/// A form that failed gets no entry of nulls (issue 46: TP's failed
+/// helper pass and LAT's all-failed pairs wrote them); one already in the
+/// database is merged as before.
+#[test]
+fn a_form_without_a_value_gets_no_entry() {
+    let mut db = Database::parse(X60).unwrap();
+    let n = db.entries.len();
+    let failed_tp = entry("NEWTP");
+    db.merge_throughput(failed_tp.clone());
+    let mut failed_lat = entry("NEWLAT");
+    failed_lat.set_operand_latency("1", "0", None);
+    db.merge_latency(failed_lat.clone());
+    db.merge_vector_config(
+        failed_tp.clone(),
+        VectorConfig::from_entry(&failed_tp, 8, "m4"),
+        false,
+    );
+    assert_eq!(db.entries.len(), n, "{:?}", db.entries.last());
+    let mut measured = entry("NEWTP");
+    measured.set_throughput(1.0, 1.0);
+    db.merge_throughput(measured);
+    assert_eq!(db.entries.len(), n + 1);
+    db.merge_throughput(failed_tp);
+    assert_eq!(
+        db.get("NEWTP").unwrap().throughput,
+        None,
+        "a failed re-run clears"
+    );
+    let mut lat = entry("NEWLAT");
+    lat.set_operand_latency("1", "0", Some((3.0, 3.0)));
+    db.merge_latency(lat);
+    assert_eq!(db.get("NEWLAT").unwrap().latency, Some(3.0));
+}

@@ -290,7 +290,15 @@ fn load_databases(paths: &[PathBuf]) -> Result<Database, Error> {
                 p.display()
             )));
         }
-        for entry in Database::load(p)?.entries {
+        let entries = Database::load(p)?.entries;
+        if entries.is_empty() {
+            return Err(Error::BadInput(format!(
+                "{}: the database has no entries, so there is nothing to export; measure into \
+                 it first (`winic TP -o {0}`, `winic LAT -o {0}`)",
+                p.display()
+            )));
+        }
+        for entry in entries {
             if entry.throughput.is_some() {
                 db.merge_throughput(entry.clone());
             }
