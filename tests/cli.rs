@@ -646,7 +646,15 @@ fn man_kernels_that_fork_leave_no_process_behind() {
             let _ = done_tx.send(e);
         });
         let err = done.recv_timeout(std::time::Duration::from_secs(60));
-        let status = run.try_wait().unwrap();
+        // The pipes close as winic exits: its status follows at once.
+        let mut status = None;
+        for _ in 0..100 {
+            status = run.try_wait().unwrap();
+            if status.is_some() || err.is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         if status.is_none() {
             let _ = run.kill();
         }

@@ -14,13 +14,7 @@ use std::time::{Duration, Instant};
 /// A selection of forms of the host's arch that takes a few seconds and
 /// has forms with an implicit dependency (a helper pass) on x86.
 fn selection() -> Vec<&'static str> {
-    // Under an emulator the clock cannot be measured (winic says so and
-    // stops): a fixed one, as scripts/emulated-full-run.sh gives.
-    let clock: &[&str] = if common::emulated() {
-        &["-f", "1"]
-    } else {
-        &[]
-    };
+    let clock = clock();
     // Under qemu (a debug build in CI) every form takes a good part of a
     // second: a few dozen forms, of which 10 are measured before the stop.
     let filter = if cfg!(target_arch = "x86_64") {
@@ -30,9 +24,31 @@ fn selection() -> Vec<&'static str> {
     } else {
         "^V(ADD|SUB|MUL|AND|OR|XOR|MIN|MAX)"
     };
-    let mut v = clock.to_vec();
+    let mut v = clock;
     v.extend(["--filter", filter, "--vtypes", "none", "--noReport"]);
     v
+}
+
+/// The clock option: under an emulator the clock cannot be measured
+/// (winic says so and stops): a fixed one, as
+/// scripts/emulated-full-run.sh gives.
+fn clock() -> Vec<&'static str> {
+    if common::emulated() {
+        vec!["-f", "1"]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A form of the host's arch outside [`selection`].
+fn host_form() -> &'static str {
+    if cfg!(target_arch = "x86_64") {
+        "IMUL64rr"
+    } else if cfg!(target_arch = "aarch64") {
+        "MADDXrrr"
+    } else {
+        "MUL"
+    }
 }
 
 fn winic(args: &[&str], dir: &Path) -> Command {
@@ -125,11 +141,28 @@ fn stop_and_resume(
     );
     if signal == nix::sys::signal::Signal::SIGINT {
         assert_eq!(out.status.code(), Some(130), "{name}: {err}");
-        assert!(err.contains("--resume"), "{name}: {err}");
+        assert!(
+            err.contains("continue with `winic ")
+                && err.contains(" TP --resume -o db.yaml --filter '^"),
+            "{name}: {err}"
+        );
         // What was finished is in the database already.
         let (saved, _) = forms(&dir.join("db.yaml"));
         assert!(!saved.is_empty(), "{name}: nothing saved\n{err}");
     }
+    // Another selection does not continue this run's journal (issue 46:
+    // it merged the other selection's forms without a word).
+    let before = std::fs::read_to_string(&journal).unwrap();
+    let mut other = vec!["TP", "-o", "db.yaml", "--resume", "-i", host_form()];
+    other.extend(clock());
+    let out = winic(&other, &dir).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+    assert!(
+        err.contains("belongs to another run: `winic ") && err.contains(" TP --filter '^"),
+        "{name}: {err}"
+    );
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), before);
     let mut args = vec!["TP", "-o", "db.yaml", "--resume"];
     args.extend(selection());
     let out = winic(&args, &dir).output().unwrap();
@@ -243,5 +276,88 @@ fn a_result_that_cannot_be_written_stops_the_run() {
         "{lines} journal lines of {selected} forms: the run went on after the failure"
     );
     eprintln!("stopped after {lines} journal lines in {:?}", t0.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A full disk that takes the database too still leaves the journal, and
+/// the error says how to go on (issue 46: only "File too large" or "No
+/// space left on device" was printed). The files may grow to 1.5 KB
+/// (RLIMIT_FSIZE, SIGXFSZ ignored): the journal fails after a few forms,
+/// and the database of those forms, written at the end, is larger than
+/// their journal lines.
+#[test]
+fn a_database_that_cannot_be_saved_still_says_how_to_resume() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("fsize-db");
+    let mut args = vec!["TP", "-o", "db.yaml"];
+    args.extend(selection());
+    let mut cmd = winic(&args, &dir);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            use nix::sys::resource::{setrlimit, Resource};
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            signal(Signal::SIGXFSZ, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+            setrlimit(Resource::RLIMIT_FSIZE, 1536, 1536).map_err(std::io::Error::from)?;
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("a result could not be written")
+            && err.contains("the database db.yaml could not be saved either")
+            && err.contains("its journal db.yaml.TP.journal keeps every finished form")
+            && err.contains("continue with `winic "),
+        "{err}"
+    );
+    assert!(dir.join("db.yaml.TP.journal").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A second SIGINT ends the run at once, and still says how to resume
+/// and removes the lock file (issue 46: it exited silently and left the
+/// lock). Should the run have ended from the first before the second
+/// arrived, the first's message says it.
+#[test]
+fn a_second_sigint_says_how_to_resume_and_leaves_no_lock() {
+    let dir = scratch("second");
+    let mut args = vec!["TP", "-o", "db.yaml"];
+    args.extend(selection());
+    let mut child = winic(&args, &dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = dir.join("db.yaml.TP.journal");
+    let start = Instant::now();
+    while journalled(&journal).0 < 3 && start.elapsed() < Duration::from_secs(300) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended too soon"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("stopped at once by a second SIGINT or SIGTERM")
+            || err.contains("stopped by SIGINT or SIGTERM"),
+        "{err}"
+    );
+    assert!(
+        err.contains("continue with `winic ") && err.contains("TP --resume -o db.yaml"),
+        "{err}"
+    );
+    assert!(journal.exists(), "{err}");
+    assert!(
+        !dir.join("db.yaml.lock").exists(),
+        "the lock file is left\n{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

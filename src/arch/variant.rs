@@ -35,6 +35,24 @@ impl VectorTypes {
         }
     }
 
+    /// As `--vtypes` spells it (`all`, `none`, `e8m1,e16mf2`): parsed
+    /// back, the same types.
+    pub fn spec(&self) -> String {
+        let all: Vec<VType> = VType::all().filter(|v| *v != VType::DEFAULT).collect();
+        if self.0 == all {
+            return "all".into();
+        }
+        if self.0.is_empty() {
+            return "none".into();
+        }
+        let keys: Vec<String> = self
+            .0
+            .iter()
+            .map(|v| format!("e{}{}", v.sew, v.lmul.name()))
+            .collect();
+        keys.join(",")
+    }
+
     /// How many types.
     pub fn len(&self) -> usize {
         self.0.len()

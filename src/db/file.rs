@@ -23,8 +23,23 @@ impl Database {
     /// expands a 1 MB file to gigabytes); so is a form with more than one
     /// entry, which winic's writers never make and whose readers would
     /// disagree on which one counts.
+    ///
+    /// A value no measurement can give (negative, not finite, a
+    /// throughput of 0: [`Measured::drop_impossible`]) is read as
+    /// unmeasured, and a warning on standard error names how many and the
+    /// first few.
     pub fn load(path: impl AsRef<Path>) -> Result<Database, Error> {
         let path = path.as_ref();
+        let (db, dropped) = Database::load_noting(path)?;
+        if !dropped.is_empty() {
+            eprintln!("winic: warning: {}", describe_dropped(path, &dropped));
+        }
+        Ok(db)
+    }
+
+    /// [`Database::load`], returning instead of printing the values read
+    /// as unmeasured (`ADD64rr: throughput -5`).
+    pub fn load_noting(path: &Path) -> Result<(Database, Vec<String>), Error> {
         if let Ok(meta) = fs::metadata(path) {
             if meta.len() > bounds::MAX_BYTES {
                 return Err(Error::BadInput(format!(
@@ -38,7 +53,9 @@ impl Database {
         }
         let text = match fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Database::default()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok((Database::default(), Vec::new()))
+            }
             Err(e) => {
                 return Err(Error::Io(
                     format!("reading the database {}", path.display()),
@@ -99,7 +116,7 @@ impl Database {
                 return Err(cut(what, "was probably"));
             }
         }
-        let db = Database::parse(&text).map_err(|e| {
+        let mut db = Database::parse(&text).map_err(|e| {
             let at = e
                 .location()
                 .map(|l| format!(":{}:{}", l.line(), l.column()))
@@ -118,7 +135,16 @@ impl Database {
                 bounds::describe_duplicates(&dup)
             )));
         }
-        Ok(db)
+        let mut dropped = Vec::new();
+        for e in &mut db.entries {
+            let name = e.llvm_name.clone();
+            dropped.extend(
+                e.drop_impossible()
+                    .into_iter()
+                    .map(|d| format!("{name}: {d}")),
+            );
+        }
+        Ok((db, dropped))
     }
 
     /// Parses a database from YAML text; a text without a document (empty,
@@ -186,6 +212,22 @@ impl Database {
 /// Whether the last line that is not blank is YAML's document end marker
 /// `...`, which [`Database::write_yaml`] (and LLVM's `yaml::Output`, so
 /// WINIC) writes last: a file that has it was not cut.
+/// One line on the values of `path` read as unmeasured: how many, the
+/// first three.
+pub(super) fn describe_dropped(path: &Path, dropped: &[String]) -> String {
+    let shown: Vec<&str> = dropped.iter().take(3).map(String::as_str).collect();
+    format!(
+        "{}: {} value{} no measurement can give (negative, not finite, a throughput of 0, \
+         above {} cycles, or a lower bound above its upper), read as unmeasured: {}{}",
+        path.display(),
+        dropped.len(),
+        if dropped.len() == 1 { " is" } else { "s are" },
+        super::MAX_CYCLES,
+        shown.join("; "),
+        if dropped.len() > 3 { "; ..." } else { "" }
+    )
+}
+
 fn has_end_marker(text: &str) -> bool {
     text.lines()
         .rev()
@@ -512,6 +554,42 @@ mod tests {
         let path = dir.join("none.yaml");
         Database::default().save(&path).unwrap();
         assert!(Database::load(&path).unwrap().entries.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Values no measurement gives (WINIC's published Grace Hopper file
+    /// has throughputs of 0 and -0 and latencies of -2) are read as
+    /// unmeasured and named, never taken as they are.
+    #[test]
+    fn impossible_values_are_read_as_unmeasured_and_named() {
+        let dir = scratch_dir("impossible");
+        let path = dir.join("db.yaml");
+        let text = "---\n- llvmName: A\n  name: a\n  throughput: -0\n  throughputMin: -0\n  \
+                    throughputMax: 0.5\n- llvmName: B\n  name: b\n  latency: -2\n  \
+                    operandLatencies:\n    - sourceOperand: '1'\n      targetOperand: '0'\n      \
+                    latencyMin: -2\n      latencyMax: .nan\n- llvmName: C\n  name: c\n  \
+                    latency: 0\n  throughput: 0.25\n...\n";
+        fs::write(&path, text).unwrap();
+        let (db, dropped) = Database::load_noting(&path).unwrap();
+        assert_eq!(
+            dropped,
+            [
+                "A: throughput 0",
+                "A: throughputMin 0",
+                "B: latency -2",
+                "B: latencyMin of 1 -> 0 -2",
+                "B: latencyMax of 1 -> 0 NaN"
+            ]
+        );
+        let a = db.get("A").unwrap();
+        assert_eq!((a.throughput, a.throughput_max), (None, Some(0.5)));
+        let c = db.get("C").unwrap();
+        assert_eq!((c.latency, c.throughput), (Some(0.0), Some(0.25)));
+        let line = describe_dropped(&path, &dropped);
+        assert!(
+            line.contains("5 values are no measurement") && line.ends_with("; ..."),
+            "{line}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -8,12 +8,12 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The crash-safe record of a run in progress: `<database>.journal`, one
-/// JSON line per finished form (its name and, when it was measured, its
-/// entry), appended and flushed as each form finishes. A run killed at any
-/// moment loses at most the form it was measuring; `--resume` reads the
-/// journal back, and a run that ends merges it into the database and
-/// removes it.
+/// The crash-safe record of a run in progress: `<database>.TP.journal`,
+/// first the run it belongs to ([`JournalRun`]), then one JSON line per
+/// finished form (its name and, when it was measured, its entry),
+/// appended and flushed as each form finishes. A run killed at any moment
+/// loses at most the form it was measuring; `--resume` reads the journal
+/// back, and a run that ends merges it into the database and removes it.
 pub struct Journal {
     path: PathBuf,
     out: fs::File,
@@ -27,6 +27,77 @@ struct JournalLine {
     entry: Option<Entry>,
 }
 
+/// The journal's first line.
+#[derive(Serialize, Deserialize)]
+struct HeaderLine {
+    run: JournalRun,
+}
+
+/// The run a journal belongs to: what `--resume` must give again to
+/// continue it (another selection would merge one run's forms into
+/// another's, another clock would mix values converted two ways).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalRun {
+    /// `TP` or `LAT`.
+    pub mode: String,
+    /// The arch of the forms (`x86_64`).
+    pub arch: String,
+    /// winic's options before the mode that change the values (`-f 3.5`).
+    pub global: Vec<String>,
+    /// The mode's options that choose the forms or change their values
+    /// (`--filter ^ADD`, `-i` with its names sorted), in a fixed order.
+    pub args: Vec<String>,
+}
+
+impl JournalRun {
+    /// The command line of the run (without its output file), for people.
+    pub fn command(&self) -> String {
+        let mut words = vec!["winic".to_string()];
+        words.extend(self.global.iter().map(|w| shell_word(w)));
+        words.push(self.mode.clone());
+        words.extend(self.args.iter().map(|w| shell_word(w)));
+        words.join(" ")
+    }
+
+    /// The command that continues this run into `database`.
+    pub fn resume_command(&self, database: &Path) -> String {
+        let mut words = vec!["winic".to_string()];
+        words.extend(self.global.iter().map(|w| shell_word(w)));
+        words.push(self.mode.clone());
+        words.extend(["--resume".into(), "-o".into()]);
+        words.push(shell_word(&database.display().to_string()));
+        words.extend(self.args.iter().map(|w| shell_word(w)));
+        words.join(" ")
+    }
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing
+/// the shell interprets, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./,:=+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// What an interrupted run's journal holds, for `--resume`.
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// The forms finished (measured or not), in journal order.
+    pub names: Vec<String>,
+    /// The entries of those measured.
+    pub entries: Vec<Entry>,
+    /// What the reader did not take, for standard error: a value no
+    /// measurement gives (the form is measured again), a journal of an
+    /// older winic.
+    pub notes: Vec<String>,
+}
+
 impl Journal {
     /// The journal of a `mode` run (`TP`, `LAT`) into `database`:
     /// `FILE.TP.journal`, one per mode, so that an interrupted run of one
@@ -37,17 +108,21 @@ impl Journal {
         PathBuf::from(p)
     }
 
-    /// Opens the journal of `database`: with `resume`, keeps what is there
-    /// and returns the names of the forms it lists and their entries;
-    /// without, refuses to overwrite an existing journal (a run was
-    /// interrupted: resume it or delete the file).
+    /// Opens the journal of `run` into `database`. Without `resume`,
+    /// refuses an existing journal (a run was interrupted: resume it or
+    /// delete the file). With it, reads what is there: a journal of
+    /// another run (selection, clock, arch) is refused, naming both and
+    /// how to continue it; an entry with a value no measurement gives is
+    /// left out, so the form is measured again. A new journal starts with
+    /// `run`.
     pub fn open(
         database: &Path,
-        mode: &str,
+        run: &JournalRun,
         resume: bool,
-    ) -> Result<(Journal, Vec<String>, Vec<Entry>), Error> {
-        let path = Journal::path_of(database, mode);
-        let (mut names, mut entries) = (Vec::new(), Vec::new());
+    ) -> Result<(Journal, Resumed), Error> {
+        let path = Journal::path_of(database, &run.mode);
+        let mut resumed = Resumed::default();
+        let mut header = true;
         if path.exists() {
             if !resume {
                 return Err(Error::BadInput(format!(
@@ -55,6 +130,15 @@ impl Journal {
                     path.display(),
                     database.display()
                 )));
+            }
+            if let Ok(meta) = fs::metadata(&path) {
+                if meta.len() > super::bounds::MAX_BYTES {
+                    return Err(Error::BadInput(format!(
+                        "{}: more than the {} MiB a journal may have; delete it to start over",
+                        path.display(),
+                        super::bounds::MAX_BYTES >> 20
+                    )));
+                }
             }
             let mut text = fs::read_to_string(&path)
                 .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
@@ -65,28 +149,21 @@ impl Journal {
                 fs::write(&path, &text)
                     .map_err(|e| Error::Io(format!("repairing {}", path.display()), e))?;
             }
-            for (k, line) in text.lines().enumerate() {
-                // A line cut by a crash is the form in progress: ignored.
-                let Ok(j) = serde_json::from_str::<JournalLine>(line) else {
-                    if k + 1 == text.lines().count() {
-                        continue;
-                    }
-                    return Err(Error::BadInput(format!(
-                        "{}:{}: not a journal line; delete the journal to start over",
-                        path.display(),
-                        k + 1
-                    )));
-                };
-                names.push(j.llvm_name);
-                entries.extend(j.entry);
-            }
+            header = text.is_empty();
+            resumed = read(&path, &text, run)?;
         }
-        let out = fs::OpenOptions::new()
+        let mut out = fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(|e| Error::Io(format!("opening {}", path.display()), e))?;
-        Ok((Journal { path, out }, names, entries))
+        if header {
+            let line = serde_json::to_string(&HeaderLine { run: run.clone() }).expect("plain data");
+            writeln!(out, "{line}")
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::Io(format!("writing {}", path.display()), e))?;
+        }
+        Ok((Journal { path, out }, resumed))
     }
 
     /// Appends one finished form.
@@ -101,6 +178,11 @@ impl Journal {
             .map_err(|e| Error::Io(format!("writing {}", self.path.display()), e))
     }
 
+    /// The journal's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Removes the journal (after its entries are in the saved database).
     pub fn finish(self) -> Result<(), Error> {
         fs::remove_file(&self.path)
@@ -108,22 +190,109 @@ impl Journal {
     }
 }
 
+/// The lines of the journal `path` of `run`, whose text is `text`.
+fn read(path: &Path, text: &str, run: &JournalRun) -> Result<Resumed, Error> {
+    let mut r = Resumed::default();
+    let count = text.lines().count();
+    for (k, line) in text.lines().enumerate() {
+        if k == 0 {
+            if let Ok(h) = serde_json::from_str::<HeaderLine>(line) {
+                if h.run != *run {
+                    return Err(Error::BadInput(format!(
+                        "{} belongs to another run: `{}`; this one is `{}`; continue that run \
+                         as it was started (`{}`), or delete the journal to start over",
+                        path.display(),
+                        h.run.command(),
+                        run.command(),
+                        h.run.resume_command(&database_of(path, &run.mode))
+                    )));
+                }
+                continue;
+            }
+            r.notes.push(format!(
+                "{}: written by an older winic, which did not record its run's selection: \
+                 resumed as `{}`",
+                path.display(),
+                run.command()
+            ));
+        }
+        // A line cut by a crash is the form in progress: ignored.
+        let Ok(mut j) = serde_json::from_str::<JournalLine>(line) else {
+            if k + 1 == count {
+                continue;
+            }
+            return Err(Error::BadInput(format!(
+                "{}:{}: not a journal line; delete the journal to start over",
+                path.display(),
+                k + 1
+            )));
+        };
+        if let Some(e) = &mut j.entry {
+            let dropped = e.drop_impossible();
+            if e.llvm_name != j.llvm_name || !dropped.is_empty() {
+                let why = if dropped.is_empty() {
+                    format!("an entry of {}", e.llvm_name)
+                } else {
+                    dropped.join(", ")
+                };
+                r.notes.push(format!(
+                    "{}:{}: {}: {why}: no measurement, measured again",
+                    path.display(),
+                    k + 1,
+                    j.llvm_name
+                ));
+                continue;
+            }
+        }
+        r.names.push(j.llvm_name);
+        r.entries.extend(j.entry);
+    }
+    Ok(r)
+}
+
+/// The database whose `mode` journal is `journal`.
+fn database_of(journal: &Path, mode: &str) -> PathBuf {
+    let s = journal.as_os_str().to_string_lossy();
+    PathBuf::from(s.strip_suffix(&format!(".{mode}.journal")).unwrap_or(&s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::isa::Arch;
 
-    #[test]
-    fn a_journal_survives_an_interrupted_run_and_is_refused_without_resume() {
-        let dir = std::env::temp_dir().join(format!("winic-journal-{}", std::process::id()));
+    fn run(args: &[&str]) -> JournalRun {
+        JournalRun {
+            mode: "TP".into(),
+            arch: "x86_64".into(),
+            global: vec!["-f".into(), "3.5".into()],
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("winic-journal-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("db.yaml");
+        dir
+    }
+
+    fn add64(throughput: f64) -> Entry {
         let form = crate::isa::Isa::get(Arch::X86_64).instr("ADD64rr").unwrap();
         let mut e = Entry::for_form(form);
-        e.set_throughput(0.25, 0.25);
+        e.set_throughput(throughput, throughput);
+        e
+    }
+
+    #[test]
+    fn a_journal_survives_an_interrupted_run_and_is_refused_without_resume() {
+        let dir = scratch("survives");
+        let db = dir.join("db.yaml");
+        let e = add64(0.25);
+        let r = run(&[]);
         {
-            let (mut j, names, _) = Journal::open(&db, "TP", false).unwrap();
-            assert!(names.is_empty());
+            let (mut j, got) = Journal::open(&db, &r, false).unwrap();
+            assert!(got.names.is_empty());
             j.record("ADD64rr", Some(&e)).unwrap();
             j.record("SYSCALL", None).unwrap();
         }
@@ -132,17 +301,147 @@ mod tests {
         let mut f = fs::OpenOptions::new().append(true).open(&jp).unwrap();
         write!(f, "{{\"llvmName\":\"IMU").unwrap();
         drop(f);
-        let err = Journal::open(&db, "TP", false).err().unwrap().to_string();
+        let err = Journal::open(&db, &r, false).err().unwrap().to_string();
         assert!(err.contains("--resume"), "{err}");
-        let (mut j, names, entries) = Journal::open(&db, "TP", true).unwrap();
-        assert_eq!(names, ["ADD64rr", "SYSCALL"]);
-        assert_eq!(entries, vec![e.clone()]);
+        let (mut j, got) = Journal::open(&db, &r, true).unwrap();
+        assert_eq!(got.names, ["ADD64rr", "SYSCALL"]);
+        assert_eq!(got.entries, vec![e.clone()]);
+        assert!(got.notes.is_empty(), "{:?}", got.notes);
         j.record("IMUL64rr", None).unwrap();
         drop(j);
-        let (j, names, _) = Journal::open(&db, "TP", true).unwrap();
-        assert_eq!(names, ["ADD64rr", "SYSCALL", "IMUL64rr"]);
+        let (j, got) = Journal::open(&db, &r, true).unwrap();
+        assert_eq!(got.names, ["ADD64rr", "SYSCALL", "IMUL64rr"]);
         j.finish().unwrap();
         assert!(!jp.exists());
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 46, case 5: a journal of `--filter '^[A-C]'` resumed by
+    /// `-i ADD64rr IMUL64rr` merged 116 forms of the other selection.
+    #[test]
+    fn a_journal_of_another_run_is_refused_naming_both() {
+        let dir = scratch("foreign");
+        let db = dir.join("j.yaml");
+        let theirs = run(&["--filter", "^[A-C]"]);
+        let (mut j, _) = Journal::open(&db, &theirs, false).unwrap();
+        j.record("ADD64rr", Some(&add64(0.25))).unwrap();
+        drop(j);
+        let ours = run(&["-i", "ADD64rr", "IMUL64rr"]);
+        let mut auto = theirs.clone();
+        auto.global.clear();
+        let mut lat = theirs.clone();
+        lat.arch = "aarch64".into();
+        for other in [ours, auto, lat] {
+            let err = Journal::open(&db, &other, true).err().unwrap().to_string();
+            assert!(
+                err.contains("belongs to another run: `winic -f 3.5 TP --filter '^[A-C]'`")
+                    && err.contains(&format!("this one is `{}`", other.command()))
+                    && err.contains(&format!(
+                        "`winic -f 3.5 TP --resume -o {} --filter '^[A-C]'`",
+                        db.display()
+                    )),
+                "{err}"
+            );
+        }
+        let (_, got) = Journal::open(&db, &theirs, true).unwrap();
+        assert_eq!(got.names, ["ADD64rr"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 46, case 5: a journalled throughput of -5 or 1e308 entered
+    /// the database as it was. The lines are written as an editor (or
+    /// another program) would: JSON that winic's writer never makes.
+    #[test]
+    fn journalled_values_no_measurement_gives_are_measured_again() {
+        let dir = scratch("values");
+        let db = dir.join("db.yaml");
+        let r = run(&[]);
+        let (mut j, _) = Journal::open(&db, &r, false).unwrap();
+        let mut lat = add64(0.25);
+        lat.set_operand_latency("1", "0", Some((2.0, 1.0)));
+        j.record("ADD64rr", Some(&lat)).unwrap();
+        drop(j);
+        let good = serde_json::to_string(&JournalLine {
+            llvm_name: "ADD64rr".into(),
+            entry: Some(add64(0.25)),
+        })
+        .unwrap();
+        assert!(good.contains("\"throughputMax\":0.25"), "{good}");
+        let with =
+            |v: &str| good.replace("\"throughputMax\":0.25", &format!("\"throughputMax\":{v}"));
+        let lines = [
+            with("-5"),
+            with("1e308"),
+            with("0"),
+            good.replacen(
+                "\"llvmName\":\"ADD64rr\",\"name\"",
+                "\"llvmName\":\"SUB64rr\",\"name\"",
+                1,
+            ),
+            good.clone(),
+        ];
+        let path = Journal::path_of(&db, "TP");
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        for l in &lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        drop(f);
+        let got = Journal::open(&db, &r, true);
+        let (_, got) = got.unwrap();
+        let notes = got.notes.join("\n");
+        assert_eq!(got.names, ["ADD64rr"], "{notes}");
+        assert_eq!(got.entries, vec![add64(0.25)]);
+        for (line, says) in [
+            (2, "1 -> 0 from 2 to 1"),
+            (3, "throughputMax -5"),
+            (4, "throughputMax 100000000"),
+            (5, "throughputMax 0"),
+            (6, "an entry of SUB64rr"),
+        ] {
+            let at = format!("{}:{line}: ADD64rr: ", path.display());
+            assert!(
+                got.notes
+                    .iter()
+                    .any(|n| n.starts_with(&at) && n.contains(says)),
+                "line {line}, {says}:\n{notes}"
+            );
+        }
+        // A number JSON cannot hold in an f64 is no journal line at all.
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(f, "{}\n{good}", with("1e400")).unwrap();
+        drop(f);
+        let err = Journal::open(&db, &r, true).err().unwrap().to_string();
+        assert!(err.contains(":8: not a journal line"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A journal of a winic before the header is resumed, with a note.
+    #[test]
+    fn a_journal_without_its_run_is_resumed_with_a_note() {
+        let dir = scratch("old");
+        let db = dir.join("db.yaml");
+        let line = serde_json::to_string(&JournalLine {
+            llvm_name: "ADD64rr".into(),
+            entry: Some(add64(0.25)),
+        })
+        .unwrap();
+        fs::write(Journal::path_of(&db, "TP"), format!("{line}\n")).unwrap();
+        let (_, got) = Journal::open(&db, &run(&[]), true).unwrap();
+        assert_eq!(got.names, ["ADD64rr"]);
+        assert!(
+            got.notes.len() == 1 && got.notes[0].contains("written by an older winic"),
+            "{:?}",
+            got.notes
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shell_words_read_back_as_given() {
+        assert_eq!(shell_word("ADD64rr"), "ADD64rr");
+        assert_eq!(shell_word("^[A-C]"), "'^[A-C]'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
     }
 }

@@ -42,10 +42,10 @@ mod fixtures;
 mod tests;
 
 use crate::isa::Instr;
-pub use journal::Journal;
+pub use journal::{Journal, JournalRun, Resumed};
 pub use naming::operand_key;
 pub use schema::{
-    form_latency, Entry, Measured, OperandEntry, OperandLatency, PortUse, VectorConfig,
+    form_latency, Entry, Measured, OperandEntry, OperandLatency, PortUse, VectorConfig, MAX_CYCLES,
 };
 
 /// A database: entries in file order.

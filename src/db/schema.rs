@@ -42,6 +42,37 @@ pub struct Entry {
     pub inferred_ports: Vec<PortUse>,
 }
 
+/// More cycles than any form takes: a value above is no measurement
+/// ([`Measured::drop_impossible`]). The slowest forms winic measures take
+/// a few thousand (a non-temporal 512-bit store's round trip, 932).
+pub const MAX_CYCLES: f64 = 1e6;
+
+impl Entry {
+    /// [`Measured::drop_impossible`] on the entry, each vector type and
+    /// the inferred ports (a port use of no positive, finite cycles is
+    /// removed).
+    pub fn drop_impossible(&mut self) -> Vec<String> {
+        let mut dropped = self.measured.drop_impossible();
+        for c in &mut self.vector_configs {
+            let at = format!("at e{}{}: ", c.sew, c.lmul);
+            dropped.extend(
+                c.measured
+                    .drop_impossible()
+                    .into_iter()
+                    .map(|d| at.clone() + &d),
+            );
+        }
+        self.inferred_ports.retain(|u| {
+            let ok = u.cycles.is_finite() && u.cycles > 0.0 && u.cycles <= MAX_CYCLES;
+            if !ok {
+                dropped.push(format!("inferred port use of {} cycles", u.cycles));
+            }
+            ok
+        });
+        dropped
+    }
+}
+
 /// Cycles on a set of ports ([`Entry::inferred_ports`]): `cycles` of work
 /// any of `ports` can do (OSACA's `[[1, ['0', '1', '5']]]` is one cycle
 /// on one of ports 0, 1 and 5).
@@ -218,6 +249,59 @@ impl Measured {
             self.throughput_min = new.throughput_min;
             self.throughput_max = new.throughput_max;
         }
+    }
+
+    /// Sets every value no measurement can give to `None` and says which
+    /// (`throughput -5`): one that is not finite, negative or above
+    /// [`MAX_CYCLES`], a throughput of 0 (nothing issues infinitely
+    /// fast; a latency of 0 is an eliminated move), or a pair whose lower
+    /// bound exceeds its upper. Files from elsewhere hold such values
+    /// (WINIC's published Grace Hopper file has throughputs of 0 and -0
+    /// and latencies of -2), and a journal can be edited.
+    pub fn drop_impossible(&mut self) -> Vec<String> {
+        fn check(dropped: &mut Vec<String>, what: &str, v: &mut Option<f64>, zero: bool) {
+            if let Some(x) = *v {
+                let ok = x.is_finite() && x <= MAX_CYCLES && (x > 0.0 || (zero && x == 0.0));
+                if !ok {
+                    dropped.push(format!("{what} {x}"));
+                    *v = None;
+                }
+            }
+        }
+        let mut dropped = Vec::new();
+        let d = &mut dropped;
+        check(d, "throughput", &mut self.throughput, false);
+        check(d, "throughputMin", &mut self.throughput_min, false);
+        check(d, "throughputMax", &mut self.throughput_max, false);
+        check(d, "latency", &mut self.latency, true);
+        for l in &mut self.operand_latencies {
+            let pair = format!("{} -> {}", l.source_operand, l.target_operand);
+            check(
+                d,
+                &format!("latencyMin of {pair}"),
+                &mut l.latency_min,
+                true,
+            );
+            check(
+                d,
+                &format!("latencyMax of {pair}"),
+                &mut l.latency_max,
+                true,
+            );
+            if let (Some(min), Some(max)) = (l.latency_min, l.latency_max) {
+                if min > max {
+                    d.push(format!("{pair} from {min} to {max}"));
+                    (l.latency_min, l.latency_max) = (None, None);
+                }
+            }
+        }
+        if let (Some(min), Some(max)) = (self.throughput_min, self.throughput_max) {
+            if min > max {
+                d.push(format!("throughput from {min} to {max}"));
+                (self.throughput_min, self.throughput_max) = (None, None);
+            }
+        }
+        dropped
     }
 
     /// Whether anything was measured: a throughput, a latency or one

@@ -14,7 +14,7 @@ mod sweep;
 pub mod tp;
 
 use crate::arch::{self, variant::VectorTypes};
-use crate::db::{Database, Entry, Journal};
+use crate::db::{Database, Entry, Journal, JournalRun};
 use crate::error::Error;
 use crate::exec::run::{self, Clock};
 use crate::isa::Arch;
@@ -75,6 +75,49 @@ pub struct Request {
     pub command: String,
 }
 
+impl Request {
+    /// The run its journal belongs to: the clock and the options that
+    /// choose the forms or change their values (`--core` does neither;
+    /// `--vtypes` only where the arch has vector types).
+    pub fn journal_run(&self) -> JournalRun {
+        let mut global = Vec::new();
+        if let Clock::Fixed(g) = self.clock {
+            global = vec!["-f".to_string(), format!("{g}")];
+        }
+        let mut args = Vec::new();
+        if !self.instrs.is_empty() {
+            let mut names = self.instrs.clone();
+            names.sort();
+            names.dedup();
+            args.push("-i".to_string());
+            args.extend(names);
+        }
+        if let Some(f) = &self.filter {
+            args.extend(["--filter".to_string(), f.clone()]);
+        }
+        if let Some(n) = self.min_opcode {
+            args.extend(["--minOpcode".to_string(), n.to_string()]);
+        }
+        if let Some(n) = self.max_opcode {
+            args.extend(["--maxOpcode".to_string(), n.to_string()]);
+        }
+        if self.x87 {
+            args.push("--x87FP".to_string());
+        }
+        let every = VectorTypes::parse("all").expect("`all` parses");
+        let spec = self.vector_types.spec();
+        if spec != "all" && !arch::target(self.arch).variants(&every).is_empty() {
+            args.extend(["--vtypes".to_string(), spec]);
+        }
+        JournalRun {
+            mode: self.mode.name().to_string(),
+            arch: self.arch.to_string(),
+            global,
+            args,
+        }
+    }
+}
+
 /// What a finished run hands back to print.
 #[derive(Debug)]
 pub struct Finished {
@@ -106,9 +149,14 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     )?;
     // One run per database, until this function returns: before the
     // database and the journal are read.
-    let _lock = crate::lock::RunLock::acquire(output, mode.name())?;
+    let lock = crate::lock::RunLock::acquire(output, mode.name())?;
     let mut db = Database::load(output)?;
-    let (journal, mut done, earlier) = Journal::open(output, mode.name(), req.resume)?;
+    let journal_run = req.journal_run();
+    let (journal, resumed) = Journal::open(output, &journal_run, req.resume)?;
+    for n in &resumed.notes {
+        eprintln!("winic: --resume: {n}");
+    }
+    let (mut done, mut earlier) = (resumed.names, resumed.entries);
     // A TP result journalled as an upper bound only (an implicit
     // dependency, before the helper pass that would give its range) is
     // not done: a run killed between the passes measures it again.
@@ -119,22 +167,18 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         .map(|e| e.llvm_name.clone())
         .collect();
     done.retain(|n| !provisional.contains(n));
-    for e in earlier {
-        merge_result(&mut db, mode, e);
-    }
     crate::interrupt::install()
         .map_err(|e| Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}")))?;
-    let all_forms = forms.clone();
-    if !done.is_empty() {
-        let before = forms.len();
-        forms.retain(|f| !done.iter().any(|d| d == f.name()));
-        eprintln!(
-            "winic: --resume: {} of {before} forms were done before ({}), {} to go",
-            before - forms.len(),
-            Journal::path_of(output, mode.name()).display(),
-            forms.len()
-        );
-    }
+    let resume_command = journal_run.resume_command(output);
+    crate::interrupt::on_second_signal(
+        &format!(
+            "winic: stopped at once by a second SIGINT or SIGTERM: {} keeps every finished form \
+             (the database {} as last saved, at most 30 s before); continue with `{resume_command}`\n",
+            journal.path().display(),
+            output.display()
+        ),
+        lock.path(),
+    );
     let t = arch::target(arch);
     let opts = measuring_options(t, req.clock, req.cpu)?;
     // TP's floor: the fastest rate this core sustains, once per run.
@@ -142,6 +186,55 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         Mode::Tp => tp::floor(t, &opts),
         Mode::Lat => None,
     };
+    // A journalled throughput faster than the core can issue is no
+    // measurement (an edited journal, or another machine's): measured
+    // again, as TP holds back such a value.
+    if let Some(f) = floor {
+        let below = |e: &Entry| {
+            std::iter::once(&e.measured)
+                .chain(e.vector_configs.iter().map(|c| &c.measured))
+                .any(|m| {
+                    m.throughput_min
+                        .or(m.throughput)
+                        .is_some_and(|v| f.undercut_by(v))
+                })
+        };
+        let slow: Vec<String> = earlier
+            .iter()
+            .filter(|e| below(e))
+            .map(|e| e.llvm_name.clone())
+            .collect();
+        if !slow.is_empty() {
+            eprintln!(
+                "winic: --resume: {}: {} below the floor of this core ({:.3} cycles per \
+                 instruction), measured again: {}",
+                journal.path().display(),
+                if slow.len() == 1 {
+                    "a throughput"
+                } else {
+                    "throughputs"
+                },
+                f.cycles,
+                slow.join(", ")
+            );
+            earlier.retain(|e| !slow.contains(&e.llvm_name));
+            done.retain(|n| !slow.contains(n));
+        }
+    }
+    for e in earlier {
+        merge_result(&mut db, mode, e);
+    }
+    let all_forms = forms.clone();
+    if !done.is_empty() {
+        let before = forms.len();
+        forms.retain(|f| !done.iter().any(|d| d == f.name()));
+        eprintln!(
+            "winic: --resume: {} of {before} forms were done before ({}), {} to go",
+            before - forms.len(),
+            journal.path().display(),
+            forms.len()
+        );
+    }
     let floor_line = floor.map_or_else(
         || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
         |f| {
@@ -177,7 +270,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         .collect();
     let start = std::time::Instant::now();
     let looks_before = run::second_looks();
-    let mut sink = Sink::new(mode, output, db, journal, report);
+    let mut sink = Sink::new(mode, output, db, journal, report, resume_command);
     let mut summary = match mode {
         Mode::Tp => {
             let mut entries = tp::Entries::default();
@@ -233,7 +326,10 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         summary.push_str(&tally.text(variants.len()));
     }
     summary.push_str(&second_look_line(looks_before, run::second_looks()));
-    sink.finish(summary)
+    let finished = sink.finish(summary);
+    crate::interrupt::on_second_signal_forget();
+    drop(lock);
+    finished
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:

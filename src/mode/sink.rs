@@ -23,6 +23,8 @@ pub(super) struct Sink {
     last_save: Instant,
     /// The first write that failed; the run was stopped for it.
     error: Option<Error>,
+    /// The command that continues the run (its journal's).
+    resume: String,
 }
 
 impl Sink {
@@ -32,8 +34,10 @@ impl Sink {
         db: Database,
         journal: Journal,
         report: Option<Report>,
+        resume: String,
     ) -> Sink {
         Sink {
+            resume,
             mode,
             output: output.to_path_buf(),
             db,
@@ -77,23 +81,14 @@ impl Sink {
     /// stopped by a signal or by winic's own failure keeps its journal;
     /// its [`Finished::end`] is the error, which says how to go on.
     pub(super) fn finish(mut self, mut summary: String) -> Result<Finished, Error> {
-        let (mode, output) = (self.mode.name(), &self.output);
-        let resume = format!(
-            "what was measured is saved in {} and its journal {}; continue with `winic {mode} \
-             --resume -o {}` (with the same form selection)",
-            output.display(),
-            Journal::path_of(output, mode).display(),
-            output.display()
-        );
         if let Some(e) = self.error.take() {
             // The journal holds every result written before the failure;
             // the database may be what failed.
-            return match self.db.save(output) {
-                Ok(()) => Err(Error::Failed(format!(
-                    "a result could not be written, so the run stopped: {e}; {resume}"
-                ))),
-                Err(_) => Err(e),
-            };
+            let saved = self.db.save(&self.output);
+            return Err(Error::Failed(format!(
+                "a result could not be written, so the run stopped: {e}; {}",
+                self.how_to_go_on(saved.err())
+            )));
         }
         let failure = crate::interrupt::failure();
         let stopped = crate::interrupt::requested();
@@ -104,32 +99,62 @@ impl Sink {
                 "  STOPPED by SIGINT or SIGTERM: the counts above are of the forms finished until then\n"
             });
         }
-        if let Some(r) = &mut self.report {
-            r.append(&format!("-----Summary-----\n{summary}"))?;
+        // A write that fails from here on (a full disk) still leaves the
+        // journal: the error says how to go on.
+        let written = match &mut self.report {
+            Some(r) => r.append(&format!("-----Summary-----\n{summary}")),
+            None => Ok(()),
         }
-        self.db.save(output)?;
-        if !stopped {
-            self.journal.finish()?;
+        .and_then(|()| self.db.save(&self.output));
+        if let Err(e) = written {
+            let saved = self.db.save(&self.output);
+            return Err(Error::Failed(format!(
+                "the run's end could not be written: {e}; {}",
+                self.how_to_go_on(saved.err())
+            )));
         }
         let mut notes = vec![format!(
             "database: {} ({} entries)",
-            output.display(),
+            self.output.display(),
             self.db.entries.len()
         )];
         if let Some(r) = &self.report {
             notes.push(format!("report: {}", r.path().display()));
         }
         let end = match (stopped, failure) {
-            (_, Some(why)) => Err(Error::Failed(format!("{why}; {resume}"))),
+            (_, Some(why)) => Err(Error::Failed(format!("{why}; {}", self.how_to_go_on(None)))),
             (true, None) => Err(Error::Stopped(format!(
-                "stopped by SIGINT or SIGTERM: {resume}"
+                "stopped by SIGINT or SIGTERM: {}",
+                self.how_to_go_on(None)
             ))),
             (false, None) => Ok(()),
         };
+        if !stopped {
+            self.journal.finish()?;
+        }
         Ok(Finished {
             summary,
             notes,
             end,
         })
+    }
+
+    /// Where the results are and the command that continues the run;
+    /// `unsaved`: why the database could not be saved.
+    fn how_to_go_on(&self, unsaved: Option<Error>) -> String {
+        let (db, journal) = (self.output.display(), self.journal.path().display());
+        match unsaved {
+            None => format!(
+                "what was measured is saved in {db} and its journal {journal}; continue with \
+                 `{}`",
+                self.resume
+            ),
+            Some(e) => format!(
+                "the database {db} could not be saved either ({e}), but its journal {journal} \
+                 keeps every finished form: make room (or fix the cause), then continue with \
+                 `{}`",
+                self.resume
+            ),
+        }
     }
 }
