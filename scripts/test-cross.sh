@@ -56,7 +56,7 @@ CROSS_TESTS=(cli clock host_features interrupt no_leaks)
 # OSACA (host python), the README and docs, the compaction scripts, the
 # published tables (real hardware only), the validation harness (x86
 # kernels read by winic's assembler).
-HOST_ONLY_TESTS=(compaction export readme reference validation)
+HOST_ONLY_TESTS=(compaction export loaders readme reference validation)
 # Unit-test modules (libtest name prefixes) that cannot depend on the
 # target arch: the database and its YAML, the export, the tables' typed
 # view, list/show, the lock, measurement maths, reports, the port and

@@ -7,11 +7,38 @@
 use super::Entry;
 use std::collections::BTreeMap;
 
-/// The largest database file winic reads: 256 MiB. A full x86 run's
-/// database is a few MB (17,840 forms); parsing takes about 14 times the
-/// file's size in memory (a 214 MB file of 353,388 entries: 2.9 GB,
-/// 10.4 s), so this keeps a load under about 3.5 GB.
-pub const MAX_BYTES: u64 = 256 << 20;
+/// The largest database file winic reads: 64 MiB. A full x86 run's
+/// database is a few MB (17,840 forms).
+pub const MAX_BYTES: u64 = 64 << 20;
+
+/// The most YAML nodes winic parses in one file, counted by [`nodes`].
+/// The parser holds every node of a document at once, about 130 bytes
+/// each (a 16 MiB file of 8 million numbers took 1.07 GB): this keeps a
+/// load under about 600 MB whatever the text (a file of only `0,` at the
+/// 64 MiB cap would have taken 9 GB). A full TP run's x86 database has
+/// 0.64 million (12,653 entries, 7.6 MB; zen5 guest, 2026-11-28).
+pub const MAX_NODES: usize = 4_000_000;
+
+/// An upper bound of the YAML nodes of `text` (scalars, sequences,
+/// mappings, their ends), counted on the text, not parsed: a node ends at
+/// a line break or at one of `,:[]{}-`, so their count bounds it.
+pub fn nodes(text: &str) -> usize {
+    text.bytes()
+        .filter(|b| matches!(b, b'\n' | b',' | b':' | b'[' | b']' | b'{' | b'}' | b'-'))
+        .count()
+}
+
+/// Why `text` is too large to parse, if it is: more than [`MAX_NODES`]
+/// nodes.
+pub fn too_many_nodes(text: &str) -> Option<String> {
+    let n = nodes(text);
+    (n > MAX_NODES).then(|| {
+        format!(
+            "about {n} YAML nodes, more than the {MAX_NODES} winic parses in one file (a full \
+             TP run of every x86 form writes 0.64 million; the parser holds them all at once)"
+        )
+    })
+}
 
 /// The first YAML anchor (`&name`) or alias (`*name`) of `text`, as
 /// (line, column, the token), both counted from 1; `None` when it has

@@ -102,6 +102,12 @@ impl Database {
                 path.display()
             )));
         }
+        if let Some(why) = bounds::too_many_nodes(&text) {
+            return Err(Error::BadInput(format!(
+                "{}: {why}; split it, or choose another output file",
+                path.display()
+            )));
+        }
         let ended = has_end_marker(&text);
         if !ended && written_by_llvm_yaml(&text) {
             let what = "ends without the document end marker `...` that winic and WINIC write last";
@@ -355,7 +361,23 @@ mod tests {
         assert!(matches!(err, Error::BadInput(_)), "{err:?}");
         assert!(
             err.to_string()
-                .contains("more than the 256 MiB a database may have"),
+                .contains("more than the 64 MiB a database may have"),
+            "{err}"
+        );
+        // Under the size bound, but nodes the parser would hold by the
+        // million (16 MiB of `0,` took 1.07 GB): refused by their count.
+        let flat = dir.join("flat.yaml");
+        let text = format!(
+            "---\n- llvmName: A\n  name: a\n  operands: [{}0]\n...\n",
+            "0,".repeat(bounds::MAX_NODES)
+        );
+        fs::write(&flat, text).unwrap();
+        let t0 = std::time::Instant::now();
+        let err = Database::load(&flat).unwrap_err().to_string();
+        assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
+        assert!(
+            err.starts_with(&format!("{}: about 4000", flat.display()))
+                && err.contains("YAML nodes, more than the 4000000"),
             "{err}"
         );
         fs::remove_dir_all(&dir).unwrap();

@@ -854,6 +854,9 @@ impl Base {
                  (OSACA's files have none, and an alias is expanded each time it is used)"
             )));
         }
+        if let Some(why) = crate::db::bounds::too_many_nodes(&text) {
+            return Err(bad(why));
+        }
         let doc: Value = serde_yaml::from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
         let top_map = doc
             .as_mapping()
