@@ -394,7 +394,7 @@ mod tests {
         for (line, says) in [
             (2, "1 -> 0 from 2 to 1"),
             (3, "throughputMax -5"),
-            (4, "throughputMax 100000000"),
+            (4, "throughputMax 1e308"),
             (5, "throughputMax 0"),
             (6, "an entry of SUB64rr"),
         ] {

@@ -263,7 +263,13 @@ impl Measured {
             if let Some(x) = *v {
                 let ok = x.is_finite() && x <= MAX_CYCLES && (x > 0.0 || (zero && x == 0.0));
                 if !ok {
-                    dropped.push(format!("{what} {x}"));
+                    // 1e308 as such, not as 309 digits.
+                    let shown = if x.is_finite() && x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+                        format!("{x:e}")
+                    } else {
+                        format!("{x}")
+                    };
+                    dropped.push(format!("{what} {shown}"));
                     *v = None;
                 }
             }
