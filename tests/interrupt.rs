@@ -231,6 +231,23 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
     stop_and_resume("sigint", nix::sys::signal::Signal::SIGINT, &reference);
 }
 
+/// Lets the files `cmd` writes grow to `bytes` only (RLIMIT_FSIZE), with
+/// SIGXFSZ ignored so that a write beyond fails (as on a full disk)
+/// instead of killing winic.
+fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            use nix::sys::resource::{setrlimit, Resource};
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            signal(Signal::SIGXFSZ, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+            setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes).map_err(std::io::Error::from)?;
+            Ok(())
+        });
+    }
+}
+
 /// A result that cannot be written stops the run at once (measuring on
 /// would give values nobody keeps), with exit status 1, the reason, and
 /// how to go on. The files may grow to 6 KB only (RLIMIT_FSIZE, with
@@ -238,22 +255,12 @@ fn a_run_killed_or_stopped_and_resumed_loses_nothing() {
 /// after a few forms.
 #[test]
 fn a_result_that_cannot_be_written_stops_the_run() {
-    use std::os::unix::process::CommandExt;
     let dir = scratch("fsize");
     let mut args = selection();
     args.retain(|a| *a != "--noReport");
     args.splice(0..0, ["TP", "-o", "db.yaml"]);
     let mut cmd = winic(&args, &dir);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            use nix::sys::resource::{setrlimit, Resource};
-            use nix::sys::signal::{signal, SigHandler, Signal};
-            signal(Signal::SIGXFSZ, SigHandler::SigIgn).map_err(std::io::Error::from)?;
-            setrlimit(Resource::RLIMIT_FSIZE, 6144, 6144).map_err(std::io::Error::from)?;
-            Ok(())
-        });
-    }
+    limit_file_size(&mut cmd, 6144);
     let t0 = Instant::now();
     let o = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -287,21 +294,11 @@ fn a_result_that_cannot_be_written_stops_the_run() {
 /// their journal lines.
 #[test]
 fn a_database_that_cannot_be_saved_still_says_how_to_resume() {
-    use std::os::unix::process::CommandExt;
     let dir = scratch("fsize-db");
     let mut args = vec!["TP", "-o", "db.yaml"];
     args.extend(selection());
     let mut cmd = winic(&args, &dir);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            use nix::sys::resource::{setrlimit, Resource};
-            use nix::sys::signal::{signal, SigHandler, Signal};
-            signal(Signal::SIGXFSZ, SigHandler::SigIgn).map_err(std::io::Error::from)?;
-            setrlimit(Resource::RLIMIT_FSIZE, 1536, 1536).map_err(std::io::Error::from)?;
-            Ok(())
-        });
-    }
+    limit_file_size(&mut cmd, 1536);
     let o = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");

@@ -476,7 +476,10 @@ fn measured(work: impl FnOnce()) -> (f64, f64) {
         nix::unistd::ForkResult::Child => {
             let base = rss_kib("VmRSS:");
             let start = std::time::Instant::now();
-            work();
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).is_err() {
+                // SAFETY: as below; the parent reads nothing and fails.
+                unsafe { nix::libc::_exit(1) }
+            }
             let secs = start.elapsed().as_secs_f64();
             let grew = rss_kib("VmHWM:").saturating_sub(base) as f64 / 1024.0;
             let _ = nix::unistd::write(&tx, format!("{secs} {grew}").as_bytes());
@@ -488,6 +491,7 @@ fn measured(work: impl FnOnce()) -> (f64, f64) {
             let mut buf = [0u8; 64];
             let n = nix::unistd::read(&rx, &mut buf).unwrap();
             nix::sys::wait::waitpid(child, None).unwrap();
+            assert!(n > 0, "the measured load failed in its child");
             let text = String::from_utf8_lossy(&buf[..n]).to_string();
             let mut v = text.split(' ').map(|x| x.parse::<f64>().unwrap());
             (v.next().unwrap(), v.next().unwrap())
@@ -502,6 +506,16 @@ fn rss_kib(field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// Prints a load's figures, whole and per 10,000 of its `n` entries.
+fn report(what: &str, secs: f64, mib: f64, n: usize) {
+    let per = 10_000.0 / n as f64;
+    eprintln!(
+        "\n{what} in {secs:.3} s, {mib:.1} MiB peak: {:.3} s and {:.1} MiB per 10,000",
+        secs * per,
+        mib * per
+    );
 }
 
 /// Not a test: how long loading takes and how much memory it needs per
@@ -528,13 +542,11 @@ fn loading_speed_and_memory() {
             let db = Database::load(&path).unwrap();
             assert_eq!(db.entries.len(), n);
         });
-        let per = 10_000.0 / n as f64;
-        eprintln!(
-            "\nload: {n} entries ({:.1} MB) in {secs:.3} s, {mib:.1} MiB peak: {:.3} s and \
-             {:.1} MiB per 10,000 entries",
-            text.len() as f64 / 1e6,
-            secs * per,
-            mib * per
+        report(
+            &format!("load: {n} entries ({:.1} MB)", text.len() as f64 / 1e6),
+            secs,
+            mib,
+            n,
         );
         let journal_db = dir.join(format!("j-{n}.yaml"));
         let run = the_run();
@@ -553,12 +565,7 @@ fn loading_speed_and_memory() {
             let (_, got) = Journal::open(&journal_db, &run, true).unwrap();
             assert_eq!(got.entries.len(), n);
         });
-        eprintln!(
-            "\njournal: {n} lines in {secs:.3} s, {mib:.1} MiB peak: {:.3} s and {:.1} MiB per \
-             10,000 lines",
-            secs * per,
-            mib * per
-        );
+        report(&format!("journal: {n} lines"), secs, mib, n);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
