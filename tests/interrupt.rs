@@ -385,3 +385,24 @@ fn a_second_sigint_says_how_to_resume_and_leaves_no_lock() {
         seen.join("\n---\n")
     );
 }
+
+/// A run that fails before it measures anything leaves no journal behind
+/// (before: an empty one, and the next run was told to `--resume` it).
+/// Here the report cannot be created: the working directory is /proc.
+#[test]
+fn a_run_that_fails_before_measuring_leaves_no_journal() {
+    let dir = scratch("no-report");
+    let db = dir.join("db.yaml");
+    let mut args = vec!["TP", "-i", host_form(), "-o", db.to_str().unwrap()];
+    args.extend(clock());
+    let out = winic(&args, Path::new("/proc")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("report"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

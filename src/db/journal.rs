@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct Journal {
     path: PathBuf,
     out: fs::File,
+    /// Lines of forms it holds (read back and written).
+    forms: usize,
 }
 
 /// One journal line.
@@ -163,7 +165,8 @@ impl Journal {
                 .and_then(|()| out.flush())
                 .map_err(|e| Error::Io(format!("writing {}", path.display()), e))?;
         }
-        Ok((Journal { path, out }, resumed))
+        let forms = resumed.names.len() + resumed.notes.len();
+        Ok((Journal { path, out, forms }, resumed))
     }
 
     /// Appends one finished form.
@@ -175,7 +178,20 @@ impl Journal {
         .expect("entries are plain data");
         writeln!(self.out, "{line}")
             .and_then(|()| self.out.flush())
-            .map_err(|e| Error::Io(format!("writing {}", self.path.display()), e))
+            .map_err(|e| Error::Io(format!("writing {}", self.path.display()), e))?;
+        self.forms += 1;
+        Ok(())
+    }
+
+    /// Ends a run that failed before it measured anything (a clock that
+    /// cannot be measured, a report that cannot be created): a journal
+    /// of no form is removed, so that the next run is not told to resume
+    /// it. Returns `why`.
+    pub fn abandon(self, why: Error) -> Error {
+        if self.forms == 0 {
+            let _ = fs::remove_file(&self.path);
+        }
+        why
     }
 
     /// The journal's file.

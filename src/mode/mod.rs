@@ -167,8 +167,10 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         .map(|e| e.llvm_name.clone())
         .collect();
     done.retain(|n| !provisional.contains(n));
-    crate::interrupt::install()
-        .map_err(|e| Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}")))?;
+    if let Err(e) = crate::interrupt::install() {
+        let why = Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}"));
+        return Err(abandon(journal, why));
+    }
     let resume_command = journal_run.resume_command(output);
     crate::interrupt::on_second_signal(
         &format!(
@@ -180,7 +182,12 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         lock.path(),
     );
     let t = arch::target(arch);
-    let opts = measuring_options(t, req.clock, req.cpu)?;
+    // A run that fails before it measures leaves no journal of no form:
+    // the next run would be told to resume it.
+    let opts = match measuring_options(t, req.clock, req.cpu) {
+        Ok(o) => o,
+        Err(e) => return Err(abandon(journal, e)),
+    };
     // TP's floor: the fastest rate this core sustains, once per run.
     let floor = match mode {
         Mode::Tp => tp::floor(t, &opts),
@@ -248,7 +255,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         },
     );
     let report = if req.report {
-        Some(crate::report::Report::create(
+        let created = crate::report::Report::create(
             std::path::Path::new("."),
             mode.name(),
             &report_header(
@@ -257,7 +264,11 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
                 forms.len(),
                 (mode == Mode::Tp).then_some(&floor_line),
             ),
-        )?)
+        );
+        match created {
+            Ok(r) => Some(r),
+            Err(e) => return Err(abandon(journal, e)),
+        }
     } else {
         None
     };
@@ -330,6 +341,14 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     crate::interrupt::on_second_signal_forget();
     drop(lock);
     finished
+}
+
+/// Ends a run that failed before it measured anything: no second-signal
+/// message is left to speak of it, and its journal of no form goes
+/// ([`Journal::abandon`]). Returns `why`.
+fn abandon(journal: Journal, why: Error) -> Error {
+    crate::interrupt::on_second_signal_forget();
+    journal.abandon(why)
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:
