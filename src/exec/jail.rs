@@ -19,7 +19,7 @@
 use nix::errno::Errno;
 use nix::libc;
 use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::waitpid;
+use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 
 /// `AUDIT_ARCH_*` of the system-call ABI winic itself uses (linux/audit.h).
@@ -56,54 +56,75 @@ const RET_K: u16 = 0x06;
 const NR: u32 = 0;
 const ARCH: u32 = 4;
 
-fn op(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+const fn op(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
 
+/// The filter's length: the arch check, the x32 check, one comparison
+/// per call, allow, kill.
+const LEN: usize = 5 + CREATE.len() + 2;
+
 /// The filter: the native ABI's calls other than [`CREATE`] pass, the rest
 /// kill the calling thread (the child has only one: the process dies of
-/// SIGSYS).
-fn program() -> Vec<libc::sock_filter> {
+/// SIGSYS). Built at compile time: a child forked from a
+/// process with other threads never waits for a lock to build it, and
+/// under qemu-user no child translates code to build it (code a forked
+/// child runs for the first time is translated again in every child).
+static PROGRAM: [libc::sock_filter; LEN] = program();
+
+const fn program() -> [libc::sock_filter; LEN] {
     let kill = op(RET_K, 0, 0, libc::SECCOMP_RET_KILL_THREAD);
     let allow = op(RET_K, 0, 0, libc::SECCOMP_RET_ALLOW);
     let n = CREATE.len() as u8;
-    let mut p = vec![
-        op(LD_W_ABS, 0, 0, ARCH),
-        // A foreign ABI (i386's `int 0x80` on x86-64) numbers calls
-        // differently: refused whole.
-        op(JEQ_K, 1, 0, AUDIT_ARCH),
-        kill,
-        op(LD_W_ABS, 0, 0, NR),
-        // x32 numbers (x86-64 only; no other arch has numbers this high).
-        op(JGE_K, n + 1, 0, X32_BIT),
-    ];
+    let mut p = [kill; LEN];
+    p[0] = op(LD_W_ABS, 0, 0, ARCH);
+    // A foreign ABI (i386's `int 0x80` on x86-64) numbers calls
+    // differently: refused whole.
+    p[1] = op(JEQ_K, 1, 0, AUDIT_ARCH);
+    p[2] = kill;
+    p[3] = op(LD_W_ABS, 0, 0, NR);
+    // x32 numbers (x86-64 only; no other arch has numbers this high).
+    p[4] = op(JGE_K, n + 1, 0, X32_BIT);
     // Each comparison jumps to the `kill` after the `allow`.
-    for (i, nr) in CREATE.iter().enumerate() {
-        p.push(op(JEQ_K, n - i as u8, 0, *nr));
+    let mut i = 0;
+    while i < CREATE.len() {
+        p[5 + i] = op(JEQ_K, n - i as u8, 0, CREATE[i]);
+        i += 1;
     }
-    p.push(allow);
-    p.push(kill);
+    p[LEN - 2] = allow;
+    p[LEN - 1] = kill;
     p
 }
 
 /// Installs the filter in the calling process (a measuring child); `false`
 /// where the kernel or an emulator refuses seccomp filters.
+///
+/// With `SECCOMP_FILTER_FLAG_SPEC_ALLOW` (Linux 4.17): without it, kernels
+/// whose `spec_store_bypass_disable` is `seccomp` (the default before
+/// 5.16, e.g. RHEL 8's 4.18) turn on the speculative store bypass
+/// mitigation for a filtered process, which slows the very store-to-load
+/// forwarding winic measures. Kernels without the flag get the filter
+/// without it.
 pub fn refuse_process_creation() -> bool {
-    let prog = program();
     let fprog = libc::sock_fprog {
-        len: prog.len() as u16,
-        filter: prog.as_ptr() as *mut libc::sock_filter,
+        len: LEN as u16,
+        filter: PROGRAM.as_ptr() as *mut libc::sock_filter,
     };
-    // SAFETY: plain prctl calls; `fprog` points at `prog`, alive across the
-    // call (the kernel copies the program).
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
+    let install = |flags: libc::c_ulong| {
+        // SAFETY: the seccomp system call with a constant program (the
+        // kernel copies it).
+        unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER as libc::c_ulong,
+                flags,
                 &fprog as *const libc::sock_fprog,
             ) == 0
-    }
+        }
+    };
+    // SAFETY: a plain prctl call.
+    let unprivileged = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 };
+    unprivileged && (install(libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW) || install(0))
 }
 
 /// Makes the calling process the reaper of its orphaned descendants.
@@ -117,6 +138,11 @@ pub fn become_subreaper() {
 /// so it is repeated until none is left (a fork bomb at most a few
 /// rounds). Returns how many it killed.
 pub fn kill_descendants() -> usize {
+    // Nearly always nothing to do: one system call says so (no child at
+    // all, running or ended).
+    if waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) == Err(Errno::ECHILD) {
+        return 0;
+    }
     let mut killed = 0;
     // A bound, should something fork faster than it is killed.
     for _ in 0..1000 {
@@ -157,7 +183,7 @@ mod tests {
 
     /// The program as seccomp runs it, on (arch, nr).
     fn run(arch: u32, nr: u32) -> u32 {
-        let p = program();
+        let p = PROGRAM;
         let mut acc = 0;
         let mut pc = 0;
         loop {
