@@ -93,6 +93,18 @@ fn journalled(path: &Path) -> (usize, usize) {
         .unwrap_or((0, 0))
 }
 
+/// Starts a TP run of [`selection`] into `dir/db.yaml`, its standard
+/// error piped.
+fn start_tp(dir: &Path) -> std::process::Child {
+    let mut args = vec!["TP", "-o", "db.yaml"];
+    args.extend(selection());
+    winic(&args, dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Starts a TP run into `dir/db.yaml`, sends `signal` once its journal
 /// lists 10 finished forms of which one or more measured; then resumes it
 /// and checks the result against `reference`.
@@ -102,13 +114,7 @@ fn stop_and_resume(
     reference: &(BTreeSet<String>, BTreeSet<String>),
 ) {
     let dir = scratch(name);
-    let mut args = vec!["TP", "-o", "db.yaml"];
-    args.extend(selection());
-    let mut child = winic(&args, &dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start_tp(&dir);
     let journal = dir.join("db.yaml.TP.journal");
     let start = Instant::now();
     let mut seen = (0, 0);
@@ -338,13 +344,7 @@ fn a_second_sigint_says_how_to_resume_and_leaves_no_lock() {
     let mut seen = Vec::new();
     for attempt in 0..5 {
         let dir = scratch(&format!("second-{attempt}"));
-        let mut args = vec!["TP", "-o", "db.yaml"];
-        args.extend(selection());
-        let mut child = winic(&args, &dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = start_tp(&dir);
         let journal = dir.join("db.yaml.TP.journal");
         let start = Instant::now();
         while journalled(&journal).0 < 3 && start.elapsed() < Duration::from_secs(300) {

@@ -388,6 +388,18 @@ fn fuzz(what: &str, n: usize, gen: fn(&mut Rng) -> String, check: Check) {
     assert!(grew < 256 * 1024, "{what}: peak memory grew {grew} KiB");
 }
 
+/// A refusal, which must name the file it refused.
+fn refused(msg: &str, file: &std::path::Path) -> Result<Option<usize>, String> {
+    if msg.starts_with(&file.display().to_string()) {
+        Ok(None)
+    } else {
+        Err(format!(
+            "the refusal does not name {}: {msg}",
+            file.display()
+        ))
+    }
+}
+
 #[test]
 fn the_database_loader_survives_hostile_files() {
     let dir = scratch("db");
@@ -411,13 +423,7 @@ fn the_database_loader_survives_hostile_files() {
                 }
                 Ok(Some(dropped.len()))
             }
-            Err(e) => {
-                let msg = e.to_string();
-                if !msg.starts_with(&path.display().to_string()) {
-                    return Err(format!("the refusal does not name the file: {msg}"));
-                }
-                Ok(None)
-            }
+            Err(e) => refused(&e.to_string(), &path),
         }
     };
     fuzz("database loader", cases(), database_text, &check);
@@ -453,13 +459,7 @@ fn the_journal_reader_survives_hostile_journals() {
                     .count();
                 Ok(Some(dropped))
             }
-            Err(e) => {
-                let msg = e.to_string();
-                if !msg.starts_with(&journal.display().to_string()) {
-                    return Err(format!("the refusal does not name the journal: {msg}"));
-                }
-                Ok(None)
-            }
+            Err(e) => refused(&e.to_string(), &journal),
         }
     };
     fuzz("journal reader", cases(), journal_text, &check);
