@@ -54,20 +54,24 @@ pub struct JournalRun {
 impl JournalRun {
     /// The command line of the run (without its output file), for people.
     pub fn command(&self) -> String {
-        let mut words = vec!["winic".to_string()];
-        words.extend(self.global.iter().map(|w| shell_word(w)));
-        words.push(self.mode.clone());
-        words.extend(self.args.iter().map(|w| shell_word(w)));
-        words.join(" ")
+        self.words(None)
     }
 
     /// The command that continues this run into `database`.
     pub fn resume_command(&self, database: &Path) -> String {
+        self.words(Some(database))
+    }
+
+    /// The run's command line, quoted for a shell; with `--resume -o
+    /// database` when one is given.
+    fn words(&self, database: Option<&Path>) -> String {
         let mut words = vec!["winic".to_string()];
         words.extend(self.global.iter().map(|w| shell_word(w)));
         words.push(self.mode.clone());
-        words.extend(["--resume".into(), "-o".into()]);
-        words.push(shell_word(&database.display().to_string()));
+        if let Some(db) = database {
+            words.extend(["--resume".into(), "-o".into()]);
+            words.push(shell_word(&db.display().to_string()));
+        }
         words.extend(self.args.iter().map(|w| shell_word(w)));
         words.join(" ")
     }
