@@ -33,6 +33,7 @@ pub mod lock;
 pub mod measure;
 pub mod mode;
 pub mod probe;
+pub mod raw;
 pub mod report;
 pub mod runcheck;
 pub mod selfcheck;

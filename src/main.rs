@@ -163,6 +163,31 @@ enum Command {
     /// again. Timing, skipping, the journal and --resume work as in TP.
     #[command(name = "LAT")]
     Lat(ModeArgs),
+    /// Draw a TP or LAT database again from a run's raw file, measuring
+    /// nothing: on any machine, with this winic's rules.
+    ///
+    /// Every TP and LAT run writes FILE.TP.raw (FILE.LAT.raw) beside its
+    /// database: the run (selection, clock, arch), the CPU and the forms
+    /// it lacked features for, then what every kernel measured (times
+    /// once and twice, rounds, the clock beside them; or its fault). This
+    /// replays the run from it: the same forms, skips, floor, helpers,
+    /// chains and equations, each kernel given its recorded result. From
+    /// the same winic the database comes out byte for byte as the run
+    /// wrote it (into an empty file); a later winic applies its own rules
+    /// to the old times. A kernel the run never measured (a new rule
+    /// asks for another) fails as "not in the raw file".
+    #[command(name = "analyse", visible_alias = "analyze")]
+    Analyse {
+        /// The raw file (FILE.TP.raw or FILE.LAT.raw).
+        #[arg(value_name = "RAW")]
+        raw: std::path::PathBuf,
+        /// The database the results are merged into (created if absent).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: std::path::PathBuf,
+        /// Write no report file.
+        #[arg(long = "noReport")]
+        no_report: bool,
+    },
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
     /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
@@ -369,7 +394,9 @@ struct ModeArgs {
     /// in the file stays. Written atomically at the end and every 30 s;
     /// every finished form is also appended at once to
     /// FILE.TP.journal (FILE.LAT.journal), so an interrupted run loses
-    /// at most what was in progress (continue it with --resume).
+    /// at most what was in progress (continue it with --resume). What
+    /// every kernel measured goes to FILE.TP.raw (FILE.LAT.raw) as it
+    /// comes: `winic analyse` draws the database from it again.
     #[arg(
         short = 'o',
         long = "output",
@@ -379,7 +406,8 @@ struct ModeArgs {
     output: std::path::PathBuf,
     /// Continue an interrupted run: forms listed in the mode's journal
     /// are not measured again (LAT: their values stay as measured; the
-    /// remaining forms choose helpers among themselves).
+    /// remaining forms choose helpers among themselves), nor any kernel
+    /// its raw file holds a result of.
     #[arg(long)]
     resume: bool,
     /// Write no report file.
@@ -598,6 +626,25 @@ fn run(cli: Cli) -> Result<(), Error> {
                     "{mismatches} instructions decode otherwise than intended (listed as MISMATCH)"
                 )));
             }
+        }
+        Command::Analyse {
+            raw,
+            output,
+            no_report,
+        } => {
+            if let Some(f) = cli.frequency {
+                return Err(Error::BadInput(format!(
+                    "-f {}: `winic analyse` converts with the clock the recorded run used",
+                    match f {
+                        Clock::Fixed(g) => g.to_string(),
+                        Clock::Auto => "auto".into(),
+                    }
+                )));
+            }
+            let (file, header) = winic::raw::Raw::replay(&raw)?;
+            let command = std::env::args().collect::<Vec<_>>().join(" ");
+            let req = Request::replaying(file, header, output, !no_report, command)?;
+            run_request(&req, &mut out)?
         }
         Command::Tp(args) => run_mode(Mode::Tp, args, cli.frequency, &mut out)?,
         Command::Lat(args) => run_mode(Mode::Lat, args, cli.frequency, &mut out)?,
@@ -838,9 +885,16 @@ fn run_mode(
         clock: clock_of(frequency),
         vector_types: args.vtypes,
         command: std::env::args().collect::<Vec<_>>().join(" "),
+        source: winic::mode::Source::Measure,
     };
+    run_request(&req, out)
+}
+
+/// Runs `req`; its summary goes to `out`, where its files are to
+/// standard error.
+fn run_request(req: &Request, out: &mut impl Write) -> Result<(), Error> {
     let mut bar = eta_progress();
-    let done = winic::mode::run(&req, &mut |label, done, total, name| {
+    let done = winic::mode::run(req, &mut |label, done, total, name| {
         bar(label, done, total, name)
     })?;
     write!(out, "{}", done.summary)

@@ -146,13 +146,15 @@ pub fn estimate(samples: &[f64], iterations: u64, max_spread: f64) -> Timing {
 }
 
 /// The time of one iteration, as measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
     /// Nanoseconds per iteration: the minimum over the repetitions.
+    #[serde(with = "finite_or_text")]
     pub ns_per_iter: f64,
     /// Iterations per timed run.
     pub iterations: u64,
     /// Spread of the best half of the repetitions relative to the minimum.
+    #[serde(with = "finite_or_text")]
     pub spread: f64,
     /// Whether the spread stayed above `Plan::max_spread` in every attempt.
     pub noisy: bool,
@@ -226,6 +228,83 @@ pub fn unroll_difference(once: &Timing, twice: &Timing) -> f64 {
 /// Cycles from nanoseconds at `ghz`.
 pub fn cycles(ns: f64, ghz: f64) -> f64 {
     ns * ghz
+}
+
+/// A measured `f64` in JSON, to the last bit: a number when it is finite
+/// (serde_json writes the shortest text that reads back to the same
+/// bits), else the text `inf`, `-inf` or `nan`, which JSON numbers cannot
+/// hold (a spread over a minimum of 0 is infinite).
+pub mod finite_or_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Value {
+        Number(f64),
+        Text(String),
+    }
+
+    /// Writes `v`.
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match *v {
+            v if v.is_finite() => s.serialize_f64(v),
+            v if v.is_nan() => s.serialize_str("nan"),
+            v if v > 0.0 => s.serialize_str("inf"),
+            _ => s.serialize_str("-inf"),
+        }
+    }
+
+    /// Reads what [`serialize`] wrote.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Number(v) => Ok(v),
+            Value::Text(t) => match t.as_str() {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                _ => Err(serde::de::Error::custom(format!(
+                    "{t:?}: a number, inf, -inf or nan"
+                ))),
+            },
+        }
+    }
+
+    /// The same for an `Option<f64>` (`null`: none).
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        #[derive(serde::Serialize, Deserialize)]
+        struct Wrap(#[serde(with = "super")] f64);
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            serde::Serialize::serialize(&v.map(Wrap), s)
+        }
+
+        /// Reads what [`serialize`] wrote.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            Ok(Option::<Wrap>::deserialize(d)?.map(|w| w.0))
+        }
+    }
+
+    /// The same for a pair.
+    pub mod pair {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        #[derive(serde::Serialize, Deserialize)]
+        struct Wrap(#[serde(with = "super")] f64);
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &(f64, f64), s: S) -> Result<S::Ok, S::Error> {
+            serde::Serialize::serialize(&(Wrap(v.0), Wrap(v.1)), s)
+        }
+
+        /// Reads what [`serialize`] wrote.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<(f64, f64), D::Error> {
+            let (a, b) = <(Wrap, Wrap)>::deserialize(d)?;
+            Ok((a.0, b.0))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -35,61 +35,7 @@ struct HeaderLine {
     run: JournalRun,
 }
 
-/// The run a journal belongs to: what `--resume` must give again to
-/// continue it (another selection would merge one run's forms into
-/// another's, another clock would mix values converted two ways).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JournalRun {
-    /// `TP` or `LAT`.
-    pub mode: String,
-    /// The arch of the forms (`x86_64`).
-    pub arch: String,
-    /// winic's options before the mode that change the values (`-f 3.5`).
-    pub global: Vec<String>,
-    /// The mode's options that choose the forms or change their values
-    /// (`--filter ^ADD`, `-i` with its names sorted), in a fixed order.
-    pub args: Vec<String>,
-}
-
-impl JournalRun {
-    /// The command line of the run (without its output file), for people.
-    pub fn command(&self) -> String {
-        self.words(None)
-    }
-
-    /// The command that continues this run into `database`.
-    pub fn resume_command(&self, database: &Path) -> String {
-        self.words(Some(database))
-    }
-
-    /// The run's command line, quoted for a shell; with `--resume -o
-    /// database` when one is given.
-    fn words(&self, database: Option<&Path>) -> String {
-        let mut words = vec!["winic".to_string()];
-        words.extend(self.global.iter().map(|w| shell_word(w)));
-        words.push(self.mode.clone());
-        if let Some(db) = database {
-            words.extend(["--resume".into(), "-o".into()]);
-            words.push(shell_word(&db.display().to_string()));
-        }
-        words.extend(self.args.iter().map(|w| shell_word(w)));
-        words.join(" ")
-    }
-}
-
-/// `word` as a POSIX shell reads it back: as it is when it holds nothing
-/// the shell interprets, else in single quotes.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./,:=+@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
+pub use crate::raw::Run as JournalRun;
 
 /// What an interrupted run's journal holds, for `--resume`.
 #[derive(Debug, Default)]
@@ -454,14 +400,5 @@ mod tests {
             got.notes
         );
         fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn shell_words_read_back_as_given() {
-        assert_eq!(shell_word("ADD64rr"), "ADD64rr");
-        assert_eq!(shell_word("^[A-C]"), "'^[A-C]'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-        assert_eq!(shell_word(""), "''");
-        assert_eq!(shell_word("a b"), "'a b'");
     }
 }

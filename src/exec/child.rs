@@ -3,6 +3,7 @@
 //! exit, garbage, silence, hang) the parent reaps it and returns a value.
 
 use super::jail;
+use crate::raw::Fault;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::libc;
@@ -50,6 +51,36 @@ impl fmt::Display for ChildError {
             ChildError::Garbage(m) => write!(f, "sent no valid result: {m}"),
             ChildError::System(m) => write!(f, "{m}"),
             ChildError::Interrupted => write!(f, "stopped by SIGINT or SIGTERM (killed)"),
+        }
+    }
+}
+
+impl ChildError {
+    /// The fault as a raw file records it; `None` for winic's own failure
+    /// and an interrupted run, which blame no kernel.
+    pub fn fault(&self) -> Option<Fault> {
+        Some(match self {
+            ChildError::Signal(s) => Fault::Signal(s.as_str().to_string()),
+            ChildError::Exit(c) => Fault::Exit(*c),
+            ChildError::Timeout(d) => Fault::Timeout(d.as_secs_f64()),
+            ChildError::Garbage(m) => Fault::Garbage(m.clone()),
+            ChildError::System(_) | ChildError::Interrupted => return None,
+        })
+    }
+}
+
+impl From<&Fault> for ChildError {
+    /// A recorded fault; a signal this system does not know is garbage
+    /// that names it.
+    fn from(f: &Fault) -> ChildError {
+        match f {
+            Fault::Signal(name) => name.parse::<Signal>().map_or_else(
+                |_| ChildError::Garbage(format!("killed by {name}, a signal unknown here")),
+                ChildError::Signal,
+            ),
+            Fault::Exit(c) => ChildError::Exit(*c),
+            Fault::Timeout(s) => ChildError::Timeout(Duration::from_secs_f64(s.max(0.0))),
+            Fault::Garbage(m) => ChildError::Garbage(m.clone()),
         }
     }
 }

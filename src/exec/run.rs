@@ -8,8 +8,10 @@ use super::{in_child, ChildError, Code};
 use crate::arch::Target;
 use crate::kernel::{add_chain, Kernel, KernelError};
 use crate::measure::{self, Plan, Timing};
+use crate::raw::{self, Episode, Got, Raw, Sample};
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Adds per calibration kernel body.
@@ -25,7 +27,7 @@ pub enum Clock {
 }
 
 /// How to run one measurement.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// The CPU the child is pinned to.
     pub cpu: Option<usize>,
@@ -41,6 +43,9 @@ pub struct Options {
     /// the start of the run, used for a body whose own calibration gave
     /// no positive difference (then its cost is flagged noisy).
     pub fallback_ghz: Option<f64>,
+    /// The run's raw file ([`crate::raw`]): what batches measure is
+    /// appended to it, and what it holds already is not measured again.
+    pub raw: Option<Arc<Raw>>,
 }
 
 impl Default for Options {
@@ -52,6 +57,7 @@ impl Default for Options {
             clock: Clock::Auto,
             sampling: measure::Sampling::default(),
             fallback_ghz: None,
+            raw: None,
         }
     }
 }
@@ -134,6 +140,9 @@ pub enum RunError {
     Map(String),
     /// The child faulted, hung or failed (the reason is in the value).
     Child(ChildError),
+    /// A replay ([`crate::raw`]) of a run that did not measure this
+    /// kernel pair.
+    NotRecorded,
 }
 
 impl fmt::Display for RunError {
@@ -142,6 +151,10 @@ impl fmt::Display for RunError {
             RunError::Kernel(e) => write!(f, "kernel: {e}"),
             RunError::Map(e) => write!(f, "mapping the code: {e}"),
             RunError::Child(e) => write!(f, "{e}"),
+            RunError::NotRecorded => write!(
+                f,
+                "not in the raw file: the recorded run did not measure this kernel pair"
+            ),
         }
     }
 }
@@ -392,18 +405,6 @@ pub fn function_cost(
     })
 }
 
-// What a batch child sends, one record at a time: `[GROUP, i…]` before a
-// group of bodies, `[WARM, i]` once body i ran and its iteration count is
-// set, `[i, 0]` when body i could not be built or mapped, `[PROBE,
-// class, ns]` (the fastest probe so far in the group's width class, see
-// [`Probe`]) after the rounds, then `[i, 1, timings…,
-// rounds, clean rounds, first, second]` per body, the last two the ns
-// per cycle of the calibrations beside its first and second half of
-// rounds ([`member_values`]).
-const GROUP: f64 = -2.0;
-const WARM: f64 = -3.0;
-const PROBE: f64 = -4.0;
-
 /// A sample counts as taken alone on the core when the probes around it
 /// ([`crate::kernel::add_block`]) were at most this much slower than the
 /// fastest probe: beside a busy sibling thread they are 50-70% slower,
@@ -440,6 +441,12 @@ const PROBE_WARMUP: Duration = Duration::from_millis(50);
 /// fault and a new child goes on; when a child dies during the rounds, the
 /// group is measured again one body at a time, so a fault costs only the
 /// body that caused it.
+///
+/// With a raw file ([`Options::raw`]) every result a child sends is
+/// appended to it as it arrives, and a kernel pair the file already holds
+/// (a replay, a resumed run) is not measured: its recorded looks are
+/// handed out as if they had just been measured. A replay measures
+/// nothing; a pair it lacks is [`RunError::NotRecorded`].
 pub fn batch_costs(
     t: &dyn Target,
     n: usize,
@@ -448,77 +455,161 @@ pub fn batch_costs(
     opts: &Options,
     done: &mut dyn FnMut(usize, Result<Cost, RunError>),
 ) {
-    // Without its own kernels no body can be measured: winic's failure,
-    // not the forms', so the run stops with the reason.
-    let cal = match calibration(t) {
-        Ok(c) => c,
-        Err(e) => return crate::interrupt::abort(format!("the clock's calibration kernels: {e}")),
+    let raw = opts.raw.as_deref();
+    let replay_only = raw.is_some_and(|r| r.replay_only());
+    let batch_no = raw.map_or(0, |r| r.begin_batch());
+    let recorded: Vec<Option<Episode>> = match raw.filter(|r| r.has_recorded()) {
+        Some(r) => (0..n)
+            .map(|i| key_of(make, i).and_then(|k| r.take(k)))
+            .collect(),
+        None => vec![None; n],
     };
-    let probe = match crate::kernel::add_block(t, 4)
-        .map_err(RunError::from)
-        .and_then(|k| map(&k))
-    {
-        Ok(p) => p,
-        Err(e) => return crate::interrupt::abort(format!("the probe kernel: {e}")),
-    };
-    // SAFETY: built by `kernel`; they run only in the children.
-    let mut batch = Batch {
-        make,
-        width,
-        opts,
-        cal: unsafe { (cal.0.entry(), cal.1.entry()) },
-        probe: unsafe { probe.entry() },
-        fastest_probe: [f64::INFINITY; CLASSES],
-    };
-    // First pass, reported in order.
-    let mut results: Vec<Option<Result<Cost, RunError>>> = vec![None; n];
-    let mut judged_by = vec![f64::INFINITY; n];
-    let mut first: Vec<Option<Cost>> = vec![None; n];
-    let mut emitted = 0;
-    batch.run(&(0..n).collect::<Vec<_>>(), &mut |i, r, probe| {
-        first[i] = r.as_ref().ok().copied();
-        judged_by[i] = probe;
-        results[i] = Some(r);
-        while emitted < n {
-            let Some(r) = results[emitted].take() else {
-                break;
-            };
-            done(emitted, r);
-            emitted += 1;
+    // Each result as the raw file gets it, then as the analysis sees it.
+    let settle = |i: usize, key: Option<u64>, look: u8, got: Got| {
+        if let Some(raw) = raw {
+            if let Some(k) = key.or_else(|| key_of(make, i)) {
+                if let Err(e) = raw.put(batch_no, k, look, &got) {
+                    crate::interrupt::abort(e.to_string());
+                }
+            }
         }
-    });
+        cost_from(opts, &got, i, make)
+    };
+    let mut order = InOrder::new(n);
+    let mut first: Vec<Option<Cost>> = vec![None; n];
+    let mut live = Vec::new();
+    for (i, episode) in recorded.iter().enumerate() {
+        let r = match episode {
+            Some(e) => cost_from(opts, &e.looks[0], i, make),
+            None if replay_only => {
+                Err(make(i).map_or_else(RunError::Kernel, |_| RunError::NotRecorded))
+            }
+            None => {
+                live.push(i);
+                continue;
+            }
+        };
+        first[i] = r.as_ref().ok().copied();
+        order.put(i, r, done);
+    }
+    let mut batch = None;
+    let mut judged_by = vec![f64::INFINITY; n];
+    if !live.is_empty() {
+        let b = match Batch::new(t, make, width, opts) {
+            Ok(b) => batch.insert(b),
+            Err(why) => return crate::interrupt::abort(why),
+        };
+        // First pass, reported in order.
+        b.run(&live, &mut |i, key, got, probe| {
+            let r = settle(i, key, 1, got);
+            first[i] = r.as_ref().ok().copied();
+            judged_by[i] = probe;
+            order.put(i, r, done);
+        });
+    }
     if crate::interrupt::requested() {
         return;
     }
-    // Second chance, at the end: bodies that did not get their clean
-    // rounds or no positive difference, and bodies judged by a probe that
-    // later proved slow (the sibling thread was busy from the start of the
-    // batch).
-    let stale = |i: usize| batch.fastest_probe[width_class(width(i))] * (1.0 + PROBE_SLACK);
-    let again: Vec<usize> = (0..n)
+    for (i, episode) in recorded.iter().enumerate() {
+        for got in episode.iter().flat_map(|e| &e.looks[1..]) {
+            let r = cost_from(opts, got, i, make);
+            if better(first[i], &r) {
+                done(i, r);
+            }
+        }
+    }
+    if let Some(b) = &mut batch {
+        look_again(b, &live, &first, &judged_by, &mut |i, key, got| {
+            let r = settle(i, key, 2, got);
+            let better = better(first[i], &r);
+            if better {
+                done(i, r);
+            }
+            better
+        });
+    }
+}
+
+/// The key ([`raw::key`]) of body `i`'s kernel pair, when it builds.
+fn key_of(make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>, i: usize) -> Option<u64> {
+    let (a, b) = make(i).ok()?;
+    Some(raw::key(&a.text(), &b.text()))
+}
+
+/// Whether `new`, a second look, replaces the `first` cost.
+fn better(first: Option<Cost>, new: &Result<Cost, RunError>) -> bool {
+    match (new, first) {
+        (Ok(new), Some(old)) => old.replaced_by(new),
+        _ => false,
+    }
+}
+
+/// The first pass's results, handed on in body order as they complete.
+struct InOrder {
+    results: Vec<Option<Result<Cost, RunError>>>,
+    emitted: usize,
+}
+
+impl InOrder {
+    fn new(n: usize) -> InOrder {
+        InOrder {
+            results: vec![None; n],
+            emitted: 0,
+        }
+    }
+
+    /// Body `i`'s result; every result now complete from the front goes
+    /// to `done`.
+    fn put(
+        &mut self,
+        i: usize,
+        r: Result<Cost, RunError>,
+        done: &mut dyn FnMut(usize, Result<Cost, RunError>),
+    ) {
+        self.results[i] = Some(r);
+        while let Some(r) = self.results.get_mut(self.emitted).and_then(Option::take) {
+            done(self.emitted, r);
+            self.emitted += 1;
+        }
+    }
+}
+
+/// The second chance of [`batch_costs`], at the end: bodies of `live`
+/// that did not get their clean rounds or no positive difference, and
+/// bodies judged by a probe that later proved slow (the sibling thread was
+/// busy from the start of the batch). `again(i, key, got)` takes each
+/// result and says whether it was the better one.
+fn look_again(
+    batch: &mut Batch,
+    live: &[usize],
+    first: &[Option<Cost>],
+    judged_by: &[f64],
+    again: &mut dyn FnMut(usize, Option<u64>, Got) -> bool,
+) {
+    let width = batch.width;
+    let fastest = batch.fastest_probe;
+    let stale = |i: usize| fastest[width_class(width(i))] * (1.0 + PROBE_SLACK);
+    let wanted: Vec<usize> = live
+        .iter()
+        .copied()
         .filter(|&i| {
             first[i].is_some_and(|c| c.noisy() || !c.positive() || judged_by[i] > stale(i))
         })
         .collect();
-    SECOND_LOOK.wanted.fetch_add(again.len(), Ordering::Relaxed);
+    SECOND_LOOK
+        .wanted
+        .fetch_add(wanted.len(), Ordering::Relaxed);
     // In chunks: when the core's other thread stays busy, a second look
     // rarely gives a better value (on the Xeon guest 221 of 9904 noisy
     // bodies, for 40% of the run's time), so a chunk that improves fewer
     // than one body in SECOND_YIELD ends it.
-    for chunk in again.chunks(SECOND_CHUNK) {
+    for chunk in wanted.chunks(SECOND_CHUNK) {
         if crate::interrupt::requested() {
             return;
         }
         let mut improved = 0;
-        batch.run(chunk, &mut |i, r, _| {
-            let better = match (&r, first[i]) {
-                (Ok(new), Some(old)) => old.replaced_by(new),
-                _ => false,
-            };
-            if better {
-                improved += 1;
-                done(i, r);
-            }
+        batch.run(chunk, &mut |i, key, got, _| {
+            improved += usize::from(again(i, key, got));
         });
         SECOND_LOOK
             .retried
@@ -563,6 +654,27 @@ pub fn second_looks() -> (usize, usize, usize) {
     )
 }
 
+/// The cost of body `i` from what its child gave (or the raw file
+/// recorded): the analysis of a result, the same in a run and a replay.
+fn cost_from(
+    opts: &Options,
+    got: &Got,
+    i: usize,
+    make: &dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+) -> Result<Cost, RunError> {
+    match got {
+        Got::Sample(s) => cost_of(opts, s.once, s.twice, s.clock.0, s.clock.1).map(|c| Cost {
+            rounds: (s.rounds as usize, s.clean as usize),
+            ..c
+        }),
+        Got::NotBuilt => Err(match make(i) {
+            Err(e) => RunError::Kernel(e),
+            Ok(_) => RunError::Map("the child could not map the kernels".into()),
+        }),
+        Got::Fault(f) => Err(RunError::Child(ChildError::from(f))),
+    }
+}
+
 /// What the children of one [`batch_costs`] share.
 struct Batch<'a> {
     make: &'a dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
@@ -570,16 +682,47 @@ struct Batch<'a> {
     opts: &'a Options,
     cal: (extern "C" fn(u64), extern "C" fn(u64)),
     probe: extern "C" fn(u64),
+    /// The mapped calibration and probe kernels the entries point into.
+    _code: (Code, Code, Code),
     /// The fastest probe any child saw, per width class: the next child
     /// starts from it.
     fastest_probe: [f64; CLASSES],
 }
 
-impl Batch<'_> {
+impl<'a> Batch<'a> {
+    /// The calibration and probe kernels mapped; without them no body can
+    /// be measured: winic's failure, not the forms', so the run stops
+    /// with the reason.
+    fn new(
+        t: &dyn Target,
+        make: &'a dyn Fn(usize) -> Result<(Kernel, Kernel), KernelError>,
+        width: &'a dyn Fn(usize) -> u32,
+        opts: &'a Options,
+    ) -> Result<Batch<'a>, String> {
+        let cal = calibration(t).map_err(|e| format!("the clock's calibration kernels: {e}"))?;
+        let probe = crate::kernel::add_block(t, 4)
+            .map_err(RunError::from)
+            .and_then(|k| map(&k))
+            .map_err(|e| format!("the probe kernel: {e}"))?;
+        // SAFETY: built by `kernel`; they run only in the children, and
+        // the mapped code lives as long as the batch.
+        let (calf, probef) = unsafe { ((cal.0.entry(), cal.1.entry()), probe.entry()) };
+        Ok(Batch {
+            make,
+            width,
+            opts,
+            cal: calf,
+            probe: probef,
+            _code: (cal.0, cal.1, probe),
+            fastest_probe: [f64::INFINITY; CLASSES],
+        })
+    }
+
     /// Measures the bodies `todo` in as many children as it takes;
-    /// `got(i, cost, probe)` is called once per body as its result
-    /// arrives, with the probe time its clean rounds were judged by.
-    fn run(&mut self, todo: &[usize], got: &mut dyn FnMut(usize, Result<Cost, RunError>, f64)) {
+    /// `got(i, key, result, probe)` is called once per body as its result
+    /// arrives, with its kernel pair's key when the child sent one, and
+    /// the probe time its clean rounds were judged by.
+    fn run(&mut self, todo: &[usize], got: &mut dyn FnMut(usize, Option<u64>, Got, f64)) {
         let (make, opts, sampling, width) = (self.make, self.opts, self.opts.sampling, self.width);
         let (calf, probef) = (self.cal, self.probe);
         let mut finished: std::collections::HashSet<usize> = Default::default();
@@ -627,43 +770,24 @@ impl Batch<'_> {
                 },
                 // Each result goes on as it arrives, so that the caller
                 // can save it while the child measures the rest.
-                &mut |r| match r.as_slice() {
-                    [tag, ids @ ..] if *tag == GROUP => {
-                        group = ids.iter().map(|&i| i as usize).collect();
+                &mut |r| match Message::decode(&r) {
+                    Some(Message::Group(ids)) => {
+                        group = ids;
                         warmed.clear();
                     }
-                    [tag, i] if *tag == WARM => warmed.push(*i as usize),
-                    [tag, class, ns] if *tag == PROBE => {
-                        let c = (*class as usize).min(CLASSES - 1);
-                        fastest_probe[c] = fastest_probe[c].min(*ns);
+                    Some(Message::Warm(i)) => warmed.push(i),
+                    Some(Message::Probe { class, ns }) => {
+                        let c = class.min(CLASSES - 1);
+                        fastest_probe[c] = fastest_probe[c].min(ns);
                     }
-                    [i, ok, rest @ ..] if group.contains(&(*i as usize)) => {
-                        let i = *i as usize;
-                        let r = if *ok == 0.0 || rest.len() != 2 * TIMING_LEN + 4 {
-                            Err(match make(i) {
-                                Err(e) => RunError::Kernel(e),
-                                Ok(_) => {
-                                    RunError::Map("the child could not map the kernels".into())
-                                }
-                            })
-                        } else {
-                            cost_of(
-                                opts,
-                                timing_from(&rest[..TIMING_LEN]),
-                                timing_from(&rest[TIMING_LEN..2 * TIMING_LEN]),
-                                rest[2 * TIMING_LEN + 2],
-                                rest[2 * TIMING_LEN + 3],
-                            )
-                            .map(|c| Cost {
-                                rounds: (
-                                    rest[2 * TIMING_LEN] as usize,
-                                    rest[2 * TIMING_LEN + 1] as usize,
-                                ),
-                                ..c
-                            })
-                        };
+                    Some(Message::NotBuilt(i)) if group.contains(&i) => {
                         finished.insert(i);
-                        got(i, r, fastest_probe[width_class(width(i))]);
+                        got(i, None, Got::NotBuilt, fastest_probe[width_class(width(i))]);
+                    }
+                    Some(Message::Body { i, key, sample }) if group.contains(&i) => {
+                        finished.insert(i);
+                        let probe = fastest_probe[width_class(width(i))];
+                        got(i, Some(key), Got::Sample(sample), probe);
                     }
                     _ => {}
                 },
@@ -674,12 +798,12 @@ impl Batch<'_> {
                 // is measured further.
                 return;
             }
-            if let ChildError::System(why) = &e {
+            let Some(fault) = e.fault() else {
                 // winic could not fork, poll or reap: no body is to blame,
                 // and none could be measured.
-                crate::interrupt::abort(format!("running a measuring child: {why}"));
+                crate::interrupt::abort(format!("running a measuring child: {e}"));
                 return;
-            }
+            };
             let unfinished: Vec<usize> = group
                 .iter()
                 .copied()
@@ -687,7 +811,7 @@ impl Batch<'_> {
                 .collect();
             let mut blame = |i: usize, finished: &mut std::collections::HashSet<usize>| {
                 finished.insert(i);
-                got(i, Err(RunError::Child(e.clone())), f64::INFINITY);
+                got(i, None, Got::Fault(fault.clone()), f64::INFINITY);
             };
             match unfinished.iter().find(|i| !warmed.contains(i)) {
                 // Died while a body first ran: that body's fault.
@@ -699,6 +823,96 @@ impl Batch<'_> {
                 None => blame(unfinished.first().copied().unwrap_or(first), &mut finished),
             }
         }
+    }
+}
+
+/// What a batch child sends, one message at a time, as the numbers
+/// [`super::Records::send`] carries: a tag, then the message's values.
+#[derive(Clone, Debug, PartialEq)]
+enum Message {
+    /// A group of bodies begins.
+    Group(Vec<usize>),
+    /// Body `i` ran once and its iteration count is set: a fault from
+    /// here on happened in its group's rounds.
+    Warm(usize),
+    /// Body `i`'s kernels could not be built or mapped.
+    NotBuilt(usize),
+    /// The fastest probe so far in width class `class`, ns per iteration.
+    Probe { class: usize, ns: f64 },
+    /// Body `i` measured: its kernel pair's key ([`raw::key`]) and sample.
+    Body { i: usize, key: u64, sample: Sample },
+}
+
+impl Message {
+    const GROUP: f64 = 1.0;
+    const WARM: f64 = 2.0;
+    const NOT_BUILT: f64 = 3.0;
+    const PROBE: f64 = 4.0;
+    const BODY: f64 = 5.0;
+    /// Values of a [`Message::Body`]: tag, index, key (two halves), two
+    /// timings, rounds, clean rounds, two clocks.
+    const BODY_LEN: usize = 4 + 2 * TIMING_LEN + 4;
+
+    fn encode(&self) -> Vec<f64> {
+        match self {
+            Message::Group(ids) => std::iter::once(Self::GROUP)
+                .chain(ids.iter().map(|&i| i as f64))
+                .collect(),
+            Message::Warm(i) => vec![Self::WARM, *i as f64],
+            Message::NotBuilt(i) => vec![Self::NOT_BUILT, *i as f64],
+            Message::Probe { class, ns } => vec![Self::PROBE, *class as f64, *ns],
+            Message::Body { i, key, sample } => {
+                let mut v = vec![
+                    Self::BODY,
+                    *i as f64,
+                    (key >> 32) as f64,
+                    (key & 0xffff_ffff) as f64,
+                ];
+                v.extend(timing_values(&sample.once));
+                v.extend(timing_values(&sample.twice));
+                v.extend([
+                    f64::from(sample.rounds),
+                    f64::from(sample.clean),
+                    sample.clock.0,
+                    sample.clock.1,
+                ]);
+                debug_assert_eq!(v.len(), Self::BODY_LEN);
+                v
+            }
+        }
+    }
+
+    /// The message `v` encodes, `None` for anything else.
+    fn decode(v: &[f64]) -> Option<Message> {
+        let index = |x: f64| (x >= 0.0 && x.fract() == 0.0 && x < 1e15).then_some(x as usize);
+        let (&tag, rest) = v.split_first()?;
+        Some(match (tag, rest) {
+            (Self::GROUP, ids) => {
+                Message::Group(ids.iter().map(|&x| index(x)).collect::<Option<_>>()?)
+            }
+            (Self::WARM, &[i]) => Message::Warm(index(i)?),
+            (Self::NOT_BUILT, &[i]) => Message::NotBuilt(index(i)?),
+            (Self::PROBE, &[class, ns]) => Message::Probe {
+                class: index(class)?,
+                ns,
+            },
+            (Self::BODY, _) if v.len() == Self::BODY_LEN => {
+                let half = |x: f64| index(x).filter(|&h| h <= u32::MAX as usize);
+                let t = &rest[3..];
+                Message::Body {
+                    i: index(rest[0])?,
+                    key: ((half(rest[1])? as u64) << 32) | half(rest[2])? as u64,
+                    sample: Sample {
+                        once: timing_from(&t[..TIMING_LEN]),
+                        twice: timing_from(&t[TIMING_LEN..2 * TIMING_LEN]),
+                        rounds: index(t[2 * TIMING_LEN])? as u32,
+                        clean: index(t[2 * TIMING_LEN + 1])? as u32,
+                        clock: (t[2 * TIMING_LEN + 2], t[2 * TIMING_LEN + 3]),
+                    },
+                }
+            }
+            _ => return None,
+        })
     }
 }
 
@@ -965,9 +1179,7 @@ fn measure_group(
     probe_f: extern "C" fn(u64),
     out: &mut super::Records,
 ) -> bool {
-    let mut head = vec![GROUP];
-    head.extend(group.iter().map(|&i| i as f64));
-    if !out.send(&head) {
+    if !out.send(&Message::Group(group.to_vec()).encode()) {
         return false;
     }
     let mut members = Vec::new();
@@ -977,16 +1189,19 @@ fn measure_group(
         probe: probe_f,
     };
     let mut codes = Vec::new();
+    let mut keys = Vec::new();
     for &i in group {
-        let mapped = make(i)
-            .ok()
-            .and_then(|(a, b)| Some((map(&a).ok()?, map(&b).ok()?)));
-        let Some(code) = mapped else {
-            if !out.send(&[i as f64, 0.0]) {
+        let mapped = make(i).ok().and_then(|(a, b)| {
+            let key = raw::key(&a.text(), &b.text());
+            Some((map(&a).ok()?, map(&b).ok()?, key))
+        });
+        let Some((once, twice, key)) = mapped else {
+            if !out.send(&Message::NotBuilt(i).encode()) {
                 return false;
             }
             continue;
         };
+        let code = (once, twice);
         // SAFETY: kernels built by `kernel`, running in the child.
         let f = unsafe { (code.0.entry(), code.1.entry()) };
         codes.push(code);
@@ -995,11 +1210,12 @@ fn measure_group(
         f.0(1);
         f.1(1);
         let iterations = measure::iterations_for(sampling.sample, |k| timed(f.1, k));
-        if !out.send(&[WARM, i as f64]) {
+        if !out.send(&Message::Warm(i).encode()) {
             return false;
         }
         bench.members.push(f);
         members.push(Member::new(i, iterations));
+        keys.push(key);
     }
     if members.is_empty() {
         return true;
@@ -1013,28 +1229,39 @@ fn measure_group(
     } else {
         (probe.patience / 2).max(sampling.budget / 32)
     };
-    if !out.send(&[PROBE, probe.class as f64, probe.fastest[probe.class]]) {
+    let class = probe.class;
+    let best = Message::Probe {
+        class,
+        ns: probe.fastest[class],
+    };
+    if !out.send(&best.encode()) {
         return false;
     }
-    for m in &members {
-        let mut rec = vec![m.i as f64, 1.0];
-        rec.extend(member_values(m, probe, cal.1, sampling));
-        if !out.send(&rec) {
+    for (m, &key) in members.iter().zip(&keys) {
+        let sample = member_sample(m, probe, cal.1, sampling);
+        if !out.send(
+            &Message::Body {
+                i: m.i,
+                key,
+                sample,
+            }
+            .encode(),
+        ) {
             return false;
         }
     }
     true
 }
 
-/// What a batch child sends of a member after `[i, 1]`: its timings
-/// (from its clean rounds when there are [`MIN_CLEAN`] of them), its
-/// rounds and clean rounds, and its clock ([`Member::clock`]).
-fn member_values(
+/// What a batch child sends of a member: its timings (from its clean
+/// rounds when there are [`MIN_CLEAN`] of them), its rounds and clean
+/// rounds, and its clock ([`Member::clock`]).
+fn member_sample(
     m: &Member,
     probe: &Probe,
     cal_iterations: u64,
     sampling: &measure::Sampling,
-) -> Vec<f64> {
+) -> Sample {
     let clean = m.clean(probe);
     let timing = |samples: &[f64]| {
         let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
@@ -1048,12 +1275,13 @@ fn member_values(
             ..t
         }
     };
-    let mut rec = timing_values(&timing(&m.once));
-    rec.extend(timing_values(&timing(&m.twice)));
-    rec.extend([m.probes.len() as f64, clean.len() as f64]);
-    let (first, second) = m.clock(probe, cal_iterations, sampling.max_spread);
-    rec.extend([first, second]);
-    rec
+    Sample {
+        once: timing(&m.once),
+        twice: timing(&m.twice),
+        rounds: m.probes.len() as u32,
+        clean: clean.len() as u32,
+        clock: m.clock(probe, cal_iterations, sampling.max_spread),
+    }
 }
 
 /// The cost of a body from its timings and the calibrations around it.
@@ -1249,15 +1477,8 @@ mod tests {
                     m.clean(&probe).len(),
                     m.probes.len()
                 );
-                let v = member_values(m, &probe, cal_iterations, &sampling);
-                let cost = cost_of(
-                    &opts,
-                    timing_from(&v[..TIMING_LEN]),
-                    timing_from(&v[TIMING_LEN..2 * TIMING_LEN]),
-                    v[2 * TIMING_LEN + 2],
-                    v[2 * TIMING_LEN + 3],
-                )
-                .unwrap();
+                let v = member_sample(m, &probe, cal_iterations, &sampling);
+                let cost = cost_of(&opts, v.once, v.twice, v.clock.0, v.clock.1).unwrap();
                 assert!(
                     (cost.cycles - cycles).abs() / cycles < 0.005,
                     "{cycles} (heavy {heavy}): {:.3} cycles (at {:.3} GHz)",
@@ -1296,6 +1517,51 @@ mod tests {
         let mut members = vec![Member::new(0, 1)];
         sample_rounds(&mut members, &mut core, &sampling, &mut probe, 300);
         assert!(members[0].once.len() >= 10);
+    }
+
+    /// Every message a batch child sends comes back as sent (a key's
+    /// high bits, an infinite spread, a negative clock); anything else is
+    /// no message.
+    #[test]
+    fn child_messages_come_back_as_sent() {
+        let t = Timing {
+            ns_per_iter: 1.0 / 3.0,
+            iterations: (1 << 40) + 1,
+            spread: f64::INFINITY,
+            noisy: true,
+        };
+        let sample = Sample {
+            once: t,
+            twice: Timing { noisy: false, ..t },
+            rounds: 40,
+            clean: 7,
+            clock: (0.2331, -0.015625),
+        };
+        for m in [
+            Message::Group(vec![0, 3, 1 << 30]),
+            Message::Group(Vec::new()),
+            Message::Warm(5),
+            Message::NotBuilt(0),
+            Message::Probe { class: 2, ns: 3.25 },
+            Message::Body {
+                i: 17,
+                key: u64::MAX - 5,
+                sample,
+            },
+        ] {
+            assert_eq!(Message::decode(&m.encode()), Some(m.clone()), "{m:?}");
+        }
+        for bad in [
+            &[][..],
+            &[9.0, 1.0],
+            &[2.0],
+            &[2.0, -1.0],
+            &[3.0, 0.5],
+            &[5.0, 1.0, 2.0],
+            &[1.0, f64::NAN],
+        ] {
+            assert_eq!(Message::decode(bad), None, "{bad:?}");
+        }
     }
 
     /// With `-f GHz`, a body whose calibration shows another clock says so.

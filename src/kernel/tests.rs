@@ -415,7 +415,7 @@ fn runtime_figures() {
     let build_map = t0.elapsed() / n;
     let fixed = Options {
         clock: Clock::Fixed(3.0),
-        ..opts
+        ..opts.clone()
     };
     let (k1, k2) = (
         build(t, std::slice::from_ref(&add), 1).unwrap(),

@@ -18,8 +18,10 @@ use crate::db::{Database, Entry, Journal, JournalRun};
 use crate::error::Error;
 use crate::exec::run::{self, Clock};
 use crate::isa::Arch;
+use crate::raw::{Header, Raw};
 use sink::Sink;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use select::select_forms;
 
@@ -73,6 +75,19 @@ pub struct Request {
     pub vector_types: VectorTypes,
     /// The command line, for the report.
     pub command: String,
+    /// Where the results come from.
+    pub source: Source,
+}
+
+/// Where a run's results come from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Measured now; every result also goes to the raw file beside the
+    /// database ([`Raw::path_of`]).
+    Measure,
+    /// Replayed from a raw file (`winic analyse`): nothing is measured,
+    /// every conclusion is drawn again from what the file recorded.
+    Replay(Arc<Raw>, Box<Header>),
 }
 
 impl Request {
@@ -115,6 +130,88 @@ impl Request {
             global,
             args,
         }
+    }
+}
+
+impl Request {
+    /// The run a raw file's `header` records, replayed from `raw` into
+    /// `output`: its selection, clock and arch as they were given.
+    pub fn replaying(
+        raw: Raw,
+        header: Header,
+        output: PathBuf,
+        report: bool,
+        command: String,
+    ) -> Result<Request, Error> {
+        let run = &header.run;
+        let bad = |what: String| {
+            Error::BadInput(format!(
+                "{}: the recorded run `{}`: {what}",
+                raw.path().display(),
+                run.command()
+            ))
+        };
+        let mode = match run.mode.as_str() {
+            "TP" => Mode::Tp,
+            "LAT" => Mode::Lat,
+            m => return Err(bad(format!("mode {m:?}; this winic replays TP and LAT"))),
+        };
+        let arch = Arch::parse(&run.arch).map_err(bad)?;
+        let clock = match run.global.as_slice() {
+            [] => Clock::Auto,
+            [f, g] if f == "-f" => Clock::Fixed(g.parse().map_err(|_| bad(format!("-f {g}")))?),
+            other => return Err(bad(format!("options {other:?}"))),
+        };
+        let mut req = Request {
+            mode,
+            arch,
+            instrs: Vec::new(),
+            filter: None,
+            min_opcode: None,
+            max_opcode: None,
+            output,
+            resume: false,
+            report,
+            x87: false,
+            cpu: None,
+            clock,
+            vector_types: VectorTypes::parse("all").expect("`all` parses"),
+            command,
+            source: Source::Measure,
+        };
+        let mut words = run.args.iter().peekable();
+        while let Some(w) = words.next() {
+            let mut value = || {
+                words
+                    .next()
+                    .ok_or_else(|| bad(format!("{w} without its value")))
+            };
+            let number = |v: &String| v.parse().map_err(|_| bad(format!("{w} {v}")));
+            match w.as_str() {
+                "-i" => {
+                    while let Some(n) = words.next_if(|n| !n.starts_with("--")) {
+                        req.instrs.push(n.clone());
+                    }
+                }
+                "--filter" => req.filter = Some(value()?.clone()),
+                "--minOpcode" => req.min_opcode = Some(number(value()?)?),
+                "--maxOpcode" => req.max_opcode = Some(number(value()?)?),
+                "--x87FP" => req.x87 = true,
+                "--vtypes" => {
+                    let v = value()?;
+                    req.vector_types = VectorTypes::parse(v).map_err(|e| bad(format!("{e}")))?;
+                }
+                _ => return Err(bad(format!("option {w:?}"))),
+            }
+        }
+        if req.journal_run() != *run {
+            return Err(bad(format!(
+                "read back as `{}`",
+                req.journal_run().command()
+            )));
+        }
+        req.source = Source::Replay(Arc::new(raw), Box::new(header));
+        Ok(req)
     }
 }
 
@@ -184,7 +281,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     let t = arch::target(arch);
     // A run that fails before it measures leaves no journal of no form:
     // the next run would be told to resume it.
-    let opts = match measuring_options(t, req.clock, req.cpu) {
+    let opts = match options_with_raw(req, t, &journal_run) {
         Ok(o) => o,
         Err(e) => return Err(abandon(journal, e)),
     };
@@ -273,12 +370,23 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         None
     };
     // Throughputs the database already holds: TP's helpers need not be
-    // measured again.
-    let known: std::collections::HashMap<String, f64> = db
+    // measured again (the raw file records those used; a replay uses
+    // those).
+    let in_db: std::collections::HashMap<String, f64> = db
         .entries
         .iter()
         .filter_map(|e| Some((e.llvm_name.clone(), e.throughput?)))
         .collect();
+    let known = |name: &str| {
+        let v = in_db.get(name).copied();
+        match &opts.raw {
+            Some(raw) => raw.known(name, v).unwrap_or_else(|e| {
+                crate::interrupt::abort(e.to_string());
+                v
+            }),
+            None => v,
+        }
+    };
     let start = std::time::Instant::now();
     let looks_before = run::second_looks();
     let mut sink = Sink::new(mode, output, db, journal, report, resume_command);
@@ -291,7 +399,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
                 &opts,
                 req.x87,
                 floor,
-                &|name| known.get(name).copied(),
+                &known,
                 &mut labelled(&mut *progress, format!("TP {arch}")),
                 &mut |row| {
                     sink.put(
@@ -330,14 +438,23 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
             opts: &opts,
             x87: req.x87,
             floor,
-            known: &|name| known.get(name).copied(),
+            known: &known,
             done: &done,
         };
         let tally = sweep.run(&variants, &all_forms, &mut sink, progress);
         summary.push_str(&tally.text(variants.len()));
     }
     summary.push_str(&second_look_line(looks_before, run::second_looks()));
-    let finished = sink.finish(summary);
+    let finished = sink.finish(summary).map(|mut f| {
+        if let (Source::Measure, Some(raw)) = (&req.source, &opts.raw) {
+            f.notes.push(format!(
+                "raw results: {} (`winic analyse {} -o FILE` draws the database from them again)",
+                raw.path().display(),
+                raw.path().display()
+            ));
+        }
+        f
+    });
     crate::interrupt::on_second_signal_forget();
     drop(lock);
     finished
@@ -349,6 +466,56 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
 fn abandon(journal: Journal, why: Error) -> Error {
     crate::interrupt::on_second_signal_forget();
     journal.abandon(why)
+}
+
+/// How `req` times its kernels, with its raw file: a replay's, or a new
+/// one beside the database (with `--resume`, the interrupted run's,
+/// whose results are used, not measured again).
+fn options_with_raw(
+    req: &Request,
+    t: &dyn arch::Target,
+    run: &JournalRun,
+) -> Result<run::Options, Error> {
+    if let Source::Replay(raw, header) = &req.source {
+        // What runs is what ran on the recorded host.
+        crate::probe::assume_recorded_host(req.arch, &header.lacks);
+        return Ok(run::Options {
+            clock: req.clock,
+            cpu: None,
+            plan: crate::measure::Plan::fast(),
+            fallback_ghz: header.ghz,
+            raw: Some(raw.clone()),
+            ..run::Options::default()
+        });
+    }
+    let mut opts = measuring_options(t, req.clock, req.cpu)?;
+    let path = Raw::path_of(&req.output, req.mode.name());
+    let resumed = if req.resume {
+        Raw::resume(&path, run)?
+    } else {
+        None
+    };
+    let raw = match resumed {
+        Some((raw, _)) => {
+            eprintln!(
+                "winic: --resume: {}: {} results of the interrupted run are used, not measured again",
+                path.display(),
+                raw.recorded()
+            );
+            raw
+        }
+        None => {
+            let header = Header::new(
+                run.clone(),
+                crate::report::cpu_name(req.arch),
+                opts.fallback_ghz,
+                crate::probe::lacking_forms(t),
+            );
+            Raw::create(&path, &header)?
+        }
+    };
+    opts.raw = Some(Arc::new(raw));
+    Ok(opts)
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:

@@ -56,6 +56,8 @@ pub enum Failure {
     },
     /// LAT: no measured chain bounds it.
     Unbounded,
+    /// A replay's raw file holds no result of its kernels.
+    NotRecorded,
 }
 
 impl Failure {
@@ -65,6 +67,7 @@ impl Failure {
             RunError::Child(c) => Failure::Child(c),
             RunError::Kernel(k) => Failure::NoKernel(k.to_string()),
             RunError::Map(m) => Failure::NoKernel(format!("mapping the code: {m}")),
+            RunError::NotRecorded => Failure::NotRecorded,
         }
     }
 
@@ -93,6 +96,9 @@ impl Failure {
             Failure::NoKernel(_) => "no kernel".into(),
             Failure::NoChain { kind, .. } => kind.clone(),
             Failure::Unbounded => "no chain bounds it".into(),
+            Failure::NotRecorded => {
+                "not in the raw file (the recorded run did not measure it)".into()
+            }
         }
     }
 
@@ -148,6 +154,7 @@ impl fmt::Display for Failure {
                 None => f.write_str(kind),
             },
             Failure::Unbounded => f.write_str("no chain bounds it"),
+            Failure::NotRecorded => f.write_str(&self.kind()),
         }
     }
 }
