@@ -181,9 +181,6 @@ pub fn report(t: &dyn Target, host: &HostFeatures) -> String {
 /// has them, when winic does not run on `t`'s arch, or when nothing decides
 /// (then a SIGILL is the last safety net).
 pub fn host_lacks(t: &dyn Target, form: Instr) -> Option<String> {
-    if let Some(recorded) = RECORDED_HOST.get().filter(|h| h.arch == t.arch()) {
-        return recorded.lacks.get(form.name()).cloned();
-    }
     t.source_lacks(form)
         .or_else(|| lacks(target(t.arch()), t.host_features()?, form))
 }
@@ -193,9 +190,6 @@ pub fn host_lacks(t: &dyn Target, form: Instr) -> Option<String> {
 /// alone decide whether it runs: such a form runs, and a SIGILL is then
 /// the net that was expected to catch it. `None` otherwise.
 pub fn host_cannot_tell(t: &dyn Target, form: Instr) -> Option<String> {
-    if RECORDED_HOST.get().is_some_and(|h| h.arch == t.arch()) {
-        return None;
-    }
     cannot_tell(target(t.arch()), t.host_features()?, form)
 }
 
@@ -213,39 +207,6 @@ pub fn host_report(t: &dyn Target) -> Vec<(&'static str, String)> {
         }
     }
     lines
-}
-
-/// Every real form of `t`'s arch the host lacks a feature for
-/// ([`host_lacks`]), by name, with the reason: what a raw file records of
-/// the host, so that a replay elsewhere skips the same forms.
-pub fn lacking_forms(t: &dyn Target) -> Vec<(String, String)> {
-    Isa::get(t.arch())
-        .real_instrs()
-        .filter_map(|f| Some((f.name().to_string(), host_lacks(t, f)?)))
-        .collect()
-}
-
-/// The host a replay stands for: the forms of `arch` it lacked features
-/// for ([`lacking_forms`] where it was measured).
-struct RecordedHost {
-    arch: Arch,
-    lacks: std::collections::HashMap<String, String>,
-}
-
-/// Set once by [`assume_recorded_host`].
-static RECORDED_HOST: std::sync::OnceLock<RecordedHost> = std::sync::OnceLock::new();
-
-/// From now on, [`host_lacks`] answers for forms of `arch` as the
-/// recorded host did (`lacks`, from a raw file), and nothing of `arch` is
-/// probed: a replay decides what runs as the measuring machine decided,
-/// whatever machine it runs on. Once per process; `false` when another
-/// host was assumed before.
-pub fn assume_recorded_host(arch: Arch, lacks: &[(String, String)]) -> bool {
-    let host = RecordedHost {
-        arch,
-        lacks: lacks.iter().cloned().collect(),
-    };
-    RECORDED_HOST.set(host).is_ok()
 }
 
 #[cfg(test)]

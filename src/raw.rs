@@ -97,28 +97,32 @@ pub struct Header {
     pub winic: String,
     /// The run.
     pub run: Run,
-    /// The CPU, as `/proc/cpuinfo` names it.
+    /// The CPU, as `/proc/cpuinfo` names it, and its identity where its
+    /// registers give one (`AuthenticAMD family 0x1a model 0x2 stepping
+    /// 0x0`).
     pub cpu: String,
     /// The clock (GHz) measured once at the start of a `-f auto` run: a
     /// kernel whose own calibration gave nothing is converted with it.
     #[serde(with = "finite_or_text::option")]
     pub ghz: Option<f64>,
-    /// Every form of the run's arch this host lacks a feature for, with
-    /// the reason (`needs AVX512_FP16, which this CPU lacks (CPUID)`): a
-    /// replay on another machine skips what the measuring one skipped.
-    pub lacks: Vec<(String, String)>,
+    /// The features the host lacked, by its source's names (x86: CPUID's,
+    /// as iced names them): a replay on another machine decides every
+    /// form as the measuring one did. `None` where the arch cannot record
+    /// its host so (AArch64, RISC-V): a replay decides with the features
+    /// of the machine it runs on.
+    pub lacking: Option<Vec<String>>,
 }
 
 impl Header {
     /// The header of a run measured now by this winic.
-    pub fn new(run: Run, cpu: String, ghz: Option<f64>, lacks: Vec<(String, String)>) -> Header {
+    pub fn new(run: Run, cpu: String, ghz: Option<f64>, lacking: Option<Vec<String>>) -> Header {
         Header {
             format: FORMAT,
             winic: env!("CARGO_PKG_VERSION").to_string(),
             run,
             cpu,
             ghz,
-            lacks,
+            lacking,
         }
     }
 }
@@ -239,6 +243,8 @@ struct State {
     batch: u32,
     /// Only what was recorded: a replay measures nothing.
     replay_only: bool,
+    /// Made by this run ([`Raw::create`]), not continued.
+    created: bool,
     /// Results read from the file, written to it, and handed out from it.
     read: usize,
     written: usize,
@@ -262,7 +268,9 @@ impl Raw {
         writeln!(out, "{line}")
             .and_then(|()| out.flush())
             .map_err(|e| Error::Io(format!("writing {}", path.display()), e))?;
-        Ok(Raw::with(path, Some(out), Vec::new(), false))
+        let raw = Raw::with(path, Some(out), Vec::new(), false);
+        raw.state().created = true;
+        Ok(raw)
     }
 
     /// The raw file at `path` of the interrupted `run`, to continue: its
@@ -328,6 +336,7 @@ impl Raw {
                 known,
                 batch: 0,
                 replay_only,
+                created: false,
                 read,
                 written: 0,
                 replayed: 0,
@@ -428,6 +437,17 @@ impl Raw {
     pub fn counts(&self) -> (usize, usize) {
         let s = self.state();
         (s.written, s.replayed)
+    }
+
+    /// Ends a run that failed before it measured any form: a file this
+    /// run made is removed (it holds the run's floor at most), so that
+    /// nothing is left beside the database; one it continued stays.
+    pub fn abandon(&self) {
+        let mut s = self.state();
+        if s.created {
+            s.out = None;
+            let _ = fs::remove_file(&self.path);
+        }
     }
 
     /// Results the file held when it was opened.
@@ -550,7 +570,12 @@ mod tests {
     fn records_come_back_exactly_and_in_order() {
         let dir = scratch("back");
         let path = dir.join("db.yaml.LAT.raw");
-        let header = Header::new(run(), "AMD EPYC".into(), Some(3.1), vec![]);
+        let header = Header::new(
+            run(),
+            "AMD EPYC".into(),
+            Some(3.1),
+            Some(vec!["XOP".into()]),
+        );
         let raw = Raw::create(&path, &header).unwrap();
         let (a, b) = (key("a", "aa"), key("b", "bb"));
         let fault = Got::Fault(Fault::Signal("SIGILL".into()));
@@ -586,7 +611,7 @@ mod tests {
     fn a_cut_line_is_dropped_and_another_run_refused() {
         let dir = scratch("resume");
         let path = dir.join("db.yaml.LAT.raw");
-        let raw = Raw::create(&path, &Header::new(run(), "x".into(), None, vec![])).unwrap();
+        let raw = Raw::create(&path, &Header::new(run(), "x".into(), None, None)).unwrap();
         raw.put(0, 7, 1, &Got::NotBuilt).unwrap();
         drop(raw);
         let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();

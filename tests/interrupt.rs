@@ -175,6 +175,11 @@ fn stop_and_resume(
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name}: resume failed: {err}");
     assert!(err.contains("were done before"), "{name}: {err}");
+    // What the raw file holds of the stopped run is not measured again.
+    assert!(
+        err.contains("results of the interrupted run are used, not measured again"),
+        "{name}: {err}"
+    );
     assert!(!journal.exists(), "{name}: the journal outlived the run");
     let got = forms(&dir.join("db.yaml"));
     // Under an emulator a cheap form may time only noise in one run and
@@ -294,17 +299,25 @@ fn a_result_that_cannot_be_written_stops_the_run() {
 
 /// A full disk that takes the database too still leaves the journal, and
 /// the error says how to go on (issue 46: only "File too large" or "No
-/// space left on device" was printed). The files may grow to 1.5 KB
-/// (RLIMIT_FSIZE, SIGXFSZ ignored): the journal fails after a few forms,
-/// and the database of those forms, written at the end, is larger than
-/// their journal lines.
+/// space left on device" was printed). The files may grow to 2 KB
+/// (RLIMIT_FSIZE, SIGXFSZ ignored), and the database the run merges into
+/// holds 9 KB already: the raw file or the journal fails after a few
+/// results, and no save of the database can succeed.
 #[test]
 fn a_database_that_cannot_be_saved_still_says_how_to_resume() {
     let dir = scratch("fsize-db");
+    let mut seed = String::from("---\n");
+    for k in 0..64 {
+        seed.push_str(&format!(
+            "- llvmName: SEED{k}\n  name: seed\n  operands: []\n  latency: null\n  \
+             operandLatencies: []\n  throughput: 1\n  throughputMin: 1\n  throughputMax: 1\n"
+        ));
+    }
+    std::fs::write(dir.join("db.yaml"), seed).unwrap();
     let mut args = vec!["TP", "-o", "db.yaml"];
     args.extend(selection());
     let mut cmd = winic(&args, &dir);
-    limit_file_size(&mut cmd, 1536);
+    limit_file_size(&mut cmd, 2048);
     let o = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");

@@ -190,6 +190,31 @@ pub trait HostPolicy {
         self.host_features()?.lacks(form)
     }
 
+    /// The features this host lacks by its own source, by the source's
+    /// names, when they are all a replay needs to decide every form as
+    /// this host did ([`HostPolicy::assume_lacking`]); `None` where the
+    /// arch cannot record its host so (AArch64 and RISC-V: feature sets,
+    /// probes and vector lengths), or winic does not run on it.
+    fn lacking_features(&self) -> Option<Vec<String>> {
+        None
+    }
+
+    /// From now on, answers as a host that lacks exactly `names` (what
+    /// [`HostPolicy::lacking_features`] gave where a raw file was
+    /// measured), whatever machine winic runs on: a replay skips what the
+    /// measuring machine skipped. Once per process; an error names a
+    /// feature this winic does not know, or a second, different host.
+    fn assume_lacking(&self, _names: &[String]) -> Result<(), String> {
+        Err("this arch cannot assume a recorded host".into())
+    }
+
+    /// The CPU's identity as its own registers give it (x86: CPUID's
+    /// vendor, family, model and stepping), when winic runs on this arch
+    /// and the arch has one.
+    fn cpu_identity(&self) -> Option<String> {
+        None
+    }
+
     /// What this host's own sources report of it, as `(label, value)`
     /// lines for `winic host` and report headers (features and where they
     /// were read, vector lengths). Empty when winic does not run on this

@@ -253,6 +253,18 @@ impl Operands for X86_64 {
 }
 
 impl HostPolicy for X86_64 {
+    fn lacking_features(&self) -> Option<Vec<String>> {
+        cfg!(target_arch = "x86_64").then(host::lacking)
+    }
+
+    fn assume_lacking(&self, names: &[String]) -> Result<(), String> {
+        host::assume_lacking(names)
+    }
+
+    fn cpu_identity(&self) -> Option<String> {
+        host::identity()
+    }
+
     fn source_lacks(&self, form: Instr) -> Option<String> {
         let missing = host::missing(plan_of(&form).ok()?.code);
         (!missing.is_empty())

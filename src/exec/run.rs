@@ -469,7 +469,7 @@ pub fn batch_costs(
         if let Some(raw) = raw {
             if let Some(k) = key.or_else(|| key_of(make, i)) {
                 if let Err(e) = raw.put(batch_no, k, look, &got) {
-                    crate::interrupt::abort(e.to_string());
+                    crate::interrupt::abort(format!("a result could not be written: {e}"));
                 }
             }
         }

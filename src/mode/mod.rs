@@ -199,7 +199,7 @@ impl Request {
                 "--x87FP" => req.x87 = true,
                 "--vtypes" => {
                     let v = value()?;
-                    req.vector_types = VectorTypes::parse(v).map_err(|e| bad(format!("{e}")))?;
+                    req.vector_types = VectorTypes::parse(v).map_err(|e| bad(e.to_string()))?;
                 }
                 _ => return Err(bad(format!("option {w:?}"))),
             }
@@ -364,7 +364,12 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         );
         match created {
             Ok(r) => Some(r),
-            Err(e) => return Err(abandon(journal, e)),
+            Err(e) => {
+                if let Some(raw) = &opts.raw {
+                    raw.abandon();
+                }
+                return Err(abandon(journal, e));
+            }
         }
     } else {
         None
@@ -381,7 +386,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         let v = in_db.get(name).copied();
         match &opts.raw {
             Some(raw) => raw.known(name, v).unwrap_or_else(|e| {
-                crate::interrupt::abort(e.to_string());
+                crate::interrupt::abort(format!("a result could not be written: {e}"));
                 v
             }),
             None => v,
@@ -478,7 +483,11 @@ fn options_with_raw(
 ) -> Result<run::Options, Error> {
     if let Source::Replay(raw, header) = &req.source {
         // What runs is what ran on the recorded host.
-        crate::probe::assume_recorded_host(req.arch, &header.lacks);
+        if let Some(lacking) = &header.lacking {
+            t.assume_lacking(lacking).map_err(|why| {
+                Error::BadInput(format!("{}: its host: {why}", raw.path().display()))
+            })?;
+        }
         return Ok(run::Options {
             clock: req.clock,
             cpu: None,
@@ -505,11 +514,13 @@ fn options_with_raw(
             raw
         }
         None => {
+            let cpu = crate::report::cpu_name(req.arch);
             let header = Header::new(
                 run.clone(),
-                crate::report::cpu_name(req.arch),
+                t.cpu_identity()
+                    .map_or(cpu.clone(), |id| format!("{cpu} ({id})")),
                 opts.fallback_ghz,
-                crate::probe::lacking_forms(t),
+                t.lacking_features(),
             );
             Raw::create(&path, &header)?
         }

@@ -108,8 +108,11 @@ impl Sink {
         .and_then(|()| self.db.save(&self.output));
         if let Err(e) = written {
             let saved = self.db.save(&self.output);
+            // What stopped the run first (a raw result that could not be
+            // written) comes first.
+            let first = failure.map_or(String::new(), |why| format!("{why}; "));
             return Err(Error::Failed(format!(
-                "the run's end could not be written: {e}; {}",
+                "{first}the run's end could not be written: {e}; {}",
                 self.how_to_go_on(saved.err())
             )));
         }

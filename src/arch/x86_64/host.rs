@@ -165,6 +165,15 @@ pub fn bit_known(f: F) -> bool {
 /// AVX-512, whether the OS saves their registers: XCR0), `None` when winic
 /// does not know the feature's bit or does not run on x86.
 pub fn has(f: F) -> Option<bool> {
+    if let Some(lacking) = ASSUMED.get() {
+        if lacking.contains(&f) {
+            return Some(false);
+        }
+        if f == F::HLE_or_RTM {
+            return Some(has(F::HLE)? || has(F::RTM)?);
+        }
+        return bit(f).map(|_| true);
+    }
     if f == F::HLE_or_RTM {
         // xtest: either TSX half (Intel SDM).
         return Some(has(F::HLE)? || has(F::RTM)?);
@@ -248,6 +257,62 @@ fn os_saves(f: F) -> bool {
     // SAFETY: OSXSAVE is set, so XGETBV with ECX = 0 is valid.
     let xcr0 = unsafe { std::arch::x86_64::_xgetbv(0) };
     xcr0 & need == need
+}
+
+/// The features a replay's recorded host lacked ([`assume_lacking`]):
+/// [`has`] answers by them instead of CPUID.
+static ASSUMED: std::sync::OnceLock<Vec<F>> = std::sync::OnceLock::new();
+
+/// Every feature this CPU lacks ([`has`] says `Some(false)`), by iced's
+/// names: what a raw file records of an x86 host.
+pub fn lacking() -> Vec<String> {
+    F::values()
+        .filter(|f| *f != F::HLE_or_RTM && has(*f) == Some(false))
+        .map(|f| format!("{f:?}"))
+        .collect()
+}
+
+/// From now on [`has`] answers as a CPU lacking exactly `names` (iced's
+/// names, as [`lacking`] gave them), on any machine. Once per process.
+pub fn assume_lacking(names: &[String]) -> Result<(), String> {
+    let mut lacking = Vec::new();
+    for n in names {
+        match F::values().find(|f| format!("{f:?}") == *n) {
+            Some(f) => lacking.push(f),
+            None => return Err(format!("{n}: no CPUID feature of this winic")),
+        }
+    }
+    lacking.sort_by_key(|f| *f as u32);
+    let set = ASSUMED.get_or_init(|| lacking.clone());
+    if *set != lacking {
+        return Err("another recorded host was assumed before".into());
+    }
+    Ok(())
+}
+
+/// CPUID's vendor, family, model and stepping (`AuthenticAMD family 0x1a
+/// model 0x2 stepping 0x0`), on x86.
+pub fn identity() -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid_count;
+        let r = __cpuid_count(0, 0);
+        let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let a = __cpuid_count(1, 0).eax;
+        let base = (a >> 8) & 0xf;
+        let family = base + if base == 0xf { (a >> 20) & 0xff } else { 0 };
+        let model = ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4);
+        Some(format!(
+            "{} family {family:#x} model {model:#x} stepping {:#x}",
+            String::from_utf8_lossy(&vendor),
+            a & 0xf
+        ))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
 }
 
 /// The features of `code` this CPU lacks, by iced's names.
