@@ -182,6 +182,10 @@ pub enum Record {
     Body {
         /// The batch of the run it was measured in, from 0.
         batch: u32,
+        /// Its place in the batch, from 0 (two pairs with the same key
+        /// in one batch are two measurements: `cpuid`'s chains from each
+        /// of its registers are one kernel).
+        body: u32,
         /// The kernel pair ([`key`]), 16 hex digits.
         key: String,
         /// 1 for the first look, 2 for a second look in the same batch.
@@ -211,8 +215,8 @@ pub fn key(once: &str, twice: &str) -> u64 {
     h
 }
 
-/// The results of one kernel pair in one batch: its first look, then its
-/// second looks.
+/// The results of one kernel pair at one place of one batch: its first
+/// look, then its second looks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Episode {
     /// In the order measured.
@@ -303,23 +307,31 @@ impl Raw {
     }
 
     fn with(path: &Path, out: Option<fs::File>, records: Vec<Record>, replay_only: bool) -> Raw {
-        let mut episodes: HashMap<u64, Vec<Episode>> = HashMap::new();
+        // Episodes by key with their batch and place: handed out in the
+        // order a replay asks for them, batch by batch, body by body.
+        let mut places: HashMap<u64, Vec<(u32, u32, Episode)>> = HashMap::new();
         let mut known = HashMap::new();
-        // The episode each (key, batch) is collecting.
-        let mut open: HashMap<(u64, u32), usize> = HashMap::new();
+        // The episode each (key, batch, body) is collecting.
+        let mut open: HashMap<(u64, u32, u32), usize> = HashMap::new();
+        let mut batches = 0;
         let mut read = 0;
         for r in records {
             match r {
                 Record::Body {
-                    batch, key, got, ..
+                    batch,
+                    body,
+                    key,
+                    got,
+                    ..
                 } => {
                     let key = u64::from_str_radix(&key, 16).expect("checked when read");
-                    let list = episodes.entry(key).or_default();
-                    let at = *open.entry((key, batch)).or_insert_with(|| {
-                        list.push(Episode { looks: Vec::new() });
+                    let list: &mut Vec<(u32, u32, Episode)> = places.entry(key).or_default();
+                    let at = *open.entry((key, batch, body)).or_insert_with(|| {
+                        list.push((batch, body, Episode { looks: Vec::new() }));
                         list.len() - 1
                     });
-                    list[at].looks.push(got);
+                    list[at].2.looks.push(got);
+                    batches = batches.max(batch + 1);
                     read += 1;
                 }
                 Record::Known { name, throughput } => {
@@ -327,6 +339,13 @@ impl Raw {
                 }
             }
         }
+        let episodes = places
+            .into_iter()
+            .map(|(key, mut list)| {
+                list.sort_by_key(|(batch, body, _)| (*batch, *body));
+                (key, list.into_iter().map(|(_, _, e)| e).collect())
+            })
+            .collect();
         Raw {
             path: path.to_path_buf(),
             state: Mutex::new(State {
@@ -334,7 +353,8 @@ impl Raw {
                 episodes,
                 taken: HashMap::new(),
                 known,
-                batch: 0,
+                // A resumed run's batches follow the recorded ones.
+                batch: batches,
                 replay_only,
                 created: false,
                 read,
@@ -389,11 +409,18 @@ impl Raw {
         Some(s.episodes[&key][at].clone())
     }
 
-    /// Appends a result: look `look` (1 or 2) of the kernel pair `key` in
-    /// batch `batch`. Nothing is written in a replay.
-    pub fn put(&self, batch: u32, key: u64, look: u8, got: &Got) -> Result<(), Error> {
+    /// Appends a result: look `look` (1 or 2) of the kernel pair `key`,
+    /// body `body` of batch `batch`. Nothing is written in a replay.
+    pub fn put(
+        &self,
+        (batch, body): (u32, u32),
+        key: u64,
+        look: u8,
+        got: &Got,
+    ) -> Result<(), Error> {
         let record = Record::Body {
             batch,
+            body,
             key: format!("{key:016x}"),
             look,
             got: got.clone(),
@@ -450,7 +477,7 @@ impl Raw {
         }
     }
 
-    /// Results the file held when it was opened.
+    /// Result records the file held when it was opened.
     pub fn recorded(&self) -> usize {
         self.state().read
     }
@@ -579,25 +606,27 @@ mod tests {
         let raw = Raw::create(&path, &header).unwrap();
         let (a, b) = (key("a", "aa"), key("b", "bb"));
         let fault = Got::Fault(Fault::Signal("SIGILL".into()));
-        raw.put(0, a, 1, &sample(1.0 / 3.0)).unwrap();
-        raw.put(0, b, 1, &fault).unwrap();
-        raw.put(0, a, 2, &sample(0.3)).unwrap();
-        raw.put(1, a, 1, &sample(0.5)).unwrap();
+        raw.put((0, 0), a, 1, &sample(1.0 / 3.0)).unwrap();
+        raw.put((0, 1), b, 1, &fault).unwrap();
+        raw.put((0, 2), a, 1, &sample(0.25)).unwrap();
+        raw.put((0, 0), a, 2, &sample(0.3)).unwrap();
+        raw.put((1, 0), a, 1, &sample(0.5)).unwrap();
         assert_eq!(raw.known("ADD64rr", Some(0.25)).unwrap(), Some(0.25));
-        assert_eq!(raw.counts(), (4, 0));
+        assert_eq!(raw.counts(), (5, 0));
         drop(raw);
         let (back, h) = Raw::replay(&path).unwrap();
         assert_eq!(h, header);
         assert!(back.replay_only());
         let first = back.take(a).unwrap();
         assert_eq!(first.looks, vec![sample(1.0 / 3.0), sample(0.3)]);
+        assert_eq!(back.take(a).unwrap().looks, vec![sample(0.25)]);
         assert_eq!(back.take(a).unwrap().looks, vec![sample(0.5)]);
         assert_eq!(back.take(a).unwrap().looks, vec![sample(0.5)]);
         assert_eq!(back.take(b).unwrap().looks, vec![fault]);
         assert_eq!(back.take(key("c", "cc")), None);
         assert_eq!(back.known("ADD64rr", Some(9.0)).unwrap(), Some(0.25));
         assert_eq!(back.known("SUB64rr", Some(9.0)).unwrap(), None);
-        back.put(2, a, 1, &sample(7.0)).unwrap();
+        back.put((2, 0), a, 1, &sample(7.0)).unwrap();
         let len = fs::metadata(&path).unwrap().len();
         drop(back);
         assert_eq!(fs::metadata(&path).unwrap().len(), len, "a replay wrote");
@@ -612,14 +641,14 @@ mod tests {
         let dir = scratch("resume");
         let path = dir.join("db.yaml.LAT.raw");
         let raw = Raw::create(&path, &Header::new(run(), "x".into(), None, None)).unwrap();
-        raw.put(0, 7, 1, &Got::NotBuilt).unwrap();
+        raw.put((0, 0), 7, 1, &Got::NotBuilt).unwrap();
         drop(raw);
         let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"{\"body\":{\"batch\":0,\"ke").unwrap();
         drop(f);
         let (raw, _) = Raw::resume(&path, &run()).unwrap().unwrap();
         assert_eq!(raw.take(7).unwrap().looks, vec![Got::NotBuilt]);
-        raw.put(1, 8, 1, &Got::NotBuilt).unwrap();
+        raw.put((1, 0), 8, 1, &Got::NotBuilt).unwrap();
         drop(raw);
         let (raw, _) = Raw::replay(&path).unwrap();
         assert!(raw.take(8).is_some());
@@ -633,7 +662,7 @@ mod tests {
             "{err}"
         );
         let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"{\"body\":{\"batch\":0,\"key\":\"zz\",\"look\":1,\"got\":\"not_built\"}}\n")
+        f.write_all(b"{\"body\":{\"batch\":0,\"body\":0,\"key\":\"zz\",\"look\":1,\"got\":\"not_built\"}}\n")
             .unwrap();
         drop(f);
         let err = Raw::replay(&path).err().unwrap().to_string();

@@ -468,7 +468,7 @@ pub fn batch_costs(
     let settle = |i: usize, key: Option<u64>, look: u8, got: Got| {
         if let Some(raw) = raw {
             if let Some(k) = key.or_else(|| key_of(make, i)) {
-                if let Err(e) = raw.put(batch_no, k, look, &got) {
+                if let Err(e) = raw.put((batch_no, i as u32), k, look, &got) {
                     crate::interrupt::abort(format!("a result could not be written: {e}"));
                 }
             }
