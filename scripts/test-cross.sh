@@ -51,7 +51,7 @@ case "$which" in
 esac
 
 # Test files (tests/NAME.rs) whose outcome can depend on the target arch.
-CROSS_TESTS=(cli clock host_features interrupt no_leaks)
+CROSS_TESTS=(analyse cli clock host_features interrupt no_leaks recorded)
 # Test files that give the same answer on every arch: the export and
 # OSACA (host python), the README and docs, the compaction scripts, the
 # published tables (real hardware only), the validation harness (x86
@@ -62,7 +62,7 @@ HOST_ONLY_TESTS=(compaction export loaders readme reference validation)
 # view, list/show, the lock, measurement maths, reports, the port and
 # latency solvers, the assembler's text handling.
 HOST_ONLY_MODULES=(asm:: db:: export:: inspect:: isa:: lock:: measure:: mode::blocks::
-  mode::lat::solve:: mode::ports:: mode::reason:: mode::tests:: report::)
+  mode::lat::solve:: mode::ports:: mode::reason:: mode::tests:: raw:: report::)
 
 for f in "$repo"/tests/*.rs; do
   n=$(basename "$f" .rs)

@@ -7,7 +7,8 @@
 //! behind one trait), [`selfcheck`] (proving them on every form),
 //! [`error`] (failures of winic itself), [`elf`] (kernels as static
 //! executables), [`kernel`] (kernel functions and body shapes), [`exec`]
-//! (running them in forked children), [`runcheck`] (every form's kernels
+//! (running them in forked children), [`raw`] (what they measured, as
+//! records a run keeps and a replay reads), [`runcheck`] (every form's kernels
 //! run once), [`probe`] (features a host cannot report, tried), [`mode`]
 //! (a TP or LAT run: selection, measuring, results, summary),
 //! [`report`] (report files),

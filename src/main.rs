@@ -571,8 +571,11 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             let isa = Isa::get(arch);
             eprintln!(
-                "{} forms listed ({arch}: {} real, {} records in all)",
-                forms.len(),
+                "{} listed ({arch}: {} real, {} records in all)",
+                match forms.len() {
+                    1 => "1 form".to_string(),
+                    n => format!("{n} forms"),
+                },
                 isa.real_instrs().count(),
                 isa.instrs().count()
             );

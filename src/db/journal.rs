@@ -48,6 +48,8 @@ pub struct Resumed {
     /// measurement gives (the form is measured again), a journal of an
     /// older winic.
     pub notes: Vec<String>,
+    /// Whether there was a journal: an interrupted run is continued.
+    pub existed: bool,
 }
 
 impl Journal {
@@ -103,6 +105,7 @@ impl Journal {
             }
             header = text.is_empty();
             resumed = read(&path, &text, run)?;
+            resumed.existed = true;
         }
         let mut out = fs::OpenOptions::new()
             .create(true)

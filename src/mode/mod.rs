@@ -281,7 +281,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     let t = arch::target(arch);
     // A run that fails before it measures leaves no journal of no form:
     // the next run would be told to resume it.
-    let opts = match options_with_raw(req, t, &journal_run) {
+    let opts = match options_with_raw(req, t, &journal_run, resumed.existed) {
         Ok(o) => o,
         Err(e) => return Err(abandon(journal, e)),
     };
@@ -474,12 +474,13 @@ fn abandon(journal: Journal, why: Error) -> Error {
 }
 
 /// How `req` times its kernels, with its raw file: a replay's, or a new
-/// one beside the database (with `--resume`, the interrupted run's,
-/// whose results are used, not measured again).
+/// one beside the database (continuing an `interrupted` run, its raw
+/// file, whose results are used, not measured again).
 fn options_with_raw(
     req: &Request,
     t: &dyn arch::Target,
     run: &JournalRun,
+    interrupted: bool,
 ) -> Result<run::Options, Error> {
     if let Source::Replay(raw, header) = &req.source {
         // What runs is what ran on the recorded host.
@@ -499,8 +500,13 @@ fn options_with_raw(
     }
     let mut opts = measuring_options(t, req.clock, req.cpu)?;
     let path = Raw::path_of(&req.output, req.mode.name());
-    let resumed = if req.resume {
-        Raw::resume(&path, run)?
+    // Only an interrupted run's raw file is continued: a finished run's
+    // (there is no journal) or another run's is replaced.
+    let resumed = if interrupted {
+        Raw::resume(&path, run).unwrap_or_else(|why| {
+            eprintln!("winic: --resume: {why}: not used; this run's results replace it");
+            None
+        })
     } else {
         None
     };
