@@ -10,6 +10,7 @@ use winic::error::Error;
 use winic::exec::run::{self, Clock};
 use winic::inspect::{self, ListQuery};
 use winic::isa::{Arch, Isa};
+use winic::mode::ports::session::PortsRequest;
 use winic::mode::{Mode, Request};
 use winic::{arch, selfcheck};
 
@@ -176,17 +177,26 @@ enum Command {
     /// wrote it (into an empty file); a later winic applies its own rules
     /// to the old times. A kernel the run never measured (a new rule
     /// asks for another) fails as "not in the raw file".
+    ///
+    /// A `winic ports` raw file (FILE.ports.raw, ports.raw) replays the
+    /// experiments, the fit and the held-back mixes, and prints what the
+    /// run printed; with -o the inferred ports go into that database.
     #[command(name = "analyse", visible_alias = "analyze")]
     Analyse {
-        /// The raw file (FILE.TP.raw or FILE.LAT.raw).
+        /// The raw file (FILE.TP.raw, FILE.LAT.raw, FILE.ports.raw).
         #[arg(value_name = "RAW")]
         raw: std::path::PathBuf,
-        /// The database the results are merged into (created if absent).
+        /// The database the results are merged into (created if absent);
+        /// needed for TP and LAT.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
-        output: std::path::PathBuf,
-        /// Write no report file.
+        output: Option<std::path::PathBuf>,
+        /// Write no report file (TP, LAT).
         #[arg(long = "noReport")]
         no_report: bool,
+        /// ports: an OSACA machine file to compare the fit with, as for
+        /// `winic ports --compare`.
+        #[arg(long, value_name = "FILE")]
+        compare: Vec<std::path::PathBuf>,
     },
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
@@ -284,6 +294,11 @@ enum Command {
         /// writes nothing). Without -o nothing is written.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// Continue an interrupted run from its raw file (FILE.ports.raw
+        /// with -o, else ports.raw): the kernels it holds are not
+        /// measured again.
+        #[arg(long)]
+        resume: bool,
     },
     /// Write a kernel as a static ELF executable that runs it and exits 0.
     ///
@@ -634,6 +649,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             raw,
             output,
             no_report,
+            compare,
         } => {
             if let Some(f) = cli.frequency {
                 return Err(Error::BadInput(format!(
@@ -645,6 +661,22 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )));
             }
             let (file, header) = winic::raw::Raw::replay(&raw)?;
+            if header.run.mode == "ports" {
+                let req = PortsRequest::replaying(file, header, compare, output)?;
+                return run_ports(&req, &mut out);
+            }
+            if !compare.is_empty() {
+                return Err(Error::BadInput(
+                    "--compare: only a `winic ports` raw file has a port mapping to compare".into(),
+                ));
+            }
+            let Some(output) = output else {
+                return Err(Error::BadInput(format!(
+                    "{}: a {} replay needs -o FILE, the database it writes",
+                    raw.display(),
+                    header.run.mode
+                )));
+            };
             let command = std::env::args().collect::<Vec<_>>().join(" ");
             let req = Request::replaying(file, header, output, !no_report, command)?;
             run_request(&req, &mut out)?
@@ -700,72 +732,22 @@ fn run(cli: Cli) -> Result<(), Error> {
             cpu,
             compare,
             output,
+            resume,
         } => {
-            let arch = arch_or_host(None)?;
-            let cpu = cpu.map(allowed_cpu).transpose()?;
-            // The reference and the database are read before the forms are
-            // measured: a bad file is refused at once, and no other run
-            // writes the database while this one measures.
-            let references = compare
-                .iter()
-                .map(|p| winic::export::PortReference::load(p, arch, "--compare"))
-                .collect::<Result<Vec<_>, _>>()?;
-            let database = match &output {
-                Some(path) => Some((
-                    winic::lock::RunLock::acquire(path, "ports")?,
-                    winic::db::Database::load(path)?,
-                )),
-                None => None,
-            };
-            let mut bar = eta_progress();
-            let label = format!("ports {arch}");
-            let found = winic::mode::ports::measure(
-                arch,
-                &instrs,
-                filter.as_deref(),
+            let req = PortsRequest {
+                arch: arch_or_host(None)?,
+                instrs,
+                filter,
                 seed,
                 held_back,
-                cpu,
-                clock_of(cli.frequency),
-                &mut |done, total| bar(&label, done, total, ""),
-            )?;
-            let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
-            let compared: Vec<(String, Vec<Option<Vec<String>>>)> = compare
-                .iter()
-                .zip(&references)
-                .map(|(path, r)| (path.display().to_string(), r.single_uop_ports(&forms)))
-                .collect();
-            let compare: Vec<(&str, &[Option<Vec<String>>])> = compared
-                .iter()
-                .map(|(l, r)| (l.as_str(), r.as_slice()))
-                .collect();
-            write!(out, "{}", found.render(&compare)).map_err(io)?;
-            if let (Some(path), Some((_lock, mut db))) = (&output, database) {
-                let inferred = found.inferred_ports();
-                if inferred.is_empty() {
-                    writeln!(
-                        out,
-                        "no port mapping was fitted: {} left as it was",
-                        path.display()
-                    )
-                    .map_err(io)?;
-                } else {
-                    let n = inferred.len();
-                    let dropped = db.replace_inferred_ports(inferred);
-                    db.save(path)?;
-                    writeln!(
-                        out,
-                        "wrote the inferred ports of {n} forms into {}{}",
-                        path.display(),
-                        match dropped {
-                            0 => String::new(),
-                            1 => " (1 form lost the ports of an earlier run)".into(),
-                            d => format!(" ({d} forms lost the ports of an earlier run)"),
-                        }
-                    )
-                    .map_err(io)?;
-                }
-            }
+                cpu: cpu.map(allowed_cpu).transpose()?,
+                clock: clock_of(cli.frequency),
+                compare,
+                output,
+                resume,
+                source: winic::mode::Source::Measure,
+            };
+            run_ports(&req, &mut out)?;
         }
         Command::Emit {
             arch,
@@ -891,6 +873,15 @@ fn run_mode(
         source: winic::mode::Source::Measure,
     };
     run_request(&req, out)
+}
+
+/// Runs `winic ports` as `req` asks; its text goes to `out`.
+fn run_ports(req: &PortsRequest, out: &mut impl Write) -> Result<(), Error> {
+    let mut bar = eta_progress();
+    let label = format!("ports {}", req.arch);
+    let text =
+        winic::mode::ports::session::run(req, &mut |done, total| bar(&label, done, total, ""))?;
+    write!(out, "{text}").map_err(|e| Error::Io("writing to standard output".into(), e))
 }
 
 /// Runs `req`; its summary goes to `out`, where its files are to

@@ -86,6 +86,66 @@ fn analyse_draws_the_same_tp_and_lat_database_from_the_raw_files() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `winic ports` keeps a raw file too: its replay prints the same
+/// experiments, fit and held-back mixes, and writes the same inferred
+/// ports; `--resume` after a finished run measures nothing again.
+#[test]
+fn a_ports_run_replays_to_the_same_text_and_ports() {
+    let dir = scratch("ports");
+    let mut args = vec!["ports", "-o", "run.yaml", "--held-back", "2", "-i"];
+    args.extend(forms().iter().take(4));
+    let args = with_clock(&args);
+    let args: Vec<&str> = args.into_iter().filter(|a| *a != "--noReport").collect();
+    let out = common::winic_command(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("raw results: run.yaml.ports.raw"), "{text}");
+    let again = common::winic_command(&["analyse", "run.yaml.ports.raw", "-o", "again.yaml"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let again_text = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    // The same text, but for the lines naming the files written.
+    let plain = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| {
+                !l.starts_with("raw results:") && !l.starts_with("wrote the inferred ports")
+            })
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(plain(&text), plain(&again_text));
+    if dir.join("run.yaml").exists() {
+        assert_eq!(
+            std::fs::read(dir.join("run.yaml")).unwrap(),
+            std::fs::read(dir.join("again.yaml")).unwrap()
+        );
+    }
+    let mut resume = args.clone();
+    resume.push("--resume");
+    let out = common::winic_command(&resume)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("results of the interrupted run are used"),
+        "{err}"
+    );
+    assert_eq!(plain(&String::from_utf8_lossy(&out.stdout)), plain(&text));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A raw file of a host that lacked AVX2 replays as that host: the forms
 /// needing it are skipped, with CPUID's reason, although this machine
 /// (which measured them) has it.
@@ -161,7 +221,7 @@ fn analyse_refuses_what_is_no_raw_file_naming_it() {
             "mode.raw",
             header.replace("\"TP\"", "\"PORTS\""),
             Some(2),
-            "mode \"PORTS\"; this winic replays TP and LAT",
+            "mode \"PORTS\"; this winic replays TP, LAT and ports",
         ),
         (
             "option.raw",

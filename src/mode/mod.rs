@@ -143,28 +143,27 @@ impl Request {
         report: bool,
         command: String,
     ) -> Result<Request, Error> {
-        let run = &header.run;
-        let bad = |what: String| {
-            Error::BadInput(format!(
-                "{}: the recorded run `{}`: {what}",
-                raw.path().display(),
-                run.command()
-            ))
-        };
-        let mode = match run.mode.as_str() {
+        let mode = match header.run.mode.as_str() {
             "TP" => Mode::Tp,
             "LAT" => Mode::Lat,
-            m => return Err(bad(format!("mode {m:?}; this winic replays TP and LAT"))),
+            m => {
+                return Err(recorded_error(
+                    &raw,
+                    &header.run,
+                    format!("mode {m:?}; this winic replays TP, LAT and ports"),
+                ))
+            }
         };
-        let arch = Arch::parse(&run.arch).map_err(bad)?;
-        let clock = match run.global.as_slice() {
-            [] => Clock::Auto,
-            [f, g] if f == "-f" => Clock::Fixed(g.parse().map_err(|_| bad(format!("-f {g}")))?),
-            other => return Err(bad(format!("options {other:?}"))),
+        let arity = |o: &str| match o {
+            "-i" => Some(Arity::Many),
+            "--x87FP" => Some(Arity::Flag),
+            "--filter" | "--minOpcode" | "--maxOpcode" | "--vtypes" => Some(Arity::One),
+            _ => None,
         };
+        let recorded = Recorded::read(&raw, &header.run, &arity)?;
         let mut req = Request {
             mode,
-            arch,
+            arch: recorded.arch,
             instrs: Vec::new(),
             filter: None,
             min_opcode: None,
@@ -174,45 +173,131 @@ impl Request {
             report,
             x87: false,
             cpu: None,
-            clock,
+            clock: recorded.clock,
             vector_types: VectorTypes::parse("all").expect("`all` parses"),
             command,
             source: Source::Measure,
         };
-        let mut words = run.args.iter().peekable();
-        while let Some(w) = words.next() {
-            let mut value = || {
-                words
-                    .next()
-                    .ok_or_else(|| bad(format!("{w} without its value")))
-            };
-            let number = |v: &String| v.parse().map_err(|_| bad(format!("{w} {v}")));
-            match w.as_str() {
-                "-i" => {
-                    while let Some(n) = words.next_if(|n| !n.starts_with("--")) {
-                        req.instrs.push(n.clone());
-                    }
-                }
-                "--filter" => req.filter = Some(value()?.clone()),
-                "--minOpcode" => req.min_opcode = Some(number(value()?)?),
-                "--maxOpcode" => req.max_opcode = Some(number(value()?)?),
+        for (option, values) in &recorded.options {
+            let value = || values[0].clone();
+            match option.as_str() {
+                "-i" => req.instrs = values.clone(),
+                "--filter" => req.filter = Some(value()),
+                "--minOpcode" => req.min_opcode = Some(recorded.number(option, &value())?),
+                "--maxOpcode" => req.max_opcode = Some(recorded.number(option, &value())?),
                 "--x87FP" => req.x87 = true,
-                "--vtypes" => {
-                    let v = value()?;
-                    req.vector_types = VectorTypes::parse(v).map_err(|e| bad(e.to_string()))?;
+                _ => {
+                    req.vector_types =
+                        VectorTypes::parse(&value()).map_err(|e| recorded.bad(e.to_string()))?
                 }
-                _ => return Err(bad(format!("option {w:?}"))),
             }
         }
-        if req.journal_run() != *run {
-            return Err(bad(format!(
-                "read back as `{}`",
-                req.journal_run().command()
-            )));
-        }
+        recorded.check(&req.journal_run())?;
         req.source = Source::Replay(Arc::new(raw), Box::new(header));
         Ok(req)
     }
+}
+
+/// How many values an option of a recorded run takes.
+pub(crate) enum Arity {
+    /// None: a switch.
+    Flag,
+    /// One.
+    One,
+    /// Every word up to the next option.
+    Many,
+}
+
+/// A raw file's run read back: its arch, clock and options (each with
+/// its values), for a replay to rebuild the request from.
+pub(crate) struct Recorded {
+    /// The arch.
+    pub arch: Arch,
+    /// The clock.
+    pub clock: Clock,
+    /// The options in their recorded order.
+    pub options: Vec<(String, Vec<String>)>,
+    /// The file and the run, for errors.
+    context: String,
+    /// The run's command line, to check a rebuilt request against.
+    command: String,
+}
+
+impl Recorded {
+    /// Reads `run` of the raw file `raw`; `arity` knows the mode's
+    /// options (`None`: not one of them).
+    pub fn read(
+        raw: &Raw,
+        run: &JournalRun,
+        arity: &dyn Fn(&str) -> Option<Arity>,
+    ) -> Result<Recorded, Error> {
+        let bad = |what: String| recorded_error(raw, run, what);
+        let arch = Arch::parse(&run.arch).map_err(bad)?;
+        let clock = match run.global.as_slice() {
+            [] => Clock::Auto,
+            [f, g] if f == "-f" => Clock::Fixed(g.parse().map_err(|_| bad(format!("-f {g}")))?),
+            other => return Err(bad(format!("options {other:?}"))),
+        };
+        let mut options = Vec::new();
+        let mut words = run.args.iter().peekable();
+        while let Some(w) = words.next() {
+            let values: Vec<String> = match arity(w) {
+                None => return Err(bad(format!("option {w:?}"))),
+                Some(Arity::Flag) => Vec::new(),
+                Some(Arity::One) => {
+                    let v = words
+                        .next()
+                        .ok_or_else(|| bad(format!("{w} without its value")))?;
+                    vec![v.clone()]
+                }
+                Some(Arity::Many) => std::iter::from_fn(|| words.next_if(|n| !n.starts_with("--")))
+                    .cloned()
+                    .collect(),
+            };
+            options.push((w.clone(), values));
+        }
+        Ok(Recorded {
+            arch,
+            clock,
+            options,
+            context: format!(
+                "{}: the recorded run `{}`",
+                raw.path().display(),
+                run.command()
+            ),
+            command: run.command(),
+        })
+    }
+
+    /// An error about the recorded run.
+    pub fn bad(&self, what: String) -> Error {
+        Error::BadInput(format!("{}: {what}", self.context))
+    }
+
+    /// `value` of `option` as a number.
+    pub fn number<T: std::str::FromStr>(&self, option: &str, value: &str) -> Result<T, Error> {
+        value
+            .parse()
+            .map_err(|_| self.bad(format!("{option} {value}")))
+    }
+
+    /// Refuses a request rebuilt from it that would not record the same
+    /// run (`again`: its run line).
+    pub fn check(&self, again: &JournalRun) -> Result<(), Error> {
+        if again.command() == self.command {
+            return Ok(());
+        }
+        Err(self.bad(format!("read back as `{}`", again.command())))
+    }
+}
+
+/// An error about the run `run` a raw file `raw` records.
+fn recorded_error(raw: &Raw, run: &JournalRun, what: String) -> Error {
+    Error::BadInput(format!(
+        "{}: the recorded run `{}`: {what}",
+        raw.path().display(),
+        run.command()
+    ))
 }
 
 /// What a finished run hands back to print.
@@ -483,20 +568,8 @@ fn options_with_raw(
     interrupted: bool,
 ) -> Result<run::Options, Error> {
     if let Source::Replay(raw, header) = &req.source {
-        // What runs is what ran on the recorded host.
-        if let Some(lacking) = &header.lacking {
-            t.assume_lacking(lacking).map_err(|why| {
-                Error::BadInput(format!("{}: its host: {why}", raw.path().display()))
-            })?;
-        }
-        return Ok(run::Options {
-            clock: req.clock,
-            cpu: None,
-            plan: crate::measure::Plan::fast(),
-            fallback_ghz: header.ghz,
-            raw: Some(raw.clone()),
-            ..run::Options::default()
-        });
+        assume_host(t, raw, header)?;
+        return Ok(replay_options(req.clock, raw, header));
     }
     let mut opts = measuring_options(t, req.clock, req.cpu)?;
     let path = Raw::path_of(&req.output, req.mode.name());
@@ -519,20 +592,55 @@ fn options_with_raw(
             );
             raw
         }
-        None => {
-            let cpu = crate::report::cpu_name(req.arch);
-            let header = Header::new(
-                run.clone(),
-                t.cpu_identity()
-                    .map_or(cpu.clone(), |id| format!("{cpu} ({id})")),
-                opts.fallback_ghz,
-                t.lacking_features(),
-            );
-            Raw::create(&path, &header)?
-        }
+        None => Raw::create(
+            &path,
+            &raw_header(t, req.arch, run.clone(), opts.fallback_ghz),
+        )?,
     };
     opts.raw = Some(Arc::new(raw));
     Ok(opts)
+}
+
+/// From now on, what runs is what ran on the host `header` records
+/// (x86: the CPUID features it lacked).
+pub(crate) fn assume_host(t: &dyn arch::Target, raw: &Raw, header: &Header) -> Result<(), Error> {
+    match &header.lacking {
+        Some(lacking) => t
+            .assume_lacking(lacking)
+            .map_err(|why| Error::BadInput(format!("{}: its host: {why}", raw.path().display()))),
+        None => Ok(()),
+    }
+}
+
+/// The options of a replay of `raw`: nothing is timed, so only the clock
+/// and the run's fallback frequency matter.
+pub(crate) fn replay_options(clock: Clock, raw: &Arc<Raw>, header: &Header) -> run::Options {
+    run::Options {
+        clock,
+        cpu: None,
+        plan: crate::measure::Plan::fast(),
+        fallback_ghz: header.ghz,
+        raw: Some(raw.clone()),
+        ..run::Options::default()
+    }
+}
+
+/// The header of a raw file of `run`, measured now on this `arch` host
+/// (`ghz`: the clock measured at the start).
+pub(crate) fn raw_header(
+    t: &dyn arch::Target,
+    arch: Arch,
+    run: JournalRun,
+    ghz: Option<f64>,
+) -> Header {
+    let cpu = crate::report::cpu_name(arch);
+    Header::new(
+        run,
+        t.cpu_identity()
+            .map_or(cpu.clone(), |id| format!("{cpu} ({id})")),
+        ghz,
+        t.lacking_features(),
+    )
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:

@@ -10,12 +10,13 @@
 use super::common::{early_skip, implicit_dependency, pair_of_kernels, per_copy};
 use crate::arch::{Inst, Target};
 use crate::error::Error;
-use crate::exec::run::{batch_costs, Clock, Options};
-use crate::isa::{Arch, Instr, Reg};
+use crate::exec::run::{batch_costs, Options};
+use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
 use std::collections::BTreeMap;
 
 pub mod classes;
+pub mod session;
 
 /// The most forms a run measures in every pair: their pairs grow as the
 /// square (64 forms are 2016 pairs, a minute); more make a full run
@@ -23,24 +24,22 @@ pub mod classes;
 pub const MAX_FORMS: usize = 64;
 
 /// `winic ports`: selects the forms (`names`, or those `filter` matches,
-/// or every form of `arch` with neither), at least two, and measures
-/// them on `cpu` with `clock`: up to [`MAX_FORMS`] in every pair
-/// ([`run`]), more in a full run ([`classes::run`], a seed of `seed`
-/// forms in every pair and the others against its probes); then, with
-/// `held_back` above 0, that many mixes of three forms the fit did not
-/// see ([`Conflicts::hold_back`]).
-#[allow(clippy::too_many_arguments)]
+/// or every form of `t`'s arch with neither), at least two, and measures
+/// them with `opts`: up to [`MAX_FORMS`] in every pair ([`run`]), more in
+/// a full run ([`classes::run`], a seed of `seed` forms in every pair and
+/// the others against its probes); then, with `held_back` above 0, that
+/// many mixes of three forms the fit did not see
+/// ([`Conflicts::hold_back`]).
 pub fn measure(
-    arch: Arch,
+    t: &dyn Target,
+    opts: &Options,
     names: &[String],
     filter: Option<&str>,
     seed: usize,
     held_back: usize,
-    cpu: Option<usize>,
-    clock: Clock,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Conflicts, Error> {
-    let forms = super::select_forms(arch, names, filter, None, None)?;
+    let forms = super::select_forms(t.arch(), names, filter, None, None)?;
     if forms.len() < 2 {
         return Err(Error::BadInput(format!(
             "winic ports needs at least 2 forms; {} selected (name them with -i, or widen \
@@ -48,15 +47,13 @@ pub fn measure(
             forms.len()
         )));
     }
-    let t = crate::arch::target(arch);
-    let opts = super::measuring_options(t, clock, cpu)?;
     let mut found = if forms.len() <= MAX_FORMS {
-        run(t, &forms, &opts, progress)
+        run(t, &forms, opts, progress)
     } else {
-        classes::run(t, &forms, seed, &opts, progress)
+        classes::run(t, &forms, seed, opts, progress)
     };
     if held_back > 0 {
-        found.hold_back(t, held_back, &opts, progress);
+        found.hold_back(t, held_back, opts, progress);
     }
     Ok(found)
 }
@@ -1717,6 +1714,7 @@ impl Conflicts {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::isa::Arch;
 
     /// The bottleneck of micro-ops on port sets: one port a cycle each,
     /// the busiest set deciding.
