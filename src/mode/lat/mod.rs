@@ -394,171 +394,242 @@ pub fn run(
     progress: &mut dyn FnMut(usize, usize, &str),
     row: &mut dyn FnMut(&Row, &[Measurement]),
 ) -> Run {
-    let mut rows: Vec<Option<Row>> = vec![None; forms.len()];
-    // Every sub-latency of the run: (form index, edge).
-    let mut all: Vec<(usize, Edge)> = Vec::new();
-    let mut left_out: Vec<Vec<Reg>> = vec![Vec::new(); forms.len()];
-    for (k, &form) in forms.iter().enumerate() {
-        let (edges, left) = chain::edges(t, form);
-        let skip = tp::early_skip(t, form, x87).or_else(|| {
-            // A branch to the next instruction writes nothing a chain
-            // could follow: its cost is TP's (taken and not taken).
-            let branch = form.has(crate::isa::Flag::IsBranch);
-            edges.is_empty().then(|| {
-                if branch {
-                    return "a branch: latency is not meaningful (it writes no register; TP measures \
-                            its throughput, taken and not taken)"
-                        .to_string();
+    let mut lat = Lat::plan(t, forms, opts, x87, row);
+    // 1. Symmetric.
+    let symmetric = lat.symmetric(progress);
+    if crate::interrupt::requested() {
+        return lat.stopped();
+    }
+    // Forms whose sub-latencies are all symmetric are final now.
+    let (bounds, _) = solve::solve(lat.all.len(), &lat.equations);
+    let is_symmetric = lat.is_symmetric.clone();
+    lat.report(
+        &bounds,
+        None,
+        &|ids| ids.iter().all(|&u| is_symmetric[u]),
+        row,
+    );
+    // 2. Asymmetric: helpers per pair of types, then every other
+    // sub-latency with the helpers back.
+    let helpers = lat.helpers(&symmetric, &bounds, progress);
+    lat.asymmetric(&helpers, &symmetric, &bounds, progress);
+    if crate::interrupt::requested() {
+        return lat.stopped();
+    }
+    let through_memory = lat.through_memory(progress);
+    if crate::interrupt::requested() {
+        return lat.stopped();
+    }
+    lat.fastest_pairs(&helpers, progress);
+    if crate::interrupt::requested() {
+        return lat.stopped();
+    }
+    // 3. All equations at once.
+    lat.solve_all(&through_memory, &helpers.types, row)
+}
+
+/// A LAT run as it goes: every sub-latency of its forms, the chains
+/// measured and their equations, and the rows reported.
+struct Lat<'a> {
+    t: &'a dyn Target,
+    forms: &'a [Instr],
+    opts: &'a Options,
+    rows: Vec<Option<Row>>,
+    /// Every sub-latency of the run: (form index, edge).
+    all: Vec<(usize, Edge)>,
+    /// Per form, the registers left out of its sub-latencies.
+    left_out: Vec<Vec<Reg>>,
+    index: std::collections::HashMap<(u32, i64, i64), usize>,
+    /// Per form, its sub-latencies (indices into `all`).
+    by_form: Vec<Vec<usize>>,
+    why_not: Vec<Option<Failed>>,
+    measurements: Vec<Measurement>,
+    equations: Vec<Equation>,
+    /// Per sub-latency, the measurements on whose chains it lies.
+    on: Vec<Vec<usize>>,
+    /// Per sub-latency, whether a chain of copies of its form times it.
+    is_symmetric: Vec<bool>,
+}
+
+/// The helpers of the asymmetric step: the types of every sub-latency,
+/// the asymmetric ones grouped by their pair of types, the helper back
+/// for each pair, the fastest pair measured per pair of types.
+struct Helpers {
+    types: Vec<(String, String)>,
+    groups: BTreeMap<(String, String), Vec<usize>>,
+    helper: BTreeMap<(String, String), usize>,
+    best: BTreeMap<(String, String), (f64, usize, usize)>,
+}
+
+impl<'a> Lat<'a> {
+    /// Every form's sub-latencies; forms skipped or without a kernel get
+    /// their rows at once.
+    fn plan(
+        t: &'a dyn Target,
+        forms: &'a [Instr],
+        opts: &'a Options,
+        x87: bool,
+        row: &mut dyn FnMut(&Row, &[Measurement]),
+    ) -> Lat<'a> {
+        let mut rows: Vec<Option<Row>> = vec![None; forms.len()];
+        let mut all: Vec<(usize, Edge)> = Vec::new();
+        let mut left_out: Vec<Vec<Reg>> = vec![Vec::new(); forms.len()];
+        for (k, &form) in forms.iter().enumerate() {
+            let (edges, left) = chain::edges(t, form);
+            match unmeasured(t, form, x87, edges.is_empty()) {
+                Some(outcome) => {
+                    let r = Row {
+                        form,
+                        outcome,
+                        reproduce: vec![form],
+                    };
+                    row(&r, &[]);
+                    rows[k] = Some(r);
                 }
-                "no sub-latency: reads or writes no register a chain can run through".to_string()
-            })
-        });
-        let no_kernel = || {
-            let inst = t.example(form).map_err(|e| e.to_string())?;
-            kernel::emit(t, &inst)
-                .map_err(|e| e.to_string())
-                .map(|_| ())
-        };
-        let outcome = match skip {
-            Some(why) => Some(Outcome::Skipped(why)),
-            None => no_kernel().err().map(Outcome::NoKernel),
-        };
-        if let Some(outcome) = outcome {
-            let r = Row {
-                form,
-                outcome,
-                reproduce: vec![form],
-            };
-            row(&r, &[]);
-            rows[k] = Some(r);
-            continue;
+                None => {
+                    left_out[k] = left;
+                    all.extend(edges.into_iter().map(|e| (k, e)));
+                }
+            }
         }
-        left_out[k] = left;
-        all.extend(edges.into_iter().map(|e| (k, e)));
+        let index = all
+            .iter()
+            .enumerate()
+            .map(|(u, (_, e))| (edge_key(e), u))
+            .collect();
+        let mut by_form: Vec<Vec<usize>> = vec![Vec::new(); forms.len()];
+        for (u, (k, _)) in all.iter().enumerate() {
+            by_form[*k].push(u);
+        }
+        let is_symmetric = all
+            .iter()
+            .map(|(_, e)| chain::self_chain_possible(t, e))
+            .collect();
+        Lat {
+            t,
+            forms,
+            opts,
+            rows,
+            why_not: vec![None; all.len()],
+            on: vec![Vec::new(); all.len()],
+            all,
+            left_out,
+            index,
+            by_form,
+            measurements: Vec::new(),
+            equations: Vec::new(),
+            is_symmetric,
+        }
     }
-    let index: std::collections::HashMap<(u32, i64, i64), usize> = all
-        .iter()
-        .enumerate()
-        .map(|(u, (_, e))| (edge_key(e), u))
-        .collect();
-    let mut by_form: Vec<Vec<usize>> = vec![Vec::new(); forms.len()];
-    for (u, (k, _)) in all.iter().enumerate() {
-        by_form[*k].push(u);
-    }
-    let mut why_not: Vec<Option<Failed>> = vec![None; all.len()];
-    let mut measurements: Vec<Measurement> = Vec::new();
-    let mut equations: Vec<Equation> = Vec::new();
-    let mut on: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
-    let record = |m: Measurement,
-                  measurements: &mut Vec<Measurement>,
-                  equations: &mut Vec<Equation>,
-                  on: &mut Vec<Vec<usize>>| {
+
+    /// Keeps a measured chain: its equation over the sub-latencies on it.
+    fn record(&mut self, m: Measurement) {
         let ids: Vec<usize> = m
             .steps
             .iter()
-            .filter_map(|e| index.get(&edge_key(e)).copied())
+            .filter_map(|e| self.index.get(&edge_key(e)).copied())
             .collect();
         for &u in &ids {
-            on[u].push(measurements.len());
+            self.on[u].push(self.measurements.len());
         }
         // How the lap reads (whole cycles, a fraction, an upper bound)
         // is solve.rs's: it has the other chains.
         let eliminable = ids.len() == 1 && is_copy(m.steps[0].form);
-        equations.push(Equation {
+        self.equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
             exact: m.bound.is_none(),
             eliminable,
         });
-        measurements.push(m);
-    };
+        self.measurements.push(m);
+    }
 
-    // 1. Symmetric.
-    let is_symmetric: Vec<bool> = all
-        .iter()
-        .map(|(_, e)| chain::self_chain_possible(t, e))
-        .collect();
-    let symmetric: Vec<usize> = (0..all.len()).filter(|&u| is_symmetric[u]).collect();
-    let plans = symmetric
-        .iter()
-        .map(|&u| (u, vec![all[u].1], breaker_for(t, &all[u].1)))
-        .collect();
-    // A lap that reads as a fraction is timed once more: the fraction
-    // stands only when both agree (solve.rs), so a lap that a loaded host
-    // made 2.77 instead of 3 is not written as 2.77.
-    let mut again = Vec::new();
-    for (u, got) in measure_each(t, plans, opts, "symmetric", progress) {
-        match got {
-            Ok(m) => {
-                let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
-                if matches!(
-                    solve::read_alone(m.cycles, move_reg),
-                    solve::Reading::Fraction(_)
-                ) {
-                    again.push((u, m.steps.clone(), m.breaker));
+    /// Step 1: every symmetric sub-latency, as a chain of copies of its
+    /// form; the symmetric ones.
+    fn symmetric(&mut self, progress: &mut dyn FnMut(usize, usize, &str)) -> Vec<usize> {
+        let t = self.t;
+        let symmetric: Vec<usize> = (0..self.all.len())
+            .filter(|&u| self.is_symmetric[u])
+            .collect();
+        let plans = symmetric
+            .iter()
+            .map(|&u| (u, vec![self.all[u].1], breaker_for(t, &self.all[u].1)))
+            .collect();
+        // A lap that reads as a fraction is timed once more: the fraction
+        // stands only when both agree (solve.rs), so a lap that a loaded host
+        // made 2.77 instead of 3 is not written as 2.77.
+        let mut again = Vec::new();
+        for (u, got) in measure_each(t, plans, self.opts, "symmetric", progress) {
+            match got {
+                Ok(m) => {
+                    let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
+                    if matches!(
+                        solve::read_alone(m.cycles, move_reg),
+                        solve::Reading::Fraction(_)
+                    ) {
+                        again.push((u, m.steps.clone(), m.breaker));
+                    }
+                    self.record(m)
                 }
-                record(m, &mut measurements, &mut equations, &mut on)
+                Err(f) => self.why_not[u] = Some(f),
             }
-            Err(f) => why_not[u] = Some(f),
         }
-    }
-    for (_, got) in measure_each(t, again, opts, "fractions again", progress) {
-        // A second timing that fails leaves the first alone.
-        if let Ok(m) = got {
-            record(m, &mut measurements, &mut equations, &mut on);
+        for (_, got) in measure_each(t, again, self.opts, "fractions again", progress) {
+            // A second timing that fails leaves the first alone.
+            if let Ok(m) = got {
+                self.record(m);
+            }
         }
+        symmetric
     }
-    // Stopped by the user: chains not measured are no results; what is
-    // final (the skipped forms) was reported.
-    let stopped = |rows: Vec<Option<Row>>, measurements: Vec<Measurement>| Run {
-        rows: rows.into_iter().flatten().collect(),
-        measurements,
-        contradictions: Vec::new(),
-    };
-    if crate::interrupt::requested() {
-        return stopped(rows, measurements);
-    }
-    // Forms whose sub-latencies are all symmetric are final now.
-    let (bounds, _) = solve::solve(all.len(), &equations);
-    for k in 0..forms.len() {
-        if rows[k].is_some() {
-            continue;
-        }
-        let ids = &by_form[k];
-        if ids.iter().all(|&u| is_symmetric[u]) {
-            let r = form_row(
-                forms[k],
-                ids,
-                &all,
-                &bounds,
-                &why_not,
-                &on,
-                &measurements,
-                &left_out[k],
-                None,
-            );
-            row(&r, &measurements);
-            rows[k] = Some(r);
+
+    /// Stopped by the user: chains not measured are no results; what is
+    /// final (the skipped forms) was reported.
+    fn stopped(self) -> Run {
+        Run {
+            rows: self.rows.into_iter().flatten().collect(),
+            measurements: self.measurements,
+            contradictions: Vec::new(),
         }
     }
 
-    // 2. Asymmetric: helpers per pair of types.
-    let types: Vec<(String, String)> = all
-        .iter()
-        .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
-        .collect();
-    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let into_memory = |u: usize| matches!(all[u].1.target, End::Memory(_));
-    for u in (0..all.len()).filter(|&u| !is_symmetric[u] && !into_memory(u)) {
-        groups.entry(types[u].clone()).or_default().push(u);
+    /// Reports the row of every form not reported yet whose
+    /// sub-latencies `now` takes, by `bounds`.
+    fn report(
+        &mut self,
+        bounds: &[Bounds],
+        crossings: Option<&[Option<(String, String)>]>,
+        now: &dyn Fn(&[usize]) -> bool,
+        row: &mut dyn FnMut(&Row, &[Measurement]),
+    ) {
+        for k in 0..self.forms.len() {
+            if self.rows[k].is_some() || !now(&self.by_form[k]) {
+                continue;
+            }
+            let r = form_row(
+                self.forms[k],
+                &self.by_form[k],
+                &self.all,
+                bounds,
+                &self.why_not,
+                &self.on,
+                &self.measurements,
+                &self.left_out[k],
+                crossings,
+            );
+            row(&r, &self.measurements);
+            self.rows[k] = Some(r);
+        }
     }
-    // Helpers: forms with no implicit data register (`add ax, imm16`
-    // writes AX besides its operand: chained with a form reading AX it
-    // adds a second path; flags and control registers such as FPCR are
-    // fine), with no implicit dependency off their
-    // chain (adc's flags -> register is a helper, its register ->
-    // register is not).
-    let simple = |e: &Edge| {
+
+    /// Whether sub-latency `e` can serve as a helper: a form with no
+    /// implicit data register (`add ax, imm16` writes AX besides its
+    /// operand: chained with a form reading AX it adds a second path;
+    /// flags and control registers such as FPCR are fine), with no
+    /// implicit dependency off their chain (adc's flags -> register is a
+    /// helper, its register -> register is not).
+    fn simple(&self, e: &Edge) -> bool {
+        let t = self.t;
         let on_chain = |r: Reg| {
             [e.source, e.target]
                 .iter()
@@ -571,301 +642,384 @@ pub fn run(
             && f.implicit_uses()
                 .chain(f.implicit_defs())
                 .all(|r| chain::is_flags(r) || !chain::chainable(t, r))
-    };
-    // How fast a form is where it is known: its slowest exact symmetric
-    // sub-latency (adc's 1 before rcr's).
-    let speed: Vec<i64> = by_form
-        .iter()
-        .map(|ids| {
-            ids.iter()
-                .filter(|&&u| is_symmetric[u] && bounds[u].exact())
-                .map(|&u| bounds[u].lo)
-                .max()
-                .unwrap_or(i64::MAX)
-        })
-        .collect();
-    let candidates = |u: &[usize]| -> Vec<usize> {
-        let mut c: Vec<usize> = u.iter().copied().filter(|&u| simple(&all[u].1)).collect();
-        // Among equally fast forms, those reading no operand they write
-        // (`cmp cl, dl`, `vaddpd`) first: a two-address helper (`add cl,
-        // dl`) may give the chain a second path through its destination.
-        c.sort_by_key(|&u| {
-            let f = all[u].1.form;
-            (
-                speed[all[u].0],
-                f.operands().any(|o| o.tied_to().is_some()),
-                f.mc_operands().len(),
-                f.name(),
-            )
-        });
-        // Different mnemonics first: they differ more than widths of one.
-        let mut out: Vec<usize> = Vec::new();
-        for &u in &c {
-            let m = all[u].1.form.mnemonic();
-            if !out.iter().any(|&o| all[o].1.form.mnemonic() == m) && out.len() < CANDIDATES {
-                out.push(u);
+    }
+
+    /// Step 2a: the helpers back for every pair of types of the
+    /// asymmetric sub-latencies: within one register file the fastest
+    /// exact symmetric sub-latency of that file; across files, the
+    /// candidates of both directions measured against each other.
+    fn helpers(
+        &mut self,
+        symmetric: &[usize],
+        bounds: &[Bounds],
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Helpers {
+        let t = self.t;
+        let all = &self.all;
+        let types: Vec<(String, String)> = all
+            .iter()
+            .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
+            .collect();
+        let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for u in (0..all.len()).filter(|&u| !self.is_symmetric[u] && !into_memory(&all[u].1)) {
+            groups.entry(types[u].clone()).or_default().push(u);
+        }
+        // How fast a form is where it is known: its slowest exact symmetric
+        // sub-latency (adc's 1 before rcr's).
+        let speed: Vec<i64> = self
+            .by_form
+            .iter()
+            .map(|ids| {
+                ids.iter()
+                    .filter(|&&u| self.is_symmetric[u] && bounds[u].exact())
+                    .map(|&u| bounds[u].lo)
+                    .max()
+                    .unwrap_or(i64::MAX)
+            })
+            .collect();
+        let candidates = |u: &[usize]| -> Vec<usize> {
+            let mut c: Vec<usize> = u
+                .iter()
+                .copied()
+                .filter(|&u| self.simple(&all[u].1))
+                .collect();
+            // Among equally fast forms, those reading no operand they write
+            // (`cmp cl, dl`, `vaddpd`) first: a two-address helper (`add cl,
+            // dl`) may give the chain a second path through its destination.
+            c.sort_by_key(|&u| {
+                let f = all[u].1.form;
+                (
+                    speed[all[u].0],
+                    f.operands().any(|o| o.tied_to().is_some()),
+                    f.mc_operands().len(),
+                    f.name(),
+                )
+            });
+            // Different mnemonics first: they differ more than widths of one.
+            let mut out: Vec<usize> = Vec::new();
+            for &u in &c {
+                let m = all[u].1.form.mnemonic();
+                if !out.iter().any(|&o| all[o].1.form.mnemonic() == m) && out.len() < CANDIDATES {
+                    out.push(u);
+                }
+            }
+            out
+        };
+        let mut helper: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
+            if let Some(u) = self.within_file(&types, symmetric, bounds, b, a) {
+                helper.insert((b.clone(), a.clone()), u);
             }
         }
-        out
-    };
-    let mut helper: BTreeMap<(String, String), usize> = BTreeMap::new();
-    // Back within one register file (two fixed registers, or two widths:
-    // ymm -> xmm): the fastest exact symmetric sub-latency of that file,
-    // its own width first, linked through the overlapping registers.
-    let within = |from: &str, to: &str| -> Option<usize> {
+        // Opposite types: candidates against each other.
+        let mut pair_jobs = Vec::new();
+        let mut pair_of: Vec<(usize, usize)> = Vec::new();
+        for ((a, b), ab) in &groups {
+            if a >= b {
+                continue;
+            }
+            let Some(ba) = groups.get(&(b.clone(), a.clone())) else {
+                continue;
+            };
+            for &x in &candidates(ab) {
+                for &y in &candidates(ba) {
+                    if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
+                        pair_jobs.push(j);
+                        pair_of.push((x, y));
+                    }
+                }
+            }
+        }
+        let mut best: BTreeMap<(String, String), (f64, usize, usize)> = BTreeMap::new();
+        for (&(x, y), got) in pair_of
+            .iter()
+            .zip(measure(t, &pair_jobs, self.opts, "helpers", progress))
+        {
+            let Ok(m) = got else { continue };
+            let key = types[x].clone();
+            if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
+                best.insert(key, (m.cycles, x, y));
+            }
+            self.record(m);
+        }
+        for (key, (_, x, y)) in &best {
+            // An exact helper within one register file stays.
+            helper.entry(key.clone()).or_insert(*x);
+            helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
+        }
+        Helpers {
+            types,
+            groups,
+            helper,
+            best,
+        }
+    }
+
+    /// Back within one register file (two fixed registers, or two widths:
+    /// ymm -> xmm): the fastest exact symmetric sub-latency of that file,
+    /// its own width first, linked through the overlapping registers.
+    fn within_file(
+        &self,
+        types: &[(String, String)],
+        symmetric: &[usize],
+        bounds: &[Bounds],
+        from: &str,
+        to: &str,
+    ) -> Option<usize> {
+        let all = &self.all;
         symmetric
             .iter()
             .filter(|&&u| file_of(&types[u].0) == file_of(to) && types[u].0 == types[u].1)
-            .filter(|&&u| simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
+            .filter(|&&u| self.simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
             .min_by_key(|&&u| (bounds[u].lo, types[u].0 != from, all[u].1.form.name()))
             .copied()
-    };
-    for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
-        if let Some(u) = within(b, a) {
-            helper.insert((b.clone(), a.clone()), u);
-        }
     }
-    // Opposite types: candidates against each other.
-    let mut pair_jobs = Vec::new();
-    let mut pair_of: Vec<(usize, usize)> = Vec::new();
-    for ((a, b), ab) in &groups {
-        if a >= b {
-            continue;
-        }
-        let Some(ba) = groups.get(&(b.clone(), a.clone())) else {
-            continue;
-        };
-        for &x in &candidates(ab) {
-            for &y in &candidates(ba) {
-                if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
-                    pair_jobs.push(j);
-                    pair_of.push((x, y));
+
+    /// Step 2b: every asymmetric sub-latency not measured as a candidate,
+    /// with the helpers back (one, two, or one and a step within the
+    /// file), or why no chain leads back.
+    fn asymmetric(
+        &mut self,
+        h: &Helpers,
+        symmetric: &[usize],
+        bounds: &[Bounds],
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) {
+        let mut plans = Vec::new();
+        for (key, ids) in &h.groups {
+            for &u in ids {
+                if !self.on[u].is_empty() {
+                    continue; // measured as a candidate
+                }
+                match self.way_back(h, symmetric, bounds, key, u) {
+                    Ok(path) => {
+                        let mut steps = vec![self.all[u].1];
+                        steps.extend(path.iter().map(|&p| self.all[p].1));
+                        plans.push((u, steps, None));
+                    }
+                    Err(why) => self.why_not[u] = Some(why.into()),
                 }
             }
         }
-    }
-    let mut best: BTreeMap<(String, String), (f64, usize, usize)> = BTreeMap::new();
-    for (&(x, y), got) in pair_of
-        .iter()
-        .zip(measure(t, &pair_jobs, opts, "helpers", progress))
-    {
-        let Ok(m) = got else { continue };
-        let key = types[x].clone();
-        if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
-            best.insert(key, (m.cycles, x, y));
-        }
-        record(m, &mut measurements, &mut equations, &mut on);
-    }
-    for (key, (_, x, y)) in &best {
-        // An exact helper within one register file stays.
-        helper.entry(key.clone()).or_insert(*x);
-        helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
-    }
-    // Every other asymmetric sub-latency, with the helpers back.
-    let mut plans = Vec::new();
-    for (key, ids) in &groups {
-        for &u in ids {
-            if !on[u].is_empty() {
-                continue; // measured as a candidate
+        for (u, got) in measure_each(self.t, plans, self.opts, "asymmetric", progress) {
+            match got {
+                Ok(m) => self.record(m),
+                Err(f) => self.why_not[u] = Some(f),
             }
-            let back = (key.1.clone(), key.0.clone());
-            // Through a load's address (a pointer chase) from a vector
-            // result: back to the base only by a form that copies bits
-            // (`movq rax, xmm`), from any width of the result's file; the
-            // fastest helper of the pair need not copy (`vptestnmb` to a
-            // mask, and the next address would be anything).
-            if through_address(t, &all[u].1) && file_of(&key.1) != file_of(&key.0) {
-                let copy = (0..all.len()).find(|&h| {
-                    let (a, b) = &types[h];
-                    t.copies_bits(all[h].1.form) && file_of(a) == file_of(&key.1) && *b == key.0
-                });
-                match copy {
-                    Some(h) => plans.push((u, vec![all[u].1, all[h].1], None)),
-                    None => {
-                        why_not[u] = Some(
-                            Failure::NoChain {
-                                kind: format!(
-                                    "no form copying bits leads back from {} to the address",
-                                    file_of(&key.1)
-                                ),
-                                detail: Some(format!("from {} to {}", key.1, key.0)),
-                            }
-                            .into(),
-                        )
-                    }
+        }
+    }
+
+    /// The helpers that lead from the end of sub-latency `u` (of the
+    /// pair of types `key`) back to its start.
+    fn way_back(
+        &self,
+        h: &Helpers,
+        symmetric: &[usize],
+        bounds: &[Bounds],
+        key: &(String, String),
+        u: usize,
+    ) -> Result<Vec<usize>, Failure> {
+        let (t, all, types, helper) = (self.t, &self.all, &h.types, &h.helper);
+        let back = (key.1.clone(), key.0.clone());
+        // Through a load's address (a pointer chase) from a vector
+        // result: back to the base only by a form that copies bits
+        // (`movq rax, xmm`), from any width of the result's file; the
+        // fastest helper of the pair need not copy (`vptestnmb` to a
+        // mask, and the next address would be anything).
+        if through_address(t, &all[u].1) && file_of(&key.1) != file_of(&key.0) {
+            let copy = (0..all.len()).find(|&c| {
+                let (a, b) = &types[c];
+                t.copies_bits(all[c].1.form) && file_of(a) == file_of(&key.1) && *b == key.0
+            });
+            return copy.map(|c| vec![c]).ok_or_else(|| Failure::NoChain {
+                kind: format!(
+                    "no form copying bits leads back from {} to the address",
+                    file_of(&key.1)
+                ),
+                detail: Some(format!("from {} to {}", key.1, key.0)),
+            });
+        }
+        let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
+            // Two helpers: b -> c -> a.
+            helper.iter().find_map(|((from, c), &h1)| {
+                if *from != key.1 || *c == key.0 {
+                    return None;
                 }
-                continue;
-            }
-            let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
-                // Two helpers: b -> c -> a.
-                helper.iter().find_map(|((from, c), &h1)| {
-                    if *from != key.1 || *c == key.0 {
-                        return None;
-                    }
-                    helper
-                        .get(&(c.clone(), key.0.clone()))
-                        .map(|&h2| vec![h1, h2])
-                })
-            });
-            // Or back to another width of a's file, then within it (flags
-            // -> r32 by `rcr`, then r32 -> r8 by `add r8`: no form writes
-            // an r8 from the flags alone, as setcc is codegen-only in LLVM).
-            let path = path.or_else(|| {
-                helper.iter().find_map(|((from, c), &h1)| {
-                    if *from != key.1 || *c == key.0 || file_of(c) != file_of(&key.0) {
-                        return None;
-                    }
-                    within(c, &key.0).map(|h2| vec![h1, h2])
-                })
-            });
-            let Some(path) = path else {
-                why_not[u] = Some(
-                    Failure::NoChain {
-                        kind: format!(
-                            "no helper chain leads back from {} to {}",
-                            file_of(&key.1),
-                            file_of(&key.0)
-                        ),
-                        detail: Some(format!("from {} to {}", key.1, key.0)),
-                    }
-                    .into(),
-                );
-                continue;
-            };
-            let mut steps = vec![all[u].1];
-            steps.extend(path.iter().map(|&h| all[h].1));
-            plans.push((u, steps, None));
-        }
-    }
-    for (u, got) in measure_each(t, plans, opts, "asymmetric", progress) {
-        match got {
-            Ok(m) => record(m, &mut measurements, &mut equations, &mut on),
-            Err(f) => why_not[u] = Some(f),
-        }
-    }
-    if crate::interrupt::requested() {
-        return stopped(rows, measurements);
+                helper
+                    .get(&(c.clone(), key.0.clone()))
+                    .map(|&h2| vec![h1, h2])
+            })
+        });
+        // Or back to another width of a's file, then within it (flags
+        // -> r32 by `rcr`, then r32 -> r8 by `add r8`: no form writes
+        // an r8 from the flags alone, as setcc is codegen-only in LLVM).
+        let path = path.or_else(|| {
+            helper.iter().find_map(|((from, c), &h1)| {
+                if *from != key.1 || *c == key.0 || file_of(c) != file_of(&key.0) {
+                    return None;
+                }
+                self.within_file(types, symmetric, bounds, c, &key.0)
+                    .map(|h2| vec![h1, h2])
+            })
+        });
+        path.ok_or_else(|| Failure::NoChain {
+            kind: format!(
+                "no helper chain leads back from {} to {}",
+                file_of(&key.1),
+                file_of(&key.0)
+            ),
+            detail: Some(format!("from {} to {}", key.1, key.0)),
+        })
     }
 
-    // Into memory: a store and the load that reads its bytes back. The
-    // lap bounds the store's share from above, and nothing from below:
-    // a core that renames memory (the reload takes the stored register)
-    // runs the pair at the stores' rate. So no equation: [0; lap].
-    let mut through_memory: Vec<Option<f64>> = vec![None; all.len()];
-    let mut plans = Vec::new();
-    for u in (0..all.len()).filter(|&u| !is_symmetric[u] && into_memory(u)) {
-        match reload_step(t, &all[u].1) {
-            Ok(back) => plans.push((u, vec![all[u].1, back], None)),
-            Err(why) => why_not[u] = Some(why.into()),
-        }
-    }
-    for (u, got) in measure_each(t, plans, opts, "through memory", progress) {
-        match got {
-            Ok(mut m) => {
-                let bound = through_memory_bound(&m);
-                m.bound = Some(match m.bound.take() {
-                    Some(also) => format!("{bound}; {also}"),
-                    None => bound,
-                });
-                through_memory[u] = Some(m.cycles);
-                on[u].push(measurements.len());
-                measurements.push(m);
+    /// Into memory: a store and the load that reads its bytes back. The
+    /// lap bounds the store's share from above, and nothing from below:
+    /// a core that renames memory (the reload takes the stored register)
+    /// runs the pair at the stores' rate. So no equation: [0; lap]. Per
+    /// sub-latency, its lap where it has one.
+    fn through_memory(&mut self, progress: &mut dyn FnMut(usize, usize, &str)) -> Vec<Option<f64>> {
+        let mut laps: Vec<Option<f64>> = vec![None; self.all.len()];
+        let mut plans = Vec::new();
+        for u in
+            (0..self.all.len()).filter(|&u| !self.is_symmetric[u] && into_memory(&self.all[u].1))
+        {
+            match reload_step(self.t, &self.all[u].1) {
+                Ok(back) => plans.push((u, vec![self.all[u].1, back], None)),
+                Err(why) => self.why_not[u] = Some(why.into()),
             }
-            Err(f) => why_not[u] = Some(f),
         }
-    }
-    if crate::interrupt::requested() {
-        return stopped(rows, measurements);
+        for (u, got) in measure_each(self.t, plans, self.opts, "through memory", progress) {
+            match got {
+                Ok(mut m) => {
+                    let bound = through_memory_bound(&m);
+                    m.bound = Some(match m.bound.take() {
+                        Some(also) => format!("{bound}; {also}"),
+                        None => bound,
+                    });
+                    laps[u] = Some(m.cycles);
+                    self.on[u].push(self.measurements.len());
+                    self.measurements.push(m);
+                }
+                Err(f) => self.why_not[u] = Some(f),
+            }
+        }
+        laps
     }
 
-    // The fastest of each direction, as measured against the same helper
-    // back, chained with each other: when they take 2 cycles together,
-    // both are 1 and every chain through a helper of the pair is exact.
-    let fastest = |a: &str, b: &str, measurements: &[Measurement]| -> Option<usize> {
-        let h = *helper.get(&(b.to_string(), a.to_string()))?;
-        measurements
-            .iter()
-            .filter(|m| m.bound.is_none() && m.steps.len() == 2)
-            .filter(|m| m.steps[1] == all[h].1)
-            .filter_map(|m| Some((index.get(&edge_key(&m.steps[0])).copied()?, m.cycles)))
-            .filter(|(u, _)| types[*u].0 == a && types[*u].1 == b && simple(&all[*u].1))
-            .min_by(|x, y| x.1.total_cmp(&y.1))
-            .map(|(u, _)| u)
-    };
-    let mut jobs = Vec::new();
-    for (a, b) in best.keys() {
-        let (Some(x), Some(y)) = (fastest(a, b, &measurements), fastest(b, a, &measurements))
-        else {
-            continue;
+    /// The fastest of each direction, as measured against the same helper
+    /// back, chained with each other: when they take 2 cycles together,
+    /// both are 1 and every chain through a helper of the pair is exact.
+    fn fastest_pairs(&mut self, h: &Helpers, progress: &mut dyn FnMut(usize, usize, &str)) {
+        let all = &self.all;
+        let fastest = |a: &str, b: &str| -> Option<usize> {
+            let back = *h.helper.get(&(b.to_string(), a.to_string()))?;
+            self.measurements
+                .iter()
+                .filter(|m| m.bound.is_none() && m.steps.len() == 2)
+                .filter(|m| m.steps[1] == all[back].1)
+                .filter_map(|m| Some((self.index.get(&edge_key(&m.steps[0])).copied()?, m.cycles)))
+                .filter(|(u, _)| {
+                    h.types[*u].0 == a && h.types[*u].1 == b && self.simple(&all[*u].1)
+                })
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .map(|(u, _)| u)
         };
-        let done = measurements
-            .iter()
-            .any(|m| m.steps.len() == 2 && m.steps[0] == all[x].1 && m.steps[1] == all[y].1);
-        if !done {
-            if let Ok(j) = job(t, vec![all[x].1, all[y].1], None) {
-                jobs.push(j);
+        let mut jobs = Vec::new();
+        for (a, b) in h.best.keys() {
+            let (Some(x), Some(y)) = (fastest(a, b), fastest(b, a)) else {
+                continue;
+            };
+            let done = self
+                .measurements
+                .iter()
+                .any(|m| m.steps.len() == 2 && m.steps[0] == all[x].1 && m.steps[1] == all[y].1);
+            if !done {
+                if let Ok(j) = job(self.t, vec![all[x].1, all[y].1], None) {
+                    jobs.push(j);
+                }
             }
         }
-    }
-    for m in measure(t, &jobs, opts, "fastest pairs", progress)
-        .into_iter()
-        .flatten()
-    {
-        record(m, &mut measurements, &mut equations, &mut on);
-    }
-    if crate::interrupt::requested() {
-        return stopped(rows, measurements);
+        for m in measure(self.t, &jobs, self.opts, "fastest pairs", progress)
+            .into_iter()
+            .flatten()
+        {
+            self.record(m);
+        }
     }
 
-    // 3. All equations at once.
-    let (mut bounds, contradictions) = solve::solve(all.len(), &equations);
-    for (u, lap) in through_memory.iter().enumerate() {
-        if let Some(lap) = lap {
-            let lap = (lap * 100.0).round() / 100.0;
-            bounds[u] = solve::Bounds {
-                lo: 0,
-                hi: Some(lap.ceil() as i64),
-                fraction: Some((0.0, lap)),
-            };
+    /// Step 3: all equations at once, the laps through memory as ranges
+    /// [0; lap], and every form not reported yet reported.
+    fn solve_all(
+        mut self,
+        through_memory: &[Option<f64>],
+        types: &[(String, String)],
+        row: &mut dyn FnMut(&Row, &[Measurement]),
+    ) -> Run {
+        let (mut bounds, contradictions) = solve::solve(self.all.len(), &self.equations);
+        for (u, lap) in through_memory.iter().enumerate() {
+            if let Some(lap) = lap {
+                let lap = (lap * 100.0).round() / 100.0;
+                bounds[u] = solve::Bounds {
+                    lo: 0,
+                    hi: Some(lap.ceil() as i64),
+                    fraction: Some((0.0, lap)),
+                };
+            }
+        }
+        // The files each sub-latency crosses between, kept where no exact
+        // value crosses between the same two files (which fixes their split).
+        let mut crossings: Vec<Option<(String, String)>> =
+            types.iter().map(|(a, b)| crossing(a, b)).collect();
+        let anchored: std::collections::HashSet<(String, String)> = (0..self.all.len())
+            .filter(|&u| bounds[u].exact())
+            .filter_map(|u| crossings[u].clone())
+            .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
+            .collect();
+        for c in &mut crossings {
+            if c.as_ref().is_some_and(|files| anchored.contains(files)) {
+                *c = None;
+            }
+        }
+        self.report(&bounds, Some(&crossings), &|_| true, row);
+        Run {
+            rows: self.rows.into_iter().flatten().collect(),
+            measurements: self.measurements,
+            contradictions,
         }
     }
-    // The files each sub-latency crosses between, kept where no exact
-    // value crosses between the same two files (which fixes their split).
-    let mut crossings: Vec<Option<(String, String)>> =
-        types.iter().map(|(a, b)| crossing(a, b)).collect();
-    let anchored: std::collections::HashSet<(String, String)> = (0..all.len())
-        .filter(|&u| bounds[u].exact())
-        .filter_map(|u| crossings[u].clone())
-        .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
-        .collect();
-    for c in &mut crossings {
-        if c.as_ref().is_some_and(|files| anchored.contains(files)) {
-            *c = None;
-        }
+}
+
+/// Whether sub-latency `e` ends in memory (a store's data).
+fn into_memory(e: &Edge) -> bool {
+    matches!(e.target, End::Memory(_))
+}
+
+/// Why `form` gets no sub-latency measured, as its outcome: skipped
+/// (with `edgeless`: it has none a chain can run through), or no kernel.
+fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<Outcome> {
+    let skip = tp::early_skip(t, form, x87).or_else(|| {
+        // A branch to the next instruction writes nothing a chain
+        // could follow: its cost is TP's (taken and not taken).
+        let branch = form.has(crate::isa::Flag::IsBranch);
+        edgeless.then(|| {
+            if branch {
+                return "a branch: latency is not meaningful (it writes no register; TP measures \
+                        its throughput, taken and not taken)"
+                    .to_string();
+            }
+            "no sub-latency: reads or writes no register a chain can run through".to_string()
+        })
+    });
+    if let Some(why) = skip {
+        return Some(Outcome::Skipped(why));
     }
-    for k in 0..forms.len() {
-        if rows[k].is_some() {
-            continue;
-        }
-        let r = form_row(
-            forms[k],
-            &by_form[k],
-            &all,
-            &bounds,
-            &why_not,
-            &on,
-            &measurements,
-            &left_out[k],
-            Some(&crossings),
-        );
-        row(&r, &measurements);
-        rows[k] = Some(r);
-    }
-    Run {
-        rows: rows.into_iter().flatten().collect(),
-        measurements,
-        contradictions,
-    }
+    let inst = match t.example(form) {
+        Ok(i) => i,
+        Err(e) => return Some(Outcome::NoKernel(e.to_string())),
+    };
+    kernel::emit(t, &inst)
+        .err()
+        .map(|e| Outcome::NoKernel(e.to_string()))
 }
 
 /// The step after a store `e` (a register into memory): the load that
