@@ -339,15 +339,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         eprintln!("winic: --resume: {n}");
     }
     let (mut done, mut earlier) = (resumed.names, resumed.entries);
-    // A TP result journalled as an upper bound only (an implicit
-    // dependency, before the helper pass that would give its range) is
-    // not done: a run killed between the passes measures it again.
-    let provisional: std::collections::HashSet<String> = earlier
-        .iter()
-        .filter(|e| mode == Mode::Tp && e.vector_configs.is_empty())
-        .filter(|e| e.throughput_min.is_none() && e.throughput_max.is_some())
-        .map(|e| e.llvm_name.clone())
-        .collect();
+    let provisional = provisional(mode, &earlier);
     done.retain(|n| !provisional.contains(n));
     if let Err(e) = crate::interrupt::install() {
         let why = Error::Failed(format!("installing the SIGINT/SIGTERM handler: {e}"));
@@ -375,40 +367,8 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         Mode::Tp => tp::floor(t, &opts),
         Mode::Lat => None,
     };
-    // A journalled throughput faster than the core can issue is no
-    // measurement (an edited journal, or another machine's): measured
-    // again, as TP holds back such a value.
     if let Some(f) = floor {
-        let below = |e: &Entry| {
-            std::iter::once(&e.measured)
-                .chain(e.vector_configs.iter().map(|c| &c.measured))
-                .any(|m| {
-                    m.throughput_min
-                        .or(m.throughput)
-                        .is_some_and(|v| f.undercut_by(v))
-                })
-        };
-        let slow: Vec<String> = earlier
-            .iter()
-            .filter(|e| below(e))
-            .map(|e| e.llvm_name.clone())
-            .collect();
-        if !slow.is_empty() {
-            eprintln!(
-                "winic: --resume: {}: {} below the floor of this core ({:.3} cycles per \
-                 instruction), measured again: {}",
-                journal.path().display(),
-                if slow.len() == 1 {
-                    "a throughput"
-                } else {
-                    "throughputs"
-                },
-                f.cycles,
-                slow.join(", ")
-            );
-            earlier.retain(|e| !slow.contains(&e.llvm_name));
-            done.retain(|n| !slow.contains(n));
-        }
+        below_floor(f, journal.path(), &mut earlier, &mut done);
     }
     for e in earlier {
         merge_result(&mut db, mode, e);
@@ -424,18 +384,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
             forms.len()
         );
     }
-    let floor_line = floor.map_or_else(
-        || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
-        |f| {
-            format!(
-                "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
-                 than {:.0}% below it",
-                f.cycles,
-                f.probe,
-                100.0 * tp::FLOOR_SLACK
-            )
-        },
-    );
+    let floor_line = floor_line(floor);
     let report = if req.report {
         let created = crate::report::Report::create(
             std::path::Path::new("."),
@@ -477,50 +426,17 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
             None => v,
         }
     };
-    let start = std::time::Instant::now();
     let looks_before = run::second_looks();
     let mut sink = Sink::new(mode, output, db, journal, report, resume_command);
-    let mut summary = match mode {
-        Mode::Tp => {
-            let mut entries = tp::Entries::default();
-            let rows = tp::run(
-                t,
-                &forms,
-                &opts,
-                req.x87,
-                floor,
-                &known,
-                &mut labelled(&mut *progress, format!("TP {arch}")),
-                &mut |row| {
-                    sink.put(
-                        row.form.name(),
-                        crate::mode::blocks::tp_block(t, row),
-                        entries.of(row),
-                    )
-                },
-            );
-            let mut s = tp::summary(&rows, start.elapsed());
-            s.push_str(&format!("  floor:      {floor_line}\n"));
-            s
-        }
-        Mode::Lat => {
-            let run = lat::run(
-                t,
-                &forms,
-                &opts,
-                req.x87,
-                &mut labelled(&mut *progress, format!("LAT {arch}")),
-                &mut |row, measurements| {
-                    sink.put(
-                        row.form.name(),
-                        crate::mode::blocks::lat_block(t, row, measurements),
-                        lat::entry(row),
-                    )
-                },
-            );
-            lat::summary(&run, start.elapsed())
-        }
-    };
+    let mut summary = measure_forms(
+        req,
+        &forms,
+        &opts,
+        (floor, &floor_line),
+        &known,
+        &mut sink,
+        &mut *progress,
+    );
     let variants = t.variants(&req.vector_types);
     if !variants.is_empty() && !crate::interrupt::requested() {
         let sweep = sweep::Sweep {
@@ -548,6 +464,135 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
     crate::interrupt::on_second_signal_forget();
     drop(lock);
     finished
+}
+
+/// The names of TP results `earlier` journalled as an upper bound only
+/// (an implicit dependency, before the helper pass that would give its
+/// range): not done, a run killed between the passes measures them again.
+fn provisional(mode: Mode, earlier: &[Entry]) -> std::collections::HashSet<String> {
+    earlier
+        .iter()
+        .filter(|e| mode == Mode::Tp && e.vector_configs.is_empty())
+        .filter(|e| e.throughput_min.is_none() && e.throughput_max.is_some())
+        .map(|e| e.llvm_name.clone())
+        .collect()
+}
+
+/// A journalled throughput faster than the core can issue (`floor`) is
+/// no measurement (an edited journal, or another machine's): its form is
+/// taken out of `earlier` and `done`, to be measured again, as TP holds
+/// back such a value, and the journal `path` is named.
+fn below_floor(
+    floor: tp::Floor,
+    path: &std::path::Path,
+    earlier: &mut Vec<Entry>,
+    done: &mut Vec<String>,
+) {
+    let f = floor;
+    let below = |e: &Entry| {
+        std::iter::once(&e.measured)
+            .chain(e.vector_configs.iter().map(|c| &c.measured))
+            .any(|m| {
+                m.throughput_min
+                    .or(m.throughput)
+                    .is_some_and(|v| f.undercut_by(v))
+            })
+    };
+    let slow: Vec<String> = earlier
+        .iter()
+        .filter(|e| below(e))
+        .map(|e| e.llvm_name.clone())
+        .collect();
+    if slow.is_empty() {
+        return;
+    }
+    eprintln!(
+        "winic: --resume: {}: {} below the floor of this core ({:.3} cycles per \
+         instruction), measured again: {}",
+        path.display(),
+        if slow.len() == 1 {
+            "a throughput"
+        } else {
+            "throughputs"
+        },
+        f.cycles,
+        slow.join(", ")
+    );
+    earlier.retain(|e| !slow.contains(&e.llvm_name));
+    done.retain(|n| !slow.contains(n));
+}
+
+/// The summary's and the report's line on TP's floor.
+fn floor_line(floor: Option<tp::Floor>) -> String {
+    floor.map_or_else(
+        || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
+        |f| {
+            format!(
+                "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
+                 than {:.0}% below it",
+                f.cycles,
+                f.probe,
+                100.0 * tp::FLOOR_SLACK
+            )
+        },
+    )
+}
+
+/// Measures `forms` in `req`'s mode, every result into `sink`; the
+/// summary. TP takes its floor (and the floor's line for the summary) and
+/// `known`, the throughputs a helper need not be measured for.
+fn measure_forms(
+    req: &Request,
+    forms: &[crate::isa::Instr],
+    opts: &run::Options,
+    (floor, floor_line): (Option<tp::Floor>, &str),
+    known: &dyn Fn(&str) -> Option<f64>,
+    sink: &mut Sink,
+    progress: Progress,
+) -> String {
+    let (t, arch) = (arch::target(req.arch), req.arch);
+    let start = std::time::Instant::now();
+    match req.mode {
+        Mode::Tp => {
+            let mut entries = tp::Entries::default();
+            let rows = tp::run(
+                t,
+                forms,
+                opts,
+                req.x87,
+                floor,
+                known,
+                &mut labelled(progress, format!("TP {arch}")),
+                &mut |row| {
+                    sink.put(
+                        row.form.name(),
+                        crate::mode::blocks::tp_block(t, row),
+                        entries.of(row),
+                    )
+                },
+            );
+            let mut s = tp::summary(&rows, start.elapsed());
+            s.push_str(&format!("  floor:      {floor_line}\n"));
+            s
+        }
+        Mode::Lat => {
+            let run = lat::run(
+                t,
+                forms,
+                opts,
+                req.x87,
+                &mut labelled(progress, format!("LAT {arch}")),
+                &mut |row, measurements| {
+                    sink.put(
+                        row.form.name(),
+                        crate::mode::blocks::lat_block(t, row, measurements),
+                        lat::entry(row),
+                    )
+                },
+            );
+            lat::summary(&run, start.elapsed())
+        }
+    }
 }
 
 /// Ends a run that failed before it measured anything: no second-signal
