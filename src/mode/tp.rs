@@ -458,93 +458,15 @@ fn with_helpers(
         let Outcome::Measured(m) = &rows[k].outcome else {
             continue;
         };
-        let reg = m.implicit_dependency[0];
-        // Implicit writers, and moves of an immediate put on the register
-        // (`mov rax, imm32` for `add al, imm8`, whose other candidates are
-        // `rdtsc` and `lahf`, too slow to subtract).
-        let writers = immediate_writers(t, reg);
-        let onto: HashMap<u32, (usize, Reg)> = writers
-            .iter()
-            .map(|(f, k, r)| (f.opcode(), (*k, *r)))
-            .collect();
-        // Compares first, then the moves, then other implicit writers.
-        let mut candidates: Vec<Instr> = writers.iter().map(|(f, _, _)| *f).collect();
-        candidates.extend(helper_candidates(t, reg));
-        candidates.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
-        let mut usable: Vec<(Instr, f64)> = candidates
-            .iter()
-            .filter_map(|c| {
-                pool.iter()
-                    .find(|(f, _)| f.opcode() == c.opcode())
-                    .map(|(_, v)| *v)
-                    .or_else(|| known(c.name()))
-                    .map(|v| (*c, v))
-            })
-            .collect();
-        let compare = |f: &Instr| f.has(crate::isa::Flag::IsCompare);
-        if !usable.iter().any(|(f, _)| compare(f)) {
-            // No measured compare (`-i ADC64rr` alone, or a filtered run):
-            // measure the first few candidates, compares first.
-            let few: Vec<Instr> = candidates
-                .into_iter()
-                .filter(|c| !usable.iter().any(|(u, _)| u.opcode() == c.opcode()))
-                .take(6)
-                .collect();
-            let measured = run_plain(t, &few, opts);
-            pool.extend(measured.iter().copied());
-            usable.extend(measured);
-        }
-        // The fastest compare, else the fastest of the others. Forms within
-        // 5% of the fastest tie (noise decides below that); of them the one
-        // least likely to add a dependency of its own: no implicit reads
-        // (`cmp eax, imm32` reads EAX), the widest registers (8- and 16-bit
-        // forms merge into the rest of theirs: `cmp r16, imm8` left adc at
-        // 1.0), then by name, so every run picks the same.
-        let widest = |f: &Instr| super::common::widest_operand(*f);
-        let fastest = |v: Vec<(Instr, f64)>| {
-            let best = v.iter().map(|x| x.1).min_by(f64::total_cmp)?;
-            v.into_iter()
-                .filter(|x| x.1 <= best * 1.05)
-                .min_by_key(|(f, _)| {
-                    (
-                        f.implicit_uses().count(),
-                        std::cmp::Reverse(widest(f)),
-                        f.name(),
-                    )
-                })
-        };
-        let (compares, others): (Vec<_>, Vec<_>) =
-            usable.into_iter().partition(|(f, _)| compare(f));
-        let Some((h, v)) = fastest(compares).or_else(|| fastest(others)) else {
-            continue;
-        };
-        // Within 5% counts as equal (noise decides below that, and the
-        // choice must not flip between runs).
-        if v > m.cycles * 1.05 {
-            // `rdtsc` (29 cycles) to break `and al, 2` (1 cycle): the
-            // difference of two 30-cycle timings is noise, not the form.
-            let why = format!(
-                "no helper is cheaper than the form: the fastest, {} at {v:.3} cycles, costs more \
-                 than its {:.3}, and subtracting it would leave noise",
-                h.name(),
-                m.cycles
-            );
-            if let Outcome::Measured(m) = &mut rows[k].outcome {
-                m.held_back = Some(why);
+        match choose_helper(t, rows[k].form, m, &mut pool, known, opts) {
+            Ok(Some(plan)) => plans.push((k, plan.0, plan.1)),
+            Ok(None) => {}
+            Err(why) => {
+                if let Outcome::Measured(m) = &mut rows[k].outcome {
+                    m.held_back = Some(why);
+                }
+                row(&rows[k]);
             }
-            row(&rows[k]);
-            continue;
-        }
-        if let Some(body) = interleaved(t, rows[k].form, h, onto.get(&h.opcode()).copied()) {
-            plans.push((
-                k,
-                Helper {
-                    form: h,
-                    cycles: v,
-                    without: m.cycles,
-                },
-                body,
-            ));
         }
     }
     let make = |i: usize| {
@@ -609,6 +531,106 @@ fn with_helpers(
         rows[k].outcome = Outcome::Measured(m);
         row(&rows[k]);
     }
+}
+
+/// The helper for `form`, measured as `m` with one implicit dependency:
+/// the fastest compare, else the fastest other writer of the register,
+/// from `pool` (this run's values, to which candidates measured now are
+/// added), from `known` or measured now (up to six candidates); with the
+/// body that interleaves it with the form. `Ok(None)`: none builds;
+/// `Err`: the cheapest costs more than the form (its lower end would be
+/// noise), the reason it is held back.
+fn choose_helper(
+    t: &dyn Target,
+    form: Instr,
+    m: &Measured,
+    pool: &mut Vec<(Instr, f64)>,
+    known: &dyn Fn(&str) -> Option<f64>,
+    opts: &Options,
+) -> Result<Option<(Helper, Vec<crate::arch::Inst>)>, String> {
+    let reg = m.implicit_dependency[0];
+    // Implicit writers, and moves of an immediate put on the register
+    // (`mov rax, imm32` for `add al, imm8`, whose other candidates are
+    // `rdtsc` and `lahf`, too slow to subtract).
+    let writers = immediate_writers(t, reg);
+    let onto: HashMap<u32, (usize, Reg)> = writers
+        .iter()
+        .map(|(f, k, r)| (f.opcode(), (*k, *r)))
+        .collect();
+    // Compares first, then the moves, then other implicit writers.
+    let mut candidates: Vec<Instr> = writers.iter().map(|(f, _, _)| *f).collect();
+    candidates.extend(helper_candidates(t, reg));
+    candidates.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
+    let mut usable: Vec<(Instr, f64)> = candidates
+        .iter()
+        .filter_map(|c| {
+            pool.iter()
+                .find(|(f, _)| f.opcode() == c.opcode())
+                .map(|(_, v)| *v)
+                .or_else(|| known(c.name()))
+                .map(|v| (*c, v))
+        })
+        .collect();
+    let compare = |f: &Instr| f.has(crate::isa::Flag::IsCompare);
+    if !usable.iter().any(|(f, _)| compare(f)) {
+        // No measured compare (`-i ADC64rr` alone, or a filtered run):
+        // measure the first few candidates, compares first.
+        let few: Vec<Instr> = candidates
+            .into_iter()
+            .filter(|c| !usable.iter().any(|(u, _)| u.opcode() == c.opcode()))
+            .take(6)
+            .collect();
+        let measured = run_plain(t, &few, opts);
+        pool.extend(measured.iter().copied());
+        usable.extend(measured);
+    }
+    // The fastest compare, else the fastest of the others. Forms within
+    // 5% of the fastest tie (noise decides below that); of them the one
+    // least likely to add a dependency of its own: no implicit reads
+    // (`cmp eax, imm32` reads EAX), the widest registers (8- and 16-bit
+    // forms merge into the rest of theirs: `cmp r16, imm8` left adc at
+    // 1.0), then by name, so every run picks the same.
+    let widest = |f: &Instr| super::common::widest_operand(*f);
+    let fastest = |v: Vec<(Instr, f64)>| {
+        let best = v.iter().map(|x| x.1).min_by(f64::total_cmp)?;
+        v.into_iter()
+            .filter(|x| x.1 <= best * 1.05)
+            .min_by_key(|(f, _)| {
+                (
+                    f.implicit_uses().count(),
+                    std::cmp::Reverse(widest(f)),
+                    f.name(),
+                )
+            })
+    };
+    let (compares, others): (Vec<_>, Vec<_>) = usable.into_iter().partition(|(f, _)| compare(f));
+    let Some((h, v)) = fastest(compares).or_else(|| fastest(others)) else {
+        return Ok(None);
+    };
+    // Within 5% counts as equal (noise decides below that, and the
+    // choice must not flip between runs).
+    if v > m.cycles * 1.05 {
+        // `rdtsc` (29 cycles) to break `and al, 2` (1 cycle): the
+        // difference of two 30-cycle timings is noise, not the form.
+        return Err(format!(
+            "no helper is cheaper than the form: the fastest, {} at {v:.3} cycles, costs more \
+             than its {:.3}, and subtracting it would leave noise",
+            h.name(),
+            m.cycles
+        ));
+    }
+    Ok(
+        interleaved(t, form, h, onto.get(&h.opcode()).copied()).map(|body| {
+            (
+                Helper {
+                    form: h,
+                    cycles: v,
+                    without: m.cycles,
+                },
+                body,
+            )
+        }),
+    )
 }
 
 /// The plain throughput of `forms` (no helpers, no rows reported): for
