@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# record-fixture.sh ID — record this machine's TP and LAT runs of one fixed
-# selection of x86 forms as tests/fixtures/raw/ID/ (TP.raw.gz, LAT.raw.gz)
-# and write what `winic analyse` draws from them (expected.txt), so that
-# tests/recorded.rs checks every later rule change on this core too.
+# record-fixture.sh ID — record this machine's TP, LAT and `ports` runs of
+# one fixed selection of x86 forms as tests/fixtures/raw/ID/ (TP.raw.gz,
+# LAT.raw.gz, ports.raw.gz) and write what `winic analyse` draws from them
+# (expected.txt, expected-ports.txt), so that tests/recorded.rs checks
+# every later rule change on this core too.
 #
 # ID names the core as docs/machines.md does (zen5, xeon-a7 ...): add its
 # row there first. Run on a quiet machine (nothing else timing); it takes
-# a few seconds. The selection: integer ALU, multiply, divide, moves and
+# about 20 s. The selection: integer ALU, multiply, divide, moves and
 # shifts (with TP's helpers), 128- to 512-bit floating-point and integer
-# vector forms, loads and read-modify-write forms: 588 forms, about 130 KB
-# gzip'd per core.
+# vector forms, loads and read-modify-write forms: 588 forms (a full
+# `ports` run with classes, and 20 held-back mixes), about 300 KB gzip'd
+# per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 id=${1:?usage: scripts/record-fixture.sh ID (a core of docs/machines.md)}
@@ -25,10 +27,12 @@ trap 'rm -rf "$work"' EXIT
 for mode in TP LAT; do
   (cd "$work" && "$OLDPWD/target/release/winic" "$mode" --filter "$SELECTION" -o db.yaml --noReport >/dev/null)
 done
+(cd "$work" && "$OLDPWD/target/release/winic" ports --filter "$SELECTION" --held-back 20 >/dev/null)
 out=tests/fixtures/raw/$id
 mkdir -p "$out"
 for mode in TP LAT; do
   gzip -9 -c "$work/db.yaml.$mode.raw" > "$out/$mode.raw.gz"
 done
+gzip -9 -c "$work/ports.raw" > "$out/ports.raw.gz"
 WINIC_BLESS=1 cargo test --release --quiet --test recorded
 echo "recorded $out: $(du -sh "$out" | cut -f1); check its expected.txt, then commit it"

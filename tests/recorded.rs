@@ -1,8 +1,10 @@
 //! Recorded runs of real cores, analysed on whatever machine runs the
-//! tests: `tests/fixtures/raw/<core>/` holds the raw files of a TP and a
-//! LAT run of one fixed selection (`scripts/record-fixture.sh`, gzip'd)
-//! and `expected.txt`, one line per form of the database `winic analyse`
-//! draws from them. A rule change (the floor, helpers, the clock, the
+//! tests: `tests/fixtures/raw/<core>/` holds the raw files of a TP, a LAT
+//! and a `ports` run of one fixed selection (`scripts/record-fixture.sh`,
+//! gzip'd), `expected.txt`, one line per form of the database `winic
+//! analyse` draws from the first two, and `expected-ports.txt`, what the
+//! replay of the third prints (the experiments, the fit, the classes,
+//! the held-back mixes). A rule change (the floor, helpers, the clock, the
 //! equations, the `latency` rule) shows here as changed lines on every
 //! recorded core, not only on the session's; when the change is meant,
 //! `WINIC_BLESS=1 cargo test --test recorded` writes the new lines (and
@@ -22,6 +24,53 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// Unpacks `core`'s `NAME.raw.gz` into `dir`; the path.
+fn unpack(core: &Path, name: &str, dir: &Path) -> PathBuf {
+    let gz = core.join(format!("{name}.raw.gz"));
+    let out = Command::new("gzip").arg("-dc").arg(&gz).output().unwrap();
+    assert!(out.status.success(), "{}", gz.display());
+    let raw = dir.join(format!("{name}.raw"));
+    std::fs::write(&raw, out.stdout).unwrap();
+    raw
+}
+
+/// What the replay of `core`'s `ports` run prints, line by line.
+fn ports_text(id: &str, core: &Path, dir: &Path) -> Vec<String> {
+    let raw = unpack(core, "ports", dir);
+    let out = common::winic_command(&["analyse", raw.to_str().unwrap()])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{id} ports: {err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("not in the raw file"),
+        "{id} ports: the rules ask for kernels the run did not measure"
+    );
+    text.lines().map(String::from).collect()
+}
+
+/// The lines of `got` against those `path` holds: each gone or new one,
+/// named by `id`. With `bless`, `got` is written to `path` instead.
+fn compare(id: &str, path: &Path, got: &[String], bless: bool) -> Vec<String> {
+    if bless {
+        std::fs::write(path, got.join("\n") + "\n").unwrap();
+        return Vec::new();
+    }
+    let want: Vec<String> = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (WINIC_BLESS=1 writes it)", path.display()))
+        .lines()
+        .map(String::from)
+        .collect();
+    let name = path.file_name().unwrap().to_string_lossy();
+    let gone = want.iter().filter(|l| !got.contains(l));
+    let new = got.iter().filter(|l| !want.contains(l));
+    gone.map(|l| format!("{id} {name}: - {l}"))
+        .chain(new.map(|l| format!("{id} {name}: + {l}")))
+        .collect()
 }
 
 /// One line per entry of the database `db` of core `id`: the form, its
@@ -97,11 +146,7 @@ fn recorded_runs_of_every_core_give_the_expected_databases() {
         let id = core.file_name().unwrap().to_string_lossy().into_owned();
         let dir = scratch(&id);
         for mode in ["TP", "LAT"] {
-            let gz = core.join(format!("{mode}.raw.gz"));
-            let out = Command::new("gzip").arg("-dc").arg(&gz).output().unwrap();
-            assert!(out.status.success(), "{}", gz.display());
-            let raw = dir.join(format!("{mode}.raw"));
-            std::fs::write(&raw, out.stdout).unwrap();
+            let raw = unpack(core, mode, &dir);
             let out = common::winic_command(&[
                 "analyse",
                 raw.to_str().unwrap(),
@@ -121,19 +166,10 @@ fn recorded_runs_of_every_core_give_the_expected_databases() {
             );
         }
         let got = digest(&id, &dir.join("db.yaml"));
-        let path = core.join("expected.txt");
-        if bless {
-            std::fs::write(&path, got.join("\n") + "\n").unwrap();
-        } else {
-            let want: Vec<String> = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e} (WINIC_BLESS=1 writes it)", path.display()))
-                .lines()
-                .map(String::from)
-                .collect();
-            let gone = want.iter().filter(|l| !got.contains(l));
-            let new = got.iter().filter(|l| !want.contains(l));
-            changed.extend(gone.map(|l| format!("{id}: - {l}")));
-            changed.extend(new.map(|l| format!("{id}: + {l}")));
+        changed.extend(compare(&id, &core.join("expected.txt"), &got, bless));
+        if core.join("ports.raw.gz").exists() {
+            let got = ports_text(&id, core, &dir);
+            changed.extend(compare(&id, &core.join("expected-ports.txt"), &got, bless));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
