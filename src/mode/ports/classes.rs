@@ -787,11 +787,47 @@ impl Conflicts {
             m.residuals.len() - m.residuals.iter().filter(in_seed).count(),
             100.0 * rms(m.residuals.iter().filter(|p| p.0 >= seed.pairs))
         ));
-        // Each placed form's mixes with the probes.
+        let mixes = self.mixes_with_probes(seed, m);
+        s.push_str(&self.render_class_list(seed, m, &mixes));
+        s.push_str(&self.render_misfits(seed, m, &mixes));
+        s
+    }
+
+    /// Each placed form's mixes with the probes (pair, cycles per unit
+    /// measured and predicted), by form.
+    fn mixes_with_probes(
+        &self,
+        seed: &Seed,
+        m: &Mapping,
+    ) -> BTreeMap<usize, Vec<(usize, f64, f64)>> {
         let mut mixes: BTreeMap<usize, Vec<(usize, f64, f64)>> = BTreeMap::new();
         for r in m.residuals.iter().filter(|p| p.0 >= seed.pairs) {
             mixes.entry(self.pairs[r.0].b).or_default().push(*r);
         }
+        mixes
+    }
+
+    /// Form `k`'s name, with `*` when it takes the wide mode's gain port
+    /// ([`WideMode::gain`]).
+    fn marked(&self, m: &Mapping, k: usize) -> String {
+        let name = self.singles[k].form.name();
+        match m.moves.contains(&k) {
+            true => format!("{name}*"),
+            false => name.to_string(),
+        }
+    }
+
+    /// The classes: each port set with the mixes that decided it and its
+    /// forms.
+    fn render_class_list(
+        &self,
+        seed: &Seed,
+        m: &Mapping,
+        mixes: &BTreeMap<usize, Vec<(usize, f64, f64)>>,
+    ) -> String {
+        let mut s = String::new();
+        let name = |k: usize| self.singles[k].form.name();
+        let marked = |k: usize| self.marked(m, k);
         let error = |k: usize| mixes.get(&k).map_or(0.0, rms);
         let mut classes: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
         for &(k, set) in &m.sets {
@@ -842,6 +878,20 @@ impl Conflicts {
                 &names.iter().map(String::as_str).collect::<Vec<_>>(),
             ));
         }
+        s
+    }
+
+    /// The forms placed as two micro-ops, those given no ports, and the
+    /// placed forms the probes predict worst.
+    fn render_misfits(
+        &self,
+        seed: &Seed,
+        m: &Mapping,
+        mixes: &BTreeMap<usize, Vec<(usize, f64, f64)>>,
+    ) -> String {
+        let mut s = String::new();
+        let name = |k: usize| self.singles[k].form.name();
+        let error = |k: usize| mixes.get(&k).map_or(0.0, rms);
         if !seed.multi.is_empty() {
             let mut two = seed.multi.clone();
             two.sort_by(|x, y| y.1.total_cmp(&x.1));
