@@ -1520,6 +1520,110 @@ struct Fit {
     issue: Option<(u32, f64, f64)>,
 }
 
+/// The mixes a port mapping is fitted to ([`Conflicts::fit_leaving_out`]),
+/// each with the pair it was measured as.
+struct FitMixes<'a> {
+    conflicts: &'a Conflicts,
+    pairs: Vec<(usize, Mix)>,
+}
+
+impl FitMixes<'_> {
+    /// The mixes as a wide mode and an issue width see them: which ports
+    /// each part loses, and the micro-ops a cycle.
+    fn seen(&self, mode: Option<WideMode>, issue: f64) -> Vec<Mix> {
+        let vector = |k: usize| self.conflicts.singles[k].vector;
+        self.pairs
+            .iter()
+            .map(|(p, m)| {
+                let (a, b) = (self.conflicts.pairs[*p].a, self.conflicts.pairs[*p].b);
+                let lost = match mode {
+                    Some(w) => (
+                        w.lost(vector(a), [vector(b)]),
+                        w.lost(vector(b), [vector(a)]),
+                    ),
+                    None => (0, 0),
+                };
+                Mix { lost, issue, ..*m }
+            })
+            .collect()
+    }
+
+    /// The root mean square relative error of a fit's summed squares.
+    fn rms_of(&self, e: f64) -> f64 {
+        (e / self.pairs.len() as f64).sqrt()
+    }
+
+    /// The sets on `p` ports that fit the mixes best (`widths`: each
+    /// form's port count): without an issue width, and with the best
+    /// width where that is at least [`GAIN`] better; then likewise a wide
+    /// mode (vector work of `bits` and more) on top. Issue widths are
+    /// tried from 2: the mixes decide, not the fastest one seen. On the
+    /// Zen 3 guest most mixes of integer and vector forms issued 6
+    /// micro-ops a cycle, a few 6.7 (as a block of no-ops does), and a
+    /// width of 7 fits worse than 6. A full point missed the wide mode in
+    /// the seed of a full x86 run on the Xeon guest: 11.4% to 10.8% over
+    /// 716 mixes, few of them narrow vector work beside 512-bit work.
+    fn fit(&self, widths: &[u32], p: u32, bits: Option<u32>) -> Fit {
+        let (sets, e) = fit_ports(widths, &self.seen(None, f64::INFINITY), p);
+        let plain = self.rms_of(e);
+        let issued = (2..p)
+            .map(|w| {
+                let (sets, e) = fit_ports(widths, &self.seen(None, f64::from(w)), p);
+                (sets, self.rms_of(e), w)
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        let (sets, rms, issue) = match issued {
+            Some((sets, e, w)) if e < plain - GAIN => (sets, e, Some((w, plain, e))),
+            _ => (sets, plain, None),
+        };
+        let mut fit = Fit {
+            ports: p,
+            sets,
+            rms,
+            wide: None,
+            issue,
+        };
+        let issue = width_of(fit.issue);
+        let wide_and_narrow = |w: WideMode| {
+            self.seen(Some(w), f64::INFINITY)
+                .iter()
+                .any(|m| m.lost != (0, 0))
+        };
+        let moded = (0..p)
+            .filter_map(|port| {
+                Some(WideMode {
+                    port,
+                    bits: bits?,
+                    gain: None,
+                })
+            })
+            .filter(|&w| wide_and_narrow(w))
+            .map(|w| {
+                let (sets, e) = fit_ports(widths, &self.seen(Some(w), issue), p);
+                (sets, self.rms_of(e), w)
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((sets, e, w)) = moded.filter(|m| m.1 < fit.rms - GAIN) {
+            fit.wide = Some((w, fit.rms, e));
+            (fit.sets, fit.rms) = (sets, e);
+            // Then a port some narrower forms take instead.
+            let gained = (0..p)
+                .filter(|&g| g != w.port)
+                .map(|g| {
+                    let w = WideMode { gain: Some(g), ..w };
+                    let (sets, e) = fit_ports(widths, &self.seen(Some(w), issue), p);
+                    (sets, self.rms_of(e), w)
+                })
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((sets, e, g)) = gained.filter(|m| m.1 < fit.rms - GAIN) {
+                fit.wide = Some((g, fit.wide.map_or(e, |x| x.1), e));
+                (fit.sets, fit.rms) = (sets, e);
+            }
+        }
+        fit
+    }
+}
+
 /// How much lower (root mean square, relative) a fit's error must be with
 /// a [`WideMode`] or an issue width than without for it to be kept.
 const GAIN: f64 = 0.005;
@@ -1588,99 +1692,15 @@ impl Conflicts {
             return None;
         }
         let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();
-        // The mixes as a wide mode and an issue width see them: which
-        // ports each part loses, and the micro-ops a cycle.
-        let vector = |k: usize| self.singles[k].vector;
-        let mixes_in = |mode: Option<WideMode>, issue: f64| -> Vec<Mix> {
-            pairs
-                .iter()
-                .map(|(p, m)| {
-                    let (a, b) = (self.pairs[*p].a, self.pairs[*p].b);
-                    let lost = match mode {
-                        Some(w) => (
-                            w.lost(vector(a), [vector(b)]),
-                            w.lost(vector(b), [vector(a)]),
-                        ),
-                        None => (0, 0),
-                    };
-                    Mix { lost, issue, ..*m }
-                })
-                .collect()
+        let mixes = FitMixes {
+            conflicts: self,
+            pairs,
         };
         // A wide mode is tried where some mix has wide and narrower
         // vector work: the widest vector width of the forms is wide.
-        let bits = forms.iter().filter_map(|f| vector(f.0)).max();
-        let wide_and_narrow = |w: WideMode| {
-            mixes_in(Some(w), f64::INFINITY)
-                .iter()
-                .any(|m| m.lost != (0, 0))
-        };
-        let rms_of = |e: f64| (e / pairs.len() as f64).sqrt();
-        // Issue widths are tried from 2: the mixes decide, not the fastest
-        // one seen. On the Zen 3 guest most mixes of integer and vector
-        // forms issued 6 micro-ops a cycle, a few 6.7 (as a block of
-        // no-ops does), and a width of 7 fits worse than 6.
-        // For each port count: the fit without an issue width, and with
-        // the best width where that is at least half a point of error
-        // better; then likewise a wide mode on top (a full point missed
-        // it in the seed of a full x86 run on the Xeon guest: 11.4% to
-        // 10.8% over 716 mixes, few of them narrow vector work beside
-        // 512-bit work).
+        let bits = forms.iter().filter_map(|f| self.singles[f.0].vector).max();
         let fits: Vec<Fit> = (widest..=MAX_PORTS)
-            .map(|p| {
-                let (sets, e) = fit_ports(&widths, &mixes_in(None, f64::INFINITY), p);
-                let plain = rms_of(e);
-                let issued = (2..p)
-                    .map(|w| {
-                        let (sets, e) = fit_ports(&widths, &mixes_in(None, f64::from(w)), p);
-                        (sets, rms_of(e), w)
-                    })
-                    .min_by(|x, y| x.1.total_cmp(&y.1));
-                let (sets, rms, issue) = match issued {
-                    Some((sets, e, w)) if e < plain - GAIN => (sets, e, Some((w, plain, e))),
-                    _ => (sets, plain, None),
-                };
-                let mut fit = Fit {
-                    ports: p,
-                    sets,
-                    rms,
-                    wide: None,
-                    issue,
-                };
-                let issue = width_of(fit.issue);
-                let moded = (0..p)
-                    .filter_map(|port| {
-                        Some(WideMode {
-                            port,
-                            bits: bits?,
-                            gain: None,
-                        })
-                    })
-                    .filter(|&w| wide_and_narrow(w))
-                    .map(|w| {
-                        let (sets, e) = fit_ports(&widths, &mixes_in(Some(w), issue), p);
-                        (sets, rms_of(e), w)
-                    })
-                    .min_by(|x, y| x.1.total_cmp(&y.1));
-                if let Some((sets, e, w)) = moded.filter(|m| m.1 < fit.rms - GAIN) {
-                    fit.wide = Some((w, fit.rms, e));
-                    (fit.sets, fit.rms) = (sets, e);
-                    // Then a port some narrower forms take instead.
-                    let gained = (0..p)
-                        .filter(|&g| g != w.port)
-                        .map(|g| {
-                            let w = WideMode { gain: Some(g), ..w };
-                            let (sets, e) = fit_ports(&widths, &mixes_in(Some(w), issue), p);
-                            (sets, rms_of(e), w)
-                        })
-                        .min_by(|x, y| x.1.total_cmp(&y.1));
-                    if let Some((sets, e, g)) = gained.filter(|m| m.1 < fit.rms - GAIN) {
-                        fit.wide = Some((g, fit.wide.map_or(e, |x| x.1), e));
-                        (fit.sets, fit.rms) = (sets, e);
-                    }
-                }
-                fit
-            })
+            .map(|p| mixes.fit(&widths, p, bits))
             .collect();
         let best = fits.iter().map(|f| f.rms).fold(f64::INFINITY, f64::min);
         // Within 5% of the best error, not within a fixed point or two: on
@@ -1689,9 +1709,10 @@ impl Conflicts {
         // at 4.5%, a full run's seed 7 at 5.9% and 8 at 5.0%.
         let fit = fits.into_iter().find(|f| f.rms <= best * (1.0 + NEAR))?;
         let issue = width_of(fit.issue);
-        let residuals = pairs
+        let residuals = mixes
+            .pairs
             .iter()
-            .zip(mixes_in(fit.wide.map(|w| w.0), issue))
+            .zip(mixes.seen(fit.wide.map(|w| w.0), issue))
             .map(|((p, _), m)| (*p, m.cycles, m.predicted(&fit.sets)))
             .collect();
         let mut mapping = Mapping {
