@@ -377,15 +377,43 @@ pub fn run(
         progress(done + d, done + total)
     });
     found.pairs.extend(more);
-    // Each form's best set, its ties and its mixes as that set predicts
-    // them.
+    let placings = placings(&found, &mapping, &placed, ranges);
+    let (kept, misfits, typical) = withhold_misfits(placings);
+    let mut alike = Vec::new();
+    for p in kept {
+        mapping.add(p.form, p.set);
+        alike.push((p.form, p.ties));
+        mapping.residuals.extend(p.residuals);
+    }
+    let (multi, withheld) = as_two_uops(&found, &mut mapping, misfits, typical);
+    found.mapping = Some(mapping);
+    if let Some(seed) = &mut found.classes {
+        seed.probes = probes;
+        seed.alike = alike;
+        seed.left_out = left_out;
+        seed.withheld = withheld;
+        seed.multi = multi;
+        seed.typical = typical;
+    }
+    found
+}
+
+/// Each of the `placed` forms (with its port count) against the probes,
+/// its mixes at `ranges` of the pairs: its best set, its ties and its
+/// mixes as that set predicts them; forms no set places are left out.
+fn placings(
+    found: &Conflicts,
+    mapping: &Mapping,
+    placed: &[(usize, u32)],
+    ranges: Vec<std::ops::Range<usize>>,
+) -> Vec<Placing> {
     let seed_sets: Vec<u32> = mapping.sets.iter().map(|s| s.1).collect();
     let mut placings: Vec<Placing> = Vec::new();
     for (&(k, ports), mine) in placed.iter().zip(ranges) {
         let mine: Vec<(usize, u32, Mix)> = mine
             .filter_map(|p| {
                 let probe = mapping.marked_set_of(found.pairs[p].a)?;
-                Some((p, probe, probe_mix(&found, &mapping, p)?))
+                Some((p, probe, probe_mix(found, mapping, p)?))
             })
             .collect();
         let Some((set, ties)) = place(&mine, ports, mapping.ports, &seed_sets) else {
@@ -403,15 +431,21 @@ pub fn run(
             mixes: mine,
         });
     }
-    let (kept, misfits, typical) = withhold_misfits(placings);
-    let mut alike = Vec::new();
-    for p in kept {
-        mapping.add(p.form, p.set);
-        alike.push((p.form, p.ties));
-        mapping.residuals.extend(p.residuals);
-    }
-    // The misfits as two micro-ops, each on a set some form of one has
-    // ([`TWO_UOPS`]).
+    placings
+}
+
+/// The `misfits` as two micro-ops, each on a set some form of `mapping`
+/// has ([`TWO_UOPS`]), where that fits within [`keeps_two`] of `typical`;
+/// the others withheld. Those kept two go into `mapping.multi`. Returns
+/// (form, error, ties) of the two-micro-op forms and (form, nearest set,
+/// error) of the withheld.
+#[allow(clippy::type_complexity)]
+fn as_two_uops(
+    found: &Conflicts,
+    mapping: &mut Mapping,
+    misfits: Vec<Placing>,
+    typical: f64,
+) -> (Vec<(usize, f64, usize)>, Vec<(usize, u32, f64)>) {
     let mut known: Vec<u32> = mapping.sets.iter().map(|s| s.1).collect();
     known.sort_unstable();
     known.dedup();
@@ -426,16 +460,7 @@ pub fn run(
             _ => withheld.push((p.form, p.set & !MOVES, rms(&p.residuals))),
         }
     }
-    found.mapping = Some(mapping);
-    if let Some(seed) = &mut found.classes {
-        seed.probes = probes;
-        seed.alike = alike;
-        seed.left_out = left_out;
-        seed.withheld = withheld;
-        seed.multi = multi;
-        seed.typical = typical;
-    }
-    found
+    (multi, withheld)
 }
 
 /// A form placed against the probes: its best set ([`place`]), how many
