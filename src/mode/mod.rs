@@ -95,21 +95,7 @@ impl Request {
     /// choose the forms or change their values (`--core` does neither;
     /// `--vtypes` only where the arch has vector types).
     pub fn journal_run(&self) -> JournalRun {
-        let mut global = Vec::new();
-        if let Clock::Fixed(g) = self.clock {
-            global = vec!["-f".to_string(), format!("{g}")];
-        }
-        let mut args = Vec::new();
-        if !self.instrs.is_empty() {
-            let mut names = self.instrs.clone();
-            names.sort();
-            names.dedup();
-            args.push("-i".to_string());
-            args.extend(names);
-        }
-        if let Some(f) = &self.filter {
-            args.extend(["--filter".to_string(), f.clone()]);
-        }
+        let (global, mut args) = run_words(self.clock, &self.instrs, self.filter.as_deref());
         if let Some(n) = self.min_opcode {
             args.extend(["--minOpcode".to_string(), n.to_string()]);
         }
@@ -628,20 +614,7 @@ fn options_with_raw(
     } else {
         None
     };
-    let raw = match resumed {
-        Some((raw, _)) => {
-            eprintln!(
-                "winic: --resume: {}: {} results of the interrupted run are used, not measured again",
-                path.display(),
-                raw.recorded()
-            );
-            raw
-        }
-        None => Raw::create(
-            &path,
-            &raw_header(t, req.arch, run.clone(), opts.fallback_ghz),
-        )?,
-    };
+    let raw = raw_file(t, req.arch, &path, run, opts.fallback_ghz, resumed)?;
     opts.raw = Some(Arc::new(raw));
     Ok(opts)
 }
@@ -686,6 +659,55 @@ pub(crate) fn raw_header(
         ghz,
         t.lacking_features(),
     )
+}
+
+/// The words a run's line begins with: `-f GHz` (with a fixed clock),
+/// then `-i` with the names sorted and `--filter`; the mode adds its own.
+pub(crate) fn run_words(
+    clock: Clock,
+    instrs: &[String],
+    filter: Option<&str>,
+) -> (Vec<String>, Vec<String>) {
+    let mut global = Vec::new();
+    if let Clock::Fixed(g) = clock {
+        global = vec!["-f".to_string(), format!("{g}")];
+    }
+    let mut args = Vec::new();
+    if !instrs.is_empty() {
+        let mut names = instrs.to_vec();
+        names.sort();
+        names.dedup();
+        args.push("-i".to_string());
+        args.extend(names);
+    }
+    if let Some(f) = filter {
+        args.extend(["--filter".to_string(), f.to_string()]);
+    }
+    (global, args)
+}
+
+/// A run's raw file at `path`: the interrupted run's (`resumed`), whose
+/// results are used, said on standard error; else a new one of `run`
+/// on this `arch` host (`ghz`: the clock measured at the start).
+pub(crate) fn raw_file(
+    t: &dyn arch::Target,
+    arch: Arch,
+    path: &std::path::Path,
+    run: &JournalRun,
+    ghz: Option<f64>,
+    resumed: Option<(Raw, Header)>,
+) -> Result<Raw, Error> {
+    match resumed {
+        Some((raw, _)) => {
+            eprintln!(
+                "winic: --resume: {}: {} results of the interrupted run are used, not measured again",
+                path.display(),
+                raw.recorded()
+            );
+            Ok(raw)
+        }
+        None => Raw::create(path, &raw_header(t, arch, run.clone(), ghz)),
+    }
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:

@@ -45,21 +45,8 @@ impl PortsRequest {
     /// choose the forms or the experiments (not `--core`, `--compare` or
     /// `-o`, which change no measurement).
     pub fn run_line(&self) -> JournalRun {
-        let mut global = Vec::new();
-        if let Clock::Fixed(g) = self.clock {
-            global = vec!["-f".to_string(), format!("{g}")];
-        }
-        let mut args = Vec::new();
-        if !self.instrs.is_empty() {
-            let mut names = self.instrs.clone();
-            names.sort();
-            names.dedup();
-            args.push("-i".to_string());
-            args.extend(names);
-        }
-        if let Some(f) = &self.filter {
-            args.extend(["--filter".to_string(), f.clone()]);
-        }
+        let (global, mut args) =
+            crate::mode::run_words(self.clock, &self.instrs, self.filter.as_deref());
         args.extend(["--seed".to_string(), self.seed.to_string()]);
         args.extend(["--held-back".to_string(), self.held_back.to_string()]);
         JournalRun {
@@ -187,20 +174,7 @@ fn options(req: &PortsRequest, t: &dyn crate::arch::Target) -> Result<(Options, 
     } else {
         None
     };
-    let raw = match resumed {
-        Some((raw, _)) => {
-            eprintln!(
-                "winic: --resume: {}: {} results of the interrupted run are used, not measured again",
-                path.display(),
-                raw.recorded()
-            );
-            raw
-        }
-        None => Raw::create(
-            &path,
-            &super::super::raw_header(t, req.arch, run, opts.fallback_ghz),
-        )?,
-    };
+    let raw = crate::mode::raw_file(t, req.arch, &path, &run, opts.fallback_ghz, resumed)?;
     opts.raw = Some(Arc::new(raw));
     let note = format!(
         "raw results: {} (`winic analyse {}` draws this from them again; `--resume` continues \
