@@ -230,12 +230,18 @@ fn is_padlock(f: F) -> bool {
 /// Whether the CPU is VIA's (`CentaurHauls`) or Zhaoxin's (`  Shanghai  `).
 #[cfg(target_arch = "x86_64")]
 fn centaur() -> bool {
+    let vendor = vendor();
+    vendor == b"CentaurHauls" || vendor == b"  Shanghai  "
+}
+
+/// CPUID's vendor string (`GenuineIntel`, `AuthenticAMD`), as bytes.
+#[cfg(target_arch = "x86_64")]
+fn vendor() -> Vec<u8> {
     let r = std::arch::x86_64::__cpuid_count(0, 0);
-    let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx]
+    [r.ebx, r.edx, r.ecx]
         .iter()
         .flat_map(|x| x.to_le_bytes())
-        .collect();
-    vendor == b"CentaurHauls" || vendor == b"  Shanghai  "
+        .collect()
 }
 
 /// Whether the OS enabled the register state `f` needs (XCR0): SSE and
@@ -295,19 +301,13 @@ pub fn assume_lacking(names: &[String]) -> Result<(), String> {
 pub fn identity() -> Option<String> {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::__cpuid_count;
-        let r = __cpuid_count(0, 0);
-        let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        let a = __cpuid_count(1, 0).eax;
+        let a = std::arch::x86_64::__cpuid_count(1, 0).eax;
         let base = (a >> 8) & 0xf;
         let family = base + if base == 0xf { (a >> 20) & 0xff } else { 0 };
         let model = ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4);
         Some(format!(
             "{} family {family:#x} model {model:#x} stepping {:#x}",
-            String::from_utf8_lossy(&vendor),
+            String::from_utf8_lossy(&vendor()),
             a & 0xf
         ))
     }
