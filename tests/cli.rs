@@ -1381,6 +1381,10 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
 #[test]
 fn ports_measures_every_pair_against_each_form_alone() {
     let arch = host_arch();
+    // Without -o the run's raw file goes to the working directory.
+    let work = std::env::temp_dir().join(format!("winic-ports-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let winic = |args: &[&str]| winic_command(args).current_dir(&work).output().unwrap();
     let forms: [&str; 3] = match arch {
         "x86_64" => ["ADD64rr", "IMUL64rr", "SHL64ri"],
         "aarch64" => ["ADDXrs", "MADDXrrr", "LSLVXr"],
@@ -1499,6 +1503,14 @@ fn ports_measures_every_pair_against_each_form_alone() {
     let o = winic(&["-f", "2.0", "ports", "-i", forms[0], "NO_SUCH_FORM"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("NO_SUCH_FORM"), "{}", stderr(&o));
+    // A refused run leaves no raw file (the runs above left one).
+    std::fs::remove_file(work.join("ports.raw")).unwrap();
+    let o = winic(&["-f", "2.0", "ports", "-i", forms[0]]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        !work.join("ports.raw").exists(),
+        "a refused run wrote ports.raw"
+    );
 
     // --compare: how the fit agrees with an OSACA machine file of x86
     // (ADD64rr on 4 ports, IMUL64rr on 1); a missing file is refused,
@@ -1561,6 +1573,7 @@ fn ports_measures_every_pair_against_each_form_alone() {
     assert!(!stderr(&o).contains("ETA"), "{}", stderr(&o));
     assert!(stderr(&o).contains("missing.yml"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(&work).ok();
 }
 
 /// More than 64 forms make a full run: every form alone, a seed in every

@@ -11,7 +11,7 @@ use super::common::{early_skip, implicit_dependency, pair_of_kernels, per_copy};
 use crate::arch::{Inst, Target};
 use crate::error::Error;
 use crate::exec::run::{batch_costs, Options};
-use crate::isa::{Instr, Reg};
+use crate::isa::{Arch, Instr, Reg};
 use crate::kernel::{self, shape};
 use std::collections::BTreeMap;
 
@@ -23,23 +23,10 @@ pub mod session;
 /// ([`classes::run`]).
 pub const MAX_FORMS: usize = 64;
 
-/// `winic ports`: selects the forms (`names`, or those `filter` matches,
-/// or every form of `t`'s arch with neither), at least two, and measures
-/// them with `opts`: up to [`MAX_FORMS`] in every pair ([`run`]), more in
-/// a full run ([`classes::run`], a seed of `seed` forms in every pair and
-/// the others against its probes); then, with `held_back` above 0, that
-/// many mixes of three forms the fit did not see
-/// ([`Conflicts::hold_back`]).
-pub fn measure(
-    t: &dyn Target,
-    opts: &Options,
-    names: &[String],
-    filter: Option<&str>,
-    seed: usize,
-    held_back: usize,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Conflicts, Error> {
-    let forms = super::select_forms(t.arch(), names, filter, None, None)?;
+/// The forms of `winic ports`: `names`, or those `filter` matches, or
+/// every form of `arch` with neither; at least two.
+pub fn forms(arch: Arch, names: &[String], filter: Option<&str>) -> Result<Vec<Instr>, Error> {
+    let forms = super::select_forms(arch, names, filter, None, None)?;
     if forms.len() < 2 {
         return Err(Error::BadInput(format!(
             "winic ports needs at least 2 forms; {} selected (name them with -i, or widen \
@@ -47,15 +34,31 @@ pub fn measure(
             forms.len()
         )));
     }
+    Ok(forms)
+}
+
+/// `winic ports`: measures `forms` ([`forms`]) with `opts`: up to
+/// [`MAX_FORMS`] in every pair ([`run`]), more in a full run
+/// ([`classes::run`], a seed of `seed` forms in every pair and the others
+/// against its probes); then, with `held_back` above 0, that many mixes
+/// of three forms the fit did not see ([`Conflicts::hold_back`]).
+pub fn measure(
+    t: &dyn Target,
+    opts: &Options,
+    forms: &[Instr],
+    seed: usize,
+    held_back: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Conflicts {
     let mut found = if forms.len() <= MAX_FORMS {
-        run(t, &forms, opts, progress)
+        run(t, forms, opts, progress)
     } else {
-        classes::run(t, &forms, seed, opts, progress)
+        classes::run(t, forms, seed, opts, progress)
     };
     if held_back > 0 {
         found.hold_back(t, held_back, opts, progress);
     }
-    Ok(found)
+    found
 }
 
 /// Cycles per round of a multiset of micro-ops, each `(ports, count)`: a

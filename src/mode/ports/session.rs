@@ -124,17 +124,11 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
         )),
         None => None,
     };
+    // A selection that is refused leaves no raw file behind.
+    let selected = super::forms(arch, &req.instrs, req.filter.as_deref())?;
     let t = crate::arch::target(arch);
     let (opts, raw_note) = options(req, t)?;
-    let found = super::measure(
-        t,
-        &opts,
-        &req.instrs,
-        req.filter.as_deref(),
-        req.seed,
-        req.held_back,
-        progress,
-    )?;
+    let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
     let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
     let compared: Vec<(String, Vec<Option<Vec<String>>>)> = req
         .compare
