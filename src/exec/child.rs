@@ -93,42 +93,30 @@ impl From<&Fault> for ChildError {
 /// call) outlives it.
 ///
 /// The child runs only `work` and then `_exit`s, so nothing of the parent's
-/// state (buffers, destructors, other threads) is touched twice.
+/// state (buffers, destructors, other threads) is touched twice. It is
+/// [`in_child_stream`]'s fork with one record and a deadline for the
+/// whole run rather than between records.
 pub fn in_child(
     cpu: Option<usize>,
     deadline: Duration,
     work: impl FnOnce() -> Vec<f64>,
 ) -> Result<Vec<f64>, ChildError> {
-    let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
-    let (rx, tx) = pipe2(OFlag::O_CLOEXEC).map_err(|e| sys("pipe", e))?;
-    let parent = nix::unistd::getpid();
-    // SAFETY: the child only pins itself, runs `work`, writes to the pipe
-    // and calls `_exit`; it never returns into the caller's code.
-    match unsafe { fork() }.map_err(|e| sys("fork", e))? {
-        ForkResult::Child => {
-            drop(rx);
-            let status = child_main(parent, cpu, tx, work);
-            // SAFETY: `_exit` ends the process without running the
-            // parent's atexit handlers or destructors.
-            unsafe { libc::_exit(status) }
-        }
-        ForkResult::Parent { child } => {
-            own_group(child);
-            drop(tx);
-            let got = read_until(&rx, deadline, false);
-            drop(rx);
-            let timed_out = matches!(got, Err(ChildError::Timeout(_) | ChildError::Interrupted));
-            if timed_out {
-                kill_group(child);
-            }
-            let status = reap(child)?;
-            match (got, status) {
-                (_, WaitStatus::Signaled(_, sig, _)) if !timed_out => Err(ChildError::Signal(sig)),
-                (_, WaitStatus::Exited(_, code)) if code != 0 => Err(ChildError::Exit(code)),
-                (Ok(bytes), _) => decode(&bytes),
-                (Err(e), _) => Err(e),
-            }
-        }
+    let mut got = Vec::new();
+    let fate = forked(
+        cpu,
+        Watch::Whole(deadline),
+        |r| {
+            // A parent gone before the result arrives reads nothing.
+            let _ = r.send(&work());
+        },
+        &mut |v| got.push(v),
+    );
+    if let Some(e) = fate {
+        return Err(e);
+    }
+    match got.len() {
+        1 => Ok(got.pop().expect("one record")),
+        n => Err(ChildError::Garbage(format!("{n} results, expected one"))),
     }
 }
 
@@ -158,14 +146,38 @@ pub fn in_child_stream(
     work: impl FnOnce(&mut Records),
     record: &mut dyn FnMut(Vec<f64>),
 ) -> Option<ChildError> {
+    forked(cpu, Watch::Idle(idle), work, record)
+}
+
+/// How long the parent waits for a child: for all of it, or between two
+/// of its records.
+#[derive(Clone, Copy)]
+enum Watch {
+    /// The whole run.
+    Whole(Duration),
+    /// From the start, and from each chunk the child sent, to the next.
+    Idle(Duration),
+}
+
+/// winic's one fork: `work` runs in a child set up by [`child_setup`] and
+/// pinned to `cpu`, its records go to `record` as they arrive, and the
+/// child is killed once `watch` runs out, then always reaped. Returns why
+/// the child did not end cleanly, if it did not.
+fn forked(
+    cpu: Option<usize>,
+    watch: Watch,
+    work: impl FnOnce(&mut Records),
+    record: &mut dyn FnMut(Vec<f64>),
+) -> Option<ChildError> {
     let sys = |what: &str, e: Errno| ChildError::System(format!("{what}: {e}"));
     let (rx, tx) = match pipe2(OFlag::O_CLOEXEC) {
         Ok(p) => p,
         Err(e) => return Some(sys("pipe", e)),
     };
     let parent = nix::unistd::getpid();
-    // SAFETY: as for `in_child`: the child pins itself, runs `work`,
-    // writes to the pipe and calls `_exit`.
+    // SAFETY: the child only sets itself up, pins itself, runs `work`,
+    // writes to the pipe and calls `_exit`; it never returns into the
+    // caller's code.
     match unsafe { fork() } {
         Err(e) => Some(sys("fork", e)),
         Ok(ForkResult::Child) => {
@@ -181,53 +193,70 @@ pub fn in_child_stream(
             if !jailed {
                 jail::kill_descendants();
             }
-            // SAFETY: see `in_child`.
+            // SAFETY: `_exit` ends the process without running the
+            // parent's atexit handlers or destructors.
             unsafe { libc::_exit(status) }
         }
         Ok(ForkResult::Parent { child }) => {
             own_group(child);
             drop(tx);
-            let mut buf = Vec::new();
-            let mut problem = None;
-            loop {
-                match read_until(&rx, idle, true) {
-                    Ok(chunk) if chunk.is_empty() => break,
-                    Ok(chunk) => {
-                        buf.extend_from_slice(&chunk);
-                        match split_records(&mut buf) {
-                            Ok(got) => got.into_iter().for_each(&mut *record),
-                            Err(e) => {
-                                problem = Some(e);
-                                kill_group(child);
-                                break;
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        if matches!(e, ChildError::Timeout(_) | ChildError::Interrupted) {
-                            kill_group(child);
-                        }
-                        problem = Some(e);
-                        break;
-                    }
-                }
-            }
+            let (problem, rest) = take_records(&rx, child, watch, record);
             drop(rx);
             let status = match reap(child) {
                 Ok(s) => s,
                 Err(e) => return Some(e),
             };
-            let fate = match status {
+            match status {
                 _ if problem.is_some() => problem,
                 WaitStatus::Signaled(_, sig, _) => Some(ChildError::Signal(sig)),
                 WaitStatus::Exited(_, code) if code != 0 => Some(ChildError::Exit(code)),
-                _ if !buf.is_empty() => Some(ChildError::Garbage(format!(
-                    "{} bytes of an incomplete record",
-                    buf.len()
+                _ if rest > 0 => Some(ChildError::Garbage(format!(
+                    "{rest} bytes of an incomplete record"
                 ))),
                 _ => None,
-            };
-            fate
+            }
+        }
+    }
+}
+
+/// The parent's reading of a child's pipe: every complete record to
+/// `record` until the child closes it; the child (its group) is killed
+/// when `watch` runs out, the run is interrupted or the records are
+/// garbage. Returns that problem and how many bytes were left over.
+fn take_records(
+    rx: &OwnedFd,
+    child: Pid,
+    watch: Watch,
+    record: &mut dyn FnMut(Vec<f64>),
+) -> (Option<ChildError>, usize) {
+    let (limit, idle) = match watch {
+        Watch::Whole(d) => (d, false),
+        Watch::Idle(d) => (d, true),
+    };
+    let mut end = Instant::now() + limit;
+    let mut buf = Vec::new();
+    loop {
+        match read_chunk(rx, end, limit) {
+            Ok(chunk) if chunk.is_empty() => return (None, buf.len()),
+            Ok(chunk) => {
+                if idle {
+                    end = Instant::now() + limit;
+                }
+                buf.extend_from_slice(&chunk);
+                match split_records(&mut buf) {
+                    Ok(got) => got.into_iter().for_each(&mut *record),
+                    Err(e) => {
+                        kill_group(child);
+                        return (Some(e), buf.len());
+                    }
+                }
+            }
+            Err(e) => {
+                if matches!(e, ChildError::Timeout(_) | ChildError::Interrupted) {
+                    kill_group(child);
+                }
+                return (Some(e), buf.len());
+            }
         }
     }
 }
@@ -332,32 +361,10 @@ fn kill_group(child: Pid) {
     let _ = kill(child, Signal::SIGKILL);
 }
 
-fn child_main(
-    parent: Pid,
-    cpu: Option<usize>,
-    tx: OwnedFd,
-    work: impl FnOnce() -> Vec<f64>,
-) -> i32 {
-    let jailed = child_setup(parent);
-    if let Err(code) = pin(cpu) {
-        return code;
-    }
-    let values = work();
-    if !jailed {
-        jail::kill_descendants();
-    }
-    if write_all(&tx, &encode(&values)) {
-        0
-    } else {
-        102
-    }
-}
-
-/// Reads the pipe until the child closes it or the deadline passes; with
-/// `first_chunk`, returns as soon as anything was read (empty: closed).
-fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec<u8>, ChildError> {
-    let end = Instant::now() + deadline;
-    let mut got = Vec::new();
+/// Reads what the pipe holds, waiting until `end` at most: empty when the
+/// child closed it, [`ChildError::Timeout`] (of `limit`) when `end`
+/// passed first.
+fn read_chunk(rx: &OwnedFd, end: Instant, limit: Duration) -> Result<Vec<u8>, ChildError> {
     let mut buf = [0u8; 4096];
     loop {
         if crate::interrupt::requested() {
@@ -365,7 +372,7 @@ fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec
         }
         let left = end.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(ChildError::Timeout(deadline));
+            return Err(ChildError::Timeout(limit));
         }
         // A signal that comes between the check above and `poll` is seen
         // at the latest after this long.
@@ -378,13 +385,7 @@ fn read_until(rx: &OwnedFd, deadline: Duration, first_chunk: bool) -> Result<Vec
             Err(e) => return Err(ChildError::System(format!("poll: {e}"))),
         }
         match nix::unistd::read(rx, &mut buf) {
-            Ok(0) => return Ok(got),
-            Ok(n) => {
-                got.extend_from_slice(&buf[..n]);
-                if first_chunk {
-                    return Ok(got);
-                }
-            }
+            Ok(n) => return Ok(buf[..n].to_vec()),
             Err(Errno::EINTR | Errno::EAGAIN) => {}
             Err(e) => return Err(ChildError::System(format!("read: {e}"))),
         }
