@@ -4,7 +4,7 @@
 # Reads every src/**/*.rs, finds which top-level module uses which — `use
 # crate::…` statements (one path, or `{…}` groups over several lines),
 # `crate::…` paths anywhere in the code, `super::` chains that climb to the
-# crate root, and `winic::…` in src/main.rs — prints that graph and FAILS
+# crate root, and `winic::…` in src/main.rs and src/main/ — prints that graph and FAILS
 # (exit 1) when
 #   - an edge points up the layer order below (a module uses one of a higher
 #     layer),
@@ -35,7 +35,7 @@ LAYERS=(
   "runcheck"                    # every form's kernels run once
   "db report lock"              # the results database, the report file, one run per database
   "mode export"                 # TP and LAT runs (their rows' report blocks too); a database as an OSACA file
-  "main"                        # the CLI (src/main.rs, through `winic::`)
+  "main"                        # the CLI (src/main.rs and src/main/, through `winic::`)
 )
 
 layers=$(IFS='|'; echo "${LAYERS[*]}")
