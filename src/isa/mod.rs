@@ -1058,6 +1058,14 @@ impl PartialEq for Reg {
 
 impl Eq for Reg {}
 
+impl std::hash::Hash for Reg {
+    /// By its index (two arches' registers of one index are rare in one
+    /// map, and unequal all the same).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.id.hash(h);
+    }
+}
+
 impl fmt::Debug for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -22,7 +22,7 @@ use crate::isa::{Instr, RegClass};
 use crate::isa::{McOperand, Reg};
 
 /// Where a sub-latency starts or ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum End {
     /// Machine operand `k` (see [`Instr::mc_operands`]).
     Op(usize),

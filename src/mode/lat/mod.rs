@@ -33,6 +33,7 @@ use crate::kernel;
 use chain::{Breaker, Chain, Edge, End};
 use solve::{Bounds, Equation};
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// Forms of each direction tried against each other when the helpers of a
 /// pair of types are chosen.
@@ -76,7 +77,7 @@ pub struct SubLatency {
     /// For a range between two register files (see [`between_files`])
     /// that no exact value between them anchors: the two files. Its
     /// split is not observable; only its sums around cycles are.
-    pub unobservable: Option<(String, String)>,
+    pub unobservable: Option<(&'static str, &'static str)>,
 }
 
 /// What LAT found for one form.
@@ -135,15 +136,79 @@ pub fn through_address(t: &dyn Target, e: &Edge) -> bool {
     }
 }
 
+/// The type of one end of a sub-latency: what a helper must read or
+/// write to join it in a chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegType {
+    /// A register operand of a file (named by its first register: `ZMM0`
+    /// for every xmm, ymm and zmm) at a width in bits.
+    File {
+        /// The outermost register of the file ([`file_name`]).
+        file: &'static str,
+        /// The operand's width.
+        bits: u32,
+    },
+    /// A register by name alone: the flags, an implicit register of no
+    /// class, a class without members.
+    Named(&'static str),
+    /// The memory a store writes.
+    Memory,
+    /// An operand of no register class.
+    Unknown,
+}
+
+impl RegType {
+    /// The register file: `ZMM0` of `ZMM0:128`; a named register's name;
+    /// `memory` and `?` for the others.
+    pub fn file(self) -> &'static str {
+        match self {
+            RegType::File { file, .. } => file,
+            RegType::Named(name) => name,
+            RegType::Memory => "memory",
+            RegType::Unknown => "?",
+        }
+    }
+}
+
+impl fmt::Display for RegType {
+    /// As the report names it: `ZMM0:128`, `EFLAGS`, `memory`, `?`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegType::File { file, bits } => write!(f, "{file}:{bits}"),
+            RegType::Named(name) => f.write_str(name),
+            RegType::Memory => f.write_str("memory"),
+            RegType::Unknown => f.write_str("?"),
+        }
+    }
+}
+
+impl Ord for RegType {
+    /// By name as displayed (`RAX:64` before `RAX:8`), the order LAT has
+    /// always planned its helpers in: a run plans as the recorded runs
+    /// did, so they replay.
+    fn cmp(&self, other: &RegType) -> std::cmp::Ordering {
+        if self == other {
+            return std::cmp::Ordering::Equal;
+        }
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for RegType {
+    fn partial_cmp(&self, other: &RegType) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// The type of one end of a sub-latency: the flags by name; a register
 /// operand by register file (the outermost register containing its
 /// class's first member) and width, `ZMM0:128` for an xmm operand; an
 /// implicit data register as the largest class holding it (`CL` as
 /// `RAX:8`, so that helpers with an 8-bit register operand fit it).
-pub fn type_of(form: Instr, end: End) -> String {
+pub fn type_of(form: Instr, end: End) -> RegType {
     let class = match end {
-        End::Memory(_) => return MEMORY.to_string(),
-        End::Implicit(r) if chain::is_flags(r) => return r.name().to_string(),
+        End::Memory(_) => return RegType::Memory,
+        End::Implicit(r) if chain::is_flags(r) => return RegType::Named(r.name()),
         End::Implicit(r) => form
             .isa()
             .classes()
@@ -156,14 +221,17 @@ pub fn type_of(form: Instr, end: End) -> String {
     };
     let Some(class) = class else {
         return match end {
-            End::Implicit(r) => r.name().to_string(),
-            End::Op(_) | End::Memory(_) => "?".into(),
+            End::Implicit(r) => RegType::Named(r.name()),
+            End::Op(_) | End::Memory(_) => RegType::Unknown,
         };
     };
     let Some(first) = class.members().next() else {
-        return class.name().into();
+        return RegType::Named(class.name());
     };
-    format!("{}:{}", file_name(form.isa(), first), class.bits())
+    RegType::File {
+        file: file_name(form.isa(), first),
+        bits: class.bits(),
+    }
 }
 
 /// The register file holding `r`, named by its first register: the
@@ -193,27 +261,22 @@ fn file_name(isa: &'static crate::isa::Isa, r: Reg) -> &'static str {
 /// from every b -> a one changes no measurement. Only the floor of 1
 /// cycle per sub-latency fixes the split, when some cycle through both
 /// files takes 1 cycle per step (the thesis' pair summing to 2).
-pub fn between_files(e: &Edge) -> Option<(String, String)> {
-    crossing(&type_of(e.form, e.source), &type_of(e.form, e.target))
+pub fn between_files(e: &Edge) -> Option<Files> {
+    crossing(type_of(e.form, e.source), type_of(e.form, e.target))
 }
 
-/// The type of an [`End::Memory`]: no register file.
-const MEMORY: &str = "memory";
+/// Two register files, by the names [`RegType::file`] gives.
+type Files = (&'static str, &'static str);
 
 /// The files of types `a` and `b` when they differ. Memory is no file: a
 /// chain into it comes back through a load, and the report says why its
 /// value is a range (see [`through_memory_bound`]).
-fn crossing(a: &str, b: &str) -> Option<(String, String)> {
-    if a == MEMORY || b == MEMORY {
+fn crossing(a: RegType, b: RegType) -> Option<Files> {
+    if a == RegType::Memory || b == RegType::Memory {
         return None;
     }
-    let (fa, fb) = (file_of(a), file_of(b));
-    (fa != fb).then(|| (fa.to_string(), fb.to_string()))
-}
-
-/// The register file of a type: `ZMM0` of `ZMM0:128`.
-fn file_of(ty: &str) -> &str {
-    ty.split(':').next().unwrap_or(ty)
+    let (fa, fb) = (a.file(), b.file());
+    (fa != fb).then_some((fa, fb))
 }
 
 /// A job: the steps of a chain and its body.
@@ -439,7 +502,7 @@ struct Lat<'a> {
     all: Vec<(usize, Edge)>,
     /// Per form, the registers left out of its sub-latencies.
     left_out: Vec<Vec<Reg>>,
-    index: std::collections::HashMap<(u32, i64, i64), usize>,
+    index: std::collections::HashMap<(u32, End, End), usize>,
     /// Per form, its sub-latencies (indices into `all`).
     by_form: Vec<Vec<usize>>,
     why_not: Vec<Option<Failed>>,
@@ -455,10 +518,10 @@ struct Lat<'a> {
 /// the asymmetric ones grouped by their pair of types, the helper back
 /// for each pair, the fastest pair measured per pair of types.
 struct Helpers {
-    types: Vec<(String, String)>,
-    groups: BTreeMap<(String, String), Vec<usize>>,
-    helper: BTreeMap<(String, String), usize>,
-    best: BTreeMap<(String, String), (f64, usize, usize)>,
+    types: Vec<(RegType, RegType)>,
+    groups: BTreeMap<(RegType, RegType), Vec<usize>>,
+    helper: BTreeMap<(RegType, RegType), usize>,
+    best: BTreeMap<(RegType, RegType), (f64, usize, usize)>,
 }
 
 impl<'a> Lat<'a> {
@@ -598,7 +661,7 @@ impl<'a> Lat<'a> {
     fn report(
         &mut self,
         bounds: &[Bounds],
-        crossings: Option<&[Option<(String, String)>]>,
+        crossings: Option<&[Option<Files>]>,
         now: &dyn Fn(&[usize]) -> bool,
         row: &mut dyn FnMut(&Row, &[Measurement]),
     ) {
@@ -656,13 +719,13 @@ impl<'a> Lat<'a> {
     ) -> Helpers {
         let t = self.t;
         let all = &self.all;
-        let types: Vec<(String, String)> = all
+        let types: Vec<(RegType, RegType)> = all
             .iter()
             .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
             .collect();
-        let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        let mut groups: BTreeMap<(RegType, RegType), Vec<usize>> = BTreeMap::new();
         for u in (0..all.len()).filter(|&u| !self.is_symmetric[u] && !into_memory(&all[u].1)) {
-            groups.entry(types[u].clone()).or_default().push(u);
+            groups.entry(types[u]).or_default().push(u);
         }
         // How fast a form is where it is known: its slowest exact symmetric
         // sub-latency (adc's 1 before rcr's).
@@ -705,10 +768,10 @@ impl<'a> Lat<'a> {
             }
             out
         };
-        let mut helper: BTreeMap<(String, String), usize> = BTreeMap::new();
-        for (a, b) in groups.keys().filter(|(a, b)| file_of(a) == file_of(b)) {
-            if let Some(u) = self.within_file(&types, symmetric, bounds, b, a) {
-                helper.insert((b.clone(), a.clone()), u);
+        let mut helper: BTreeMap<(RegType, RegType), usize> = BTreeMap::new();
+        for (a, b) in groups.keys().filter(|(a, b)| a.file() == b.file()) {
+            if let Some(u) = self.within_file(&types, symmetric, bounds, *b, *a) {
+                helper.insert((*b, *a), u);
             }
         }
         // Opposite types: candidates against each other.
@@ -718,7 +781,7 @@ impl<'a> Lat<'a> {
             if a >= b {
                 continue;
             }
-            let Some(ba) = groups.get(&(b.clone(), a.clone())) else {
+            let Some(ba) = groups.get(&(*b, *a)) else {
                 continue;
             };
             for &x in &candidates(ab) {
@@ -730,13 +793,13 @@ impl<'a> Lat<'a> {
                 }
             }
         }
-        let mut best: BTreeMap<(String, String), (f64, usize, usize)> = BTreeMap::new();
+        let mut best: BTreeMap<(RegType, RegType), (f64, usize, usize)> = BTreeMap::new();
         for (&(x, y), got) in pair_of
             .iter()
             .zip(measure(t, &pair_jobs, self.opts, "helpers", progress))
         {
             let Ok(m) = got else { continue };
-            let key = types[x].clone();
+            let key = types[x];
             if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
                 best.insert(key, (m.cycles, x, y));
             }
@@ -744,8 +807,8 @@ impl<'a> Lat<'a> {
         }
         for (key, (_, x, y)) in &best {
             // An exact helper within one register file stays.
-            helper.entry(key.clone()).or_insert(*x);
-            helper.entry((key.1.clone(), key.0.clone())).or_insert(*y);
+            helper.entry(*key).or_insert(*x);
+            helper.entry((key.1, key.0)).or_insert(*y);
         }
         Helpers {
             types,
@@ -760,16 +823,16 @@ impl<'a> Lat<'a> {
     /// its own width first, linked through the overlapping registers.
     fn within_file(
         &self,
-        types: &[(String, String)],
+        types: &[(RegType, RegType)],
         symmetric: &[usize],
         bounds: &[Bounds],
-        from: &str,
-        to: &str,
+        from: RegType,
+        to: RegType,
     ) -> Option<usize> {
         let all = &self.all;
         symmetric
             .iter()
-            .filter(|&&u| file_of(&types[u].0) == file_of(to) && types[u].0 == types[u].1)
+            .filter(|&&u| types[u].0.file() == to.file() && types[u].0 == types[u].1)
             .filter(|&&u| self.simple(&all[u].1) && bounds[u].exact() && bounds[u].lo >= 1)
             .min_by_key(|&&u| (bounds[u].lo, types[u].0 != from, all[u].1.form.name()))
             .copied()
@@ -816,25 +879,25 @@ impl<'a> Lat<'a> {
         h: &Helpers,
         symmetric: &[usize],
         bounds: &[Bounds],
-        key: &(String, String),
+        key: &(RegType, RegType),
         u: usize,
     ) -> Result<Vec<usize>, Failure> {
         let (t, all, types, helper) = (self.t, &self.all, &h.types, &h.helper);
-        let back = (key.1.clone(), key.0.clone());
+        let back = (key.1, key.0);
         // Through a load's address (a pointer chase) from a vector
         // result: back to the base only by a form that copies bits
         // (`movq rax, xmm`), from any width of the result's file; the
         // fastest helper of the pair need not copy (`vptestnmb` to a
         // mask, and the next address would be anything).
-        if through_address(t, &all[u].1) && file_of(&key.1) != file_of(&key.0) {
+        if through_address(t, &all[u].1) && key.1.file() != key.0.file() {
             let copy = (0..all.len()).find(|&c| {
                 let (a, b) = &types[c];
-                t.copies_bits(all[c].1.form) && file_of(a) == file_of(&key.1) && *b == key.0
+                t.copies_bits(all[c].1.form) && a.file() == key.1.file() && *b == key.0
             });
             return copy.map(|c| vec![c]).ok_or_else(|| Failure::NoChain {
                 kind: format!(
                     "no form copying bits leads back from {} to the address",
-                    file_of(&key.1)
+                    key.1.file()
                 ),
                 detail: Some(format!("from {} to {}", key.1, key.0)),
             });
@@ -845,9 +908,7 @@ impl<'a> Lat<'a> {
                 if *from != key.1 || *c == key.0 {
                     return None;
                 }
-                helper
-                    .get(&(c.clone(), key.0.clone()))
-                    .map(|&h2| vec![h1, h2])
+                helper.get(&(*c, key.0)).map(|&h2| vec![h1, h2])
             })
         });
         // Or back to another width of a's file, then within it (flags
@@ -855,18 +916,18 @@ impl<'a> Lat<'a> {
         // an r8 from the flags alone, as setcc is codegen-only in LLVM).
         let path = path.or_else(|| {
             helper.iter().find_map(|((from, c), &h1)| {
-                if *from != key.1 || *c == key.0 || file_of(c) != file_of(&key.0) {
+                if *from != key.1 || *c == key.0 || c.file() != key.0.file() {
                     return None;
                 }
-                self.within_file(types, symmetric, bounds, c, &key.0)
+                self.within_file(types, symmetric, bounds, *c, key.0)
                     .map(|h2| vec![h1, h2])
             })
         });
         path.ok_or_else(|| Failure::NoChain {
             kind: format!(
                 "no helper chain leads back from {} to {}",
-                file_of(&key.1),
-                file_of(&key.0)
+                key.1.file(),
+                key.0.file()
             ),
             detail: Some(format!("from {} to {}", key.1, key.0)),
         })
@@ -911,8 +972,8 @@ impl<'a> Lat<'a> {
     /// both are 1 and every chain through a helper of the pair is exact.
     fn fastest_pairs(&mut self, h: &Helpers, progress: &mut dyn FnMut(usize, usize, &str)) {
         let all = &self.all;
-        let fastest = |a: &str, b: &str| -> Option<usize> {
-            let back = *h.helper.get(&(b.to_string(), a.to_string()))?;
+        let fastest = |a: RegType, b: RegType| -> Option<usize> {
+            let back = *h.helper.get(&(b, a))?;
             self.measurements
                 .iter()
                 .filter(|m| m.bound.is_none() && m.steps.len() == 2)
@@ -926,7 +987,7 @@ impl<'a> Lat<'a> {
         };
         let mut jobs = Vec::new();
         for (a, b) in h.best.keys() {
-            let (Some(x), Some(y)) = (fastest(a, b), fastest(b, a)) else {
+            let (Some(x), Some(y)) = (fastest(*a, *b), fastest(*b, *a)) else {
                 continue;
             };
             let done = self
@@ -952,7 +1013,7 @@ impl<'a> Lat<'a> {
     fn solve_all(
         mut self,
         through_memory: &[Option<f64>],
-        types: &[(String, String)],
+        types: &[(RegType, RegType)],
         row: &mut dyn FnMut(&Row, &[Measurement]),
     ) -> Run {
         let (mut bounds, contradictions) = solve::solve(self.all.len(), &self.equations);
@@ -968,12 +1029,12 @@ impl<'a> Lat<'a> {
         }
         // The files each sub-latency crosses between, kept where no exact
         // value crosses between the same two files (which fixes their split).
-        let mut crossings: Vec<Option<(String, String)>> =
-            types.iter().map(|(a, b)| crossing(a, b)).collect();
-        let anchored: std::collections::HashSet<(String, String)> = (0..self.all.len())
+        let mut crossings: Vec<Option<Files>> =
+            types.iter().map(|&(a, b)| crossing(a, b)).collect();
+        let anchored: std::collections::HashSet<Files> = (0..self.all.len())
             .filter(|&u| bounds[u].exact())
-            .filter_map(|u| crossings[u].clone())
-            .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
+            .filter_map(|u| crossings[u])
+            .flat_map(|(a, b)| [(a, b), (b, a)])
             .collect();
         for c in &mut crossings {
             if c.as_ref().is_some_and(|files| anchored.contains(files)) {
@@ -1034,7 +1095,7 @@ fn reload_step(t: &dyn Target, e: &Edge) -> Result<Edge, Failure> {
     };
     let (form, memory, result) = t.reload(e.form, k).ok_or_else(|| Failure::NoChain {
         kind: "no load reads the stored bytes back into a register of their class".into(),
-        detail: Some(type_of(e.form, e.source)),
+        detail: Some(type_of(e.form, e.source).to_string()),
     })?;
     Ok(Edge {
         form,
@@ -1083,13 +1144,8 @@ pub fn is_copy(form: Instr) -> bool {
 }
 
 /// A key of an edge: its form's opcode and its two ends.
-fn edge_key(e: &Edge) -> (u32, i64, i64) {
-    let end = |x: End| match x {
-        End::Op(k) => k as i64,
-        End::Implicit(r) => -(r.id() as i64) - 1,
-        End::Memory(k) => 1000 + k as i64,
-    };
-    (e.form.opcode(), end(e.source), end(e.target))
+fn edge_key(e: &Edge) -> (u32, End, End) {
+    (e.form.opcode(), e.source, e.target)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1102,7 +1158,7 @@ fn form_row(
     on: &[Vec<usize>],
     measurements: &[Measurement],
     left_out: &[Reg],
-    unanchored: Option<&[Option<(String, String)>]>,
+    unanchored: Option<&[Option<Files>]>,
 ) -> Row {
     let mut reproduce = vec![form];
     let subs = ids
@@ -1121,7 +1177,7 @@ fn form_row(
                 }
             }
             let range = matches!(value, Ok((lo, hi)) if lo < hi);
-            let unobservable = unanchored.filter(|_| range).and_then(|c| c[u].clone());
+            let unobservable = unanchored.filter(|_| range).and_then(|c| c[u]);
             SubLatency {
                 edge: all[u].1,
                 died: match (&value, &why_not[u]) {
@@ -1162,7 +1218,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut cross = 0;
-    let mut cross_files: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut cross_files: BTreeMap<Files, usize> = BTreeMap::new();
     // Values not in whole cycles, and the first of them.
     let (mut fractions, mut fraction_example) = (0, None);
     // Forms whose `latency` is an exact sub-latency, and the others with
@@ -1199,13 +1255,11 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
                         Ok((lo, hi)) if lo == hi => exact += 1,
                         Ok(_) => {
                             ranges += 1;
-                            if let Some((a, b)) = &s.unobservable {
+                            if let Some((a, b)) = s.unobservable {
                                 // Both directions of a pair together.
                                 let pair = if a < b { (a, b) } else { (b, a) };
                                 cross += 1;
-                                *cross_files
-                                    .entry((pair.0.clone(), pair.1.clone()))
-                                    .or_default() += 1;
+                                *cross_files.entry(pair).or_default() += 1;
                             }
                         }
                         Err(why) => {

@@ -13,14 +13,17 @@ fn quick() -> Options {
 fn types_are_register_files_and_widths() {
     let isa = Isa::get(Arch::X86_64);
     let f = |n: &str| isa.instr(n).unwrap();
-    assert_eq!(type_of(f("ADD64rr"), End::Op(0)), "RAX:64");
-    assert_eq!(type_of(f("ADD32rr"), End::Op(0)), "RAX:32");
+    assert_eq!(type_of(f("ADD64rr"), End::Op(0)).to_string(), "RAX:64");
+    assert_eq!(type_of(f("ADD32rr"), End::Op(0)).to_string(), "RAX:32");
     assert_eq!(
         type_of(f("MOVPQIto64rr"), End::Op(1)),
         type_of(f("ADDPDrr"), End::Op(0))
     );
     let flags = isa.register("EFLAGS").unwrap();
-    assert_eq!(type_of(f("ADD64rr"), End::Implicit(flags)), "EFLAGS");
+    assert_eq!(
+        type_of(f("ADD64rr"), End::Implicit(flags)).to_string(),
+        "EFLAGS"
+    );
     // A write mask (k1-k7) is of the file of every k operand (k0-k7): the
     // helper back from a masked form's destination is `vpcmp k, ...`.
     assert_eq!(
@@ -137,7 +140,7 @@ fn between_files_names_the_two_register_files_of_a_crossing() {
     // k -> xmm of vpmovm2d crosses; ymm -> xmm of vextractf128 does not.
     assert_eq!(
         between_files(&edge("VPMOVM2DZ128rr", End::Op(1), End::Op(0))),
-        Some(("K0".to_string(), "ZMM0".to_string()))
+        Some(("K0", "ZMM0"))
     );
     assert_eq!(
         between_files(&edge("VEXTRACTF128rr", End::Op(1), End::Op(0))),
@@ -149,10 +152,7 @@ fn between_files_names_the_two_register_files_of_a_crossing() {
         .iter()
         .find(|e| e.target == End::Implicit(flags))
         .unwrap();
-    assert_eq!(
-        between_files(to_flags),
-        Some(("RAX".to_string(), "EFLAGS".to_string()))
-    );
+    assert_eq!(between_files(to_flags), Some(("RAX", "EFLAGS")));
 }
 
 /// The summary counts sub-latencies without a value by the kind of their
