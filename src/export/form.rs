@@ -64,12 +64,70 @@ pub struct OsacaForm {
     pub fixed: bool,
 }
 
+/// Why OSACA cannot describe a form: a kind, which the export counts,
+/// and the text with the operand, which it prints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unspellable {
+    /// What kind of obstacle.
+    pub kind: Obstacle,
+    /// The obstacle with the form's own operand or mnemonic.
+    pub text: String,
+}
+
+/// The kinds of [`Unspellable`], in the order the export lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Obstacle {
+    /// A fixed memory operand (`%es:(%rdi)` of the string instructions).
+    FixedMemory,
+    /// A mnemonic with a placeholder or several words.
+    Mnemonic,
+    /// No assembly string, or an arch OSACA cannot parse.
+    NoAssembly,
+    /// An operand OSACA has no spelling for.
+    Operand,
+    /// An AArch64 register class whose registers have no OSACA prefix.
+    NoPrefix,
+    /// A rounding or exception control operand (`{rn-sae}`).
+    Rounding,
+}
+
+impl Obstacle {
+    /// The kind as the export's summary names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Obstacle::FixedMemory => "fixed memory operand (string instructions)",
+            Obstacle::Mnemonic => "mnemonic is no plain word",
+            Obstacle::NoAssembly => "no assembly string OSACA can parse",
+            Obstacle::Operand => "operand OSACA cannot spell",
+            Obstacle::NoPrefix => "register class without OSACA prefix",
+            Obstacle::Rounding => "rounding or exception control operand",
+        }
+    }
+}
+
+impl std::fmt::Display for Unspellable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// An [`Unspellable`] of `kind`.
+fn unspellable(kind: Obstacle, text: impl Into<String>) -> Unspellable {
+    Unspellable {
+        kind,
+        text: text.into(),
+    }
+}
+
 /// `form` as OSACA describes it on `arch`, or why OSACA cannot.
-pub fn osaca_form(form: Instr) -> Result<OsacaForm, String> {
+pub fn osaca_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     match form.isa().arch() {
         Arch::X86_64 => x86_form(form),
         Arch::Aarch64 => aarch64_form(form),
-        Arch::Riscv64 => Err("OSACA has no RISC-V parser".into()),
+        Arch::Riscv64 => Err(unspellable(
+            Obstacle::NoAssembly,
+            "OSACA has no RISC-V parser",
+        )),
     }
 }
 
@@ -133,21 +191,24 @@ fn operand_ref(text: &str) -> Option<(&str, &str)> {
 
 // ---------------------------------------------------------------- x86
 
-fn x86_form(form: Instr) -> Result<OsacaForm, String> {
+fn x86_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     let att = select_asm_variant(form.asm_string(), 0);
     let intel = select_asm_variant(form.asm_string(), 1);
     x86_spelled(form, &att, &intel)
 }
 
 /// `form` printed as `att` (and `intel`, for its second name).
-fn x86_spelled(form: Instr, att: &str, intel: &str) -> Result<OsacaForm, String> {
+fn x86_spelled(form: Instr, att: &str, intel: &str) -> Result<OsacaForm, Unspellable> {
     let (att_name, parts) = split_asm(att);
     let (intel_name, _) = split_asm(intel);
     if att_name.is_empty() {
-        return Err("no assembly string".into());
+        return Err(unspellable(Obstacle::NoAssembly, "no assembly string"));
     }
     if att_name.contains(['{', '$', ';']) {
-        return Err(format!("mnemonic `{att_name}` is no plain word"));
+        return Err(unspellable(
+            Obstacle::Mnemonic,
+            format!("mnemonic `{att_name}` is no plain word"),
+        ));
     }
     let mut operands = Vec::new();
     let mut decorated = false;
@@ -189,8 +250,13 @@ fn x86_names(att: String, intel: String) -> Vec<String> {
 
 /// One printed AT&T operand: its OSACA spelling and whether it carried a
 /// decoration OSACA does not match on (mask, zeroing, broadcast).
-fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), String> {
-    let no_spelling = || format!("operand `{part}` has no OSACA spelling");
+fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), Unspellable> {
+    let no_spelling = || {
+        unspellable(
+            Obstacle::Operand,
+            format!("operand `{part}` has no OSACA spelling"),
+        )
+    };
     // The operand itself: `$name`, `${name}`, `$$1`, `%reg`.
     let main_len = if part.starts_with("${") {
         part.find('}').map(|i| i + 1).ok_or_else(no_spelling)?
@@ -198,8 +264,9 @@ fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), String> {
         part.find(|c: char| c.is_whitespace() || c == '{')
             .unwrap_or(part.len())
     } else if part.starts_with('{') {
-        return Err(format!(
-            "operand `{part}` (rounding or exception control) has no OSACA spelling"
+        return Err(unspellable(
+            Obstacle::Rounding,
+            format!("operand `{part}` (rounding or exception control) has no OSACA spelling"),
         ));
     } else {
         return Err(no_spelling());
@@ -228,8 +295,9 @@ fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), String> {
         } else if deco == "z" || deco.starts_with("1to") {
             decorated = true;
         } else {
-            return Err(format!(
-                "operand `{part}`: `{{{deco}}}` has no OSACA spelling"
+            return Err(unspellable(
+                Obstacle::Operand,
+                format!("operand `{part}`: `{{{deco}}}` has no OSACA spelling"),
             ));
         }
     }
@@ -251,16 +319,22 @@ fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), String> {
     Ok((value, decorated))
 }
 
-fn x86_named_operand(form: Instr, name: &str) -> Result<Value, String> {
-    let op = form
-        .operand(name)
-        .ok_or_else(|| format!("the assembly string names `${name}`, which is no operand"))?;
+fn x86_named_operand(form: Instr, name: &str) -> Result<Value, Unspellable> {
+    let op = form.operand(name).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("the assembly string names `${name}`, which is no operand"),
+        )
+    })?;
     let ty = op.ty();
     match ty.kind() {
         OperandKind::Reg => {
-            let class = ty
-                .class()
-                .ok_or_else(|| format!("register operand `${name}` has no class"))?;
+            let class = ty.class().ok_or_else(|| {
+                unspellable(
+                    Obstacle::Operand,
+                    format!("register operand `${name}` has no class"),
+                )
+            })?;
             Ok(map(&[
                 ("class", s("register")),
                 ("name", s(&x86_class_name(class))),
@@ -271,12 +345,15 @@ fn x86_named_operand(form: Instr, name: &str) -> Result<Value, String> {
         }
         OperandKind::Mem => Ok(x86_memory(ty)),
         OperandKind::PcRel => Ok(map(&[("class", s("identifier"))])),
-        OperandKind::Imm => Err(format!(
+        OperandKind::Imm => Err(unspellable(
+            Obstacle::Rounding,
+            format!(
             "operand `${name}` (AVX512RC: rounding control, `{{rn-sae}}`) has no OSACA spelling"
+        ),
         )),
-        _ => Err(format!(
-            "operand `${name}` ({}) has no OSACA spelling",
-            ty.name()
+        _ => Err(unspellable(
+            Obstacle::Operand,
+            format!("operand `${name}` ({}) has no OSACA spelling", ty.name()),
         )),
     }
 }
@@ -325,10 +402,11 @@ fn x86_class_name(class: RegClass) -> String {
         .unwrap_or_else(|| "gpr".into())
 }
 
-fn x86_literal_register(reg: &str) -> Result<Value, String> {
+fn x86_literal_register(reg: &str) -> Result<Value, Unspellable> {
     if reg.contains(':') || reg.contains('(') && !reg.starts_with("st") {
-        return Err(format!(
-            "fixed memory operand `%{reg}` has no OSACA spelling"
+        return Err(unspellable(
+            Obstacle::FixedMemory,
+            format!("fixed memory operand `%{reg}` has no OSACA spelling"),
         ));
     }
     Ok(map(&[
@@ -361,11 +439,14 @@ pub struct Access {
 /// A condition form (`cmov${cond}`, `set${cond}`) is one form per
 /// condition (`cmovo` … `cmovg`), all alike. x86 only: AArch64's
 /// writeback addressing would need its own rules.
-pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, String> {
+pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, Unspellable> {
     if form.isa().arch() != Arch::X86_64 {
-        return Err(format!(
-            "operand access is derived for x86 only, not {}",
-            form.isa().arch()
+        return Err(unspellable(
+            Obstacle::NoAssembly,
+            format!(
+                "operand access is derived for x86 only, not {}",
+                form.isa().arch()
+            ),
         ));
     }
     let att = select_asm_variant(form.asm_string(), 0);
@@ -398,7 +479,7 @@ pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, String
 }
 
 /// What `form` does with the printed AT&T operand `part`.
-fn x86_access(form: Instr, part: &str) -> Result<Access, String> {
+fn x86_access(form: Instr, part: &str) -> Result<Access, Unspellable> {
     let read = Access {
         source: true,
         destination: false,
@@ -416,25 +497,39 @@ fn x86_access(form: Instr, part: &str) -> Result<Access, String> {
         return if access.source || access.destination {
             Ok(access)
         } else {
-            Err(format!("`%{reg}` is neither an implicit use nor a def"))
+            Err(unspellable(
+                Obstacle::Operand,
+                format!("`%{reg}` is neither an implicit use nor a def"),
+            ))
         };
     }
     if part.starts_with("$$") {
         return Ok(read);
     }
-    let name = operand_ref(part)
-        .map(|(name, _)| name)
-        .ok_or_else(|| format!("operand `{part}` names no operand"))?;
-    let op = form
-        .operand(name)
-        .ok_or_else(|| format!("the assembly string names `${name}`, which is no operand"))?;
+    let name = operand_ref(part).map(|(name, _)| name).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("operand `{part}` names no operand"),
+        )
+    })?;
+    let op = form.operand(name).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("the assembly string names `${name}`, which is no operand"),
+        )
+    })?;
     match op.ty().kind() {
         OperandKind::Mem => {
             // LLVM leaves `mayStore` unset on most x86 records (inferred
             // from patterns); the target knows (iced's instruction info).
             let (load, store) = crate::arch::target(Arch::X86_64)
                 .memory_access(form)
-                .ok_or_else(|| format!("how `{}` accesses its memory is not known", form.name()))?;
+                .ok_or_else(|| {
+                    unspellable(
+                        Obstacle::Operand,
+                        format!("how `{}` accesses its memory is not known", form.name()),
+                    )
+                })?;
             Ok(Access {
                 source: load || !store,
                 destination: store,
@@ -465,14 +560,17 @@ fn x86_access(form: Instr, part: &str) -> Result<Access, String> {
 
 // ---------------------------------------------------------------- AArch64
 
-fn aarch64_form(form: Instr) -> Result<OsacaForm, String> {
+fn aarch64_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     let asm = select_asm_variant(form.asm_string(), 0);
     let (name, parts) = split_asm(&asm);
     if name.is_empty() {
-        return Err("no assembly string".into());
+        return Err(unspellable(Obstacle::NoAssembly, "no assembly string"));
     }
     if name.contains(['$', '{']) {
-        return Err(format!("mnemonic `{name}` is no plain word"));
+        return Err(unspellable(
+            Obstacle::Mnemonic,
+            format!("mnemonic `{name}` is no plain word"),
+        ));
     }
     let mut operands = Vec::new();
     for part in &parts {
@@ -486,26 +584,41 @@ fn aarch64_form(form: Instr) -> Result<OsacaForm, String> {
     })
 }
 
-fn aarch64_operand(form: Instr, part: &str) -> Result<Value, String> {
+fn aarch64_operand(form: Instr, part: &str) -> Result<Value, Unspellable> {
     let part = part.trim();
     if let Some(inner) = part.strip_prefix('[') {
-        let inner = inner
-            .strip_suffix(']')
-            .ok_or_else(|| format!("operand `{part}` has no OSACA spelling"))?;
+        let inner = inner.strip_suffix(']').ok_or_else(|| {
+            unspellable(
+                Obstacle::Operand,
+                format!("operand `{part}` has no OSACA spelling"),
+            )
+        })?;
         let pieces: Vec<&str> = inner.split(',').map(str::trim).collect();
         let offset = match pieces.len() {
             1 => Value::Null,
             2 => {
                 let p = pieces[1].trim_start_matches('#');
-                let (n, rest) = operand_ref(p)
-                    .ok_or_else(|| format!("memory operand `{part}` has no OSACA spelling"))?;
+                let (n, rest) = operand_ref(p).ok_or_else(|| {
+                    unspellable(
+                        Obstacle::Operand,
+                        format!("memory operand `{part}` has no OSACA spelling"),
+                    )
+                })?;
                 let kind = form.operand(n).map(|o| o.ty().kind());
                 if !rest.is_empty() || kind != Some(OperandKind::Imm) {
-                    return Err(format!("memory operand `{part}` has no OSACA spelling"));
+                    return Err(unspellable(
+                        Obstacle::Operand,
+                        format!("memory operand `{part}` has no OSACA spelling"),
+                    ));
                 }
                 s("imd")
             }
-            _ => return Err(format!("memory operand `{part}` has no OSACA spelling")),
+            _ => {
+                return Err(unspellable(
+                    Obstacle::Operand,
+                    format!("memory operand `{part}` has no OSACA spelling"),
+                ))
+            }
         };
         return Ok(map(&[
             ("class", s("memory")),
@@ -518,22 +631,36 @@ fn aarch64_operand(form: Instr, part: &str) -> Result<Value, String> {
         ]));
     }
     let text = part.trim_start_matches('#');
-    let (name, rest) =
-        operand_ref(text).ok_or_else(|| format!("operand `{part}` has no OSACA spelling"))?;
-    let op = form
-        .operand(name)
-        .ok_or_else(|| format!("the assembly string names `${name}`, which is no operand"))?;
+    let (name, rest) = operand_ref(text).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("operand `{part}` has no OSACA spelling"),
+        )
+    })?;
+    let op = form.operand(name).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("the assembly string names `${name}`, which is no operand"),
+        )
+    })?;
     let ty = op.ty();
     match ty.kind() {
         OperandKind::Imm if rest.is_empty() => {
             Ok(map(&[("class", s("immediate")), ("imd", s("int"))]))
         }
         OperandKind::Reg => {
-            let class = ty
-                .class()
-                .ok_or_else(|| format!("register operand `${name}` has no class"))?;
-            let prefix = aarch64_class_prefix(class)
-                .ok_or_else(|| format!("register class {} has no OSACA prefix", class.name()))?;
+            let class = ty.class().ok_or_else(|| {
+                unspellable(
+                    Obstacle::Operand,
+                    format!("register operand `${name}` has no class"),
+                )
+            })?;
+            let prefix = aarch64_class_prefix(class).ok_or_else(|| {
+                unspellable(
+                    Obstacle::NoPrefix,
+                    format!("register class {} has no OSACA prefix", class.name()),
+                )
+            })?;
             if rest.is_empty() {
                 return Ok(map(&[("class", s("register")), ("prefix", s(&prefix))]));
             }
@@ -541,7 +668,12 @@ fn aarch64_operand(form: Instr, part: &str) -> Result<Value, String> {
             let arr = rest
                 .strip_prefix('.')
                 .filter(|a| a.chars().all(|c| c.is_ascii_alphanumeric()))
-                .ok_or_else(|| format!("operand `{part}` has no OSACA spelling"))?;
+                .ok_or_else(|| {
+                    unspellable(
+                        Obstacle::Operand,
+                        format!("operand `{part}` has no OSACA spelling"),
+                    )
+                })?;
             let lanes: String = arr.chars().take_while(|c| c.is_ascii_digit()).collect();
             let shape: String = arr.chars().skip_while(|c| c.is_ascii_digit()).collect();
             let prefix = if prefix == "z" || prefix == "p" {
@@ -559,9 +691,9 @@ fn aarch64_operand(form: Instr, part: &str) -> Result<Value, String> {
             }
             Ok(map(&pairs))
         }
-        _ => Err(format!(
-            "operand `{part}` ({}) has no OSACA spelling",
-            ty.name()
+        _ => Err(unspellable(
+            Obstacle::Operand,
+            format!("operand `{part}` ({}) has no OSACA spelling", ty.name()),
         )),
     }
 }
@@ -655,7 +787,18 @@ mod tests {
     fn x86_forms_osaca_cannot_spell_say_why() {
         let form = Isa::get(Arch::X86_64).instr("VADDPDZrrb").unwrap();
         let why = osaca_form(form).unwrap_err();
-        assert!(why.contains("rounding"), "{why}");
+        assert_eq!(why.kind, Obstacle::Rounding, "{why}");
+        assert!(why.text.contains("rounding"), "{why}");
+        // One form of each kind the tables hold, on its arch.
+        for (arch, name, kind, text) in [
+            (Arch::Aarch64, "BCcc", Obstacle::Mnemonic, "`bc.$cond`"),
+            (Arch::X86_64, "CALL16m", Obstacle::Operand, "`*$dst`"),
+            (Arch::Aarch64, "ADDHA_MPPZ_D", Obstacle::NoPrefix, "MPR64"),
+        ] {
+            let why = osaca_form(Isa::get(arch).instr(name).unwrap()).unwrap_err();
+            assert_eq!(why.kind, kind, "{name}: {why}");
+            assert!(why.text.contains(text), "{name}: {why}");
+        }
     }
 
     #[test]

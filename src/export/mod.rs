@@ -31,7 +31,7 @@ mod yaml;
 use crate::db::{Database, Entry};
 use crate::error::Error;
 use crate::isa::{Arch, Isa};
-use form::{osaca_form, OsacaForm};
+use form::{osaca_form, Obstacle, OsacaForm};
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -54,7 +54,7 @@ pub struct Counts {
     /// Database entries with a throughput or a latency.
     pub measured: usize,
     /// Of those, forms OSACA cannot spell, by reason (with an example).
-    pub not_exportable: BTreeMap<String, (usize, String)>,
+    pub not_exportable: BTreeMap<Obstacle, (usize, String)>,
     /// OSACA forms of the base that took winic's values.
     pub updated: usize,
     /// Of those, forms whose port pressure was scaled to winic's
@@ -139,7 +139,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
             Err(why) => {
                 let slot = counts
                     .not_exportable
-                    .entry(reason_class(&why))
+                    .entry(why.kind)
                     .or_insert((0, format!("{}: {why}", entry.llvm_name)));
                 slot.0 += 1;
                 continue;
@@ -311,22 +311,6 @@ fn load_databases(paths: &[PathBuf]) -> Result<Database, Error> {
         }
     }
     Ok(db)
-}
-
-/// The kind of a reason a form is not exported, for the counts (the
-/// operand text removed).
-fn reason_class(why: &str) -> String {
-    if why.contains("rounding") {
-        "rounding or exception control operand".into()
-    } else if why.contains("fixed memory") {
-        "fixed memory operand (string instructions)".into()
-    } else if why.contains("mnemonic") {
-        "mnemonic is no plain word".into()
-    } else if why.contains("has no OSACA prefix") {
-        "register class without OSACA prefix".into()
-    } else {
-        "operand OSACA cannot spell".into()
-    }
 }
 
 /// The identity OSACA gives a form: its name (case-insensitive) and its
@@ -1248,7 +1232,10 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
         c.folded
     ));
     for (reason, (n, example)) in &c.not_exportable {
-        s.push_str(&format!("  not exported: {n} ({reason}; e.g. {example})\n"));
+        s.push_str(&format!(
+            "  not exported: {n} ({}; e.g. {example})\n",
+            reason.label()
+        ));
     }
     s
 }
