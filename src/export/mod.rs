@@ -26,12 +26,14 @@
 
 pub mod form;
 pub mod isa;
+mod memory;
 mod yaml;
 
 use crate::db::{Database, Entry};
 use crate::error::Error;
 use crate::isa::{Arch, Isa};
 use form::{osaca_form, Obstacle, OsacaForm};
+use memory::MemoryPorts;
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -73,6 +75,13 @@ pub struct Counts {
     /// Without a base: added forms with the ports `winic ports` inferred
     /// (the others are spread over the first ports by their throughput).
     pub inferred: usize,
+    /// Without a base: memory forms whose pressure is their loads and
+    /// stores on winic's load and store ports, plus their register form's
+    /// ports ([`memory`]).
+    pub memory_composed: usize,
+    /// Of those, memory forms without a register form: loads and stores
+    /// alone.
+    pub memory_alone: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
     pub folded: usize,
     /// The base's top-level fields written as one pair where OSACA reads
@@ -205,7 +214,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     Some(&i) => {
                         used[i] = true;
                         counts.updated += 1;
-                        let (m, scaled) = updated_form(&base.forms[i], entry);
+                        let (m, scaled) = updated_form(&base.forms[i], entry, &base.memory);
                         counts.rescaled += scaled as usize;
                         m
                     }
@@ -222,8 +231,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                             c,
                             entry,
                             borrowed
-                                .map(Ports::Borrowed)
-                                .or(combined.map(Ports::Combined)),
+                                .map(|b| Ports::Borrowed(b, &base.memory))
+                                .or(combined.map(Ports::Fitted)),
                             None,
                         )
                     }
@@ -242,21 +251,49 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
         }
         None => {
             let ports = derived_ports(&keys);
+            let memory = MemoryPorts::measured(&db, req.arch);
+            let by_name = names_index(&keys);
             for c in &keys {
                 counts.added += 1;
-                let inferred = inferred_pressure(c.entries[0].0);
+                let entry = c.entries[0].0;
+                let inferred = inferred_pressure(entry);
                 counts.inferred += inferred.is_some() as usize;
+                let composed = match (&memory, memory_access(entry), &inferred) {
+                    (Some(m), Some((read, write)), None) => {
+                        let op: Vec<Value> = register_variant(&keys, &by_name, c)
+                            .and_then(|r| pressure_without_base(r, &ports))
+                            .and_then(|pp| pp.as_sequence().cloned())
+                            .unwrap_or_default();
+                        counts.memory_composed += 1;
+                        counts.memory_alone += op.is_empty() as usize;
+                        let kind = memory::access_kind(&c.operands, &m.load);
+                        Some(memory::fit(
+                            op,
+                            m.items(kind, read, write),
+                            entry.throughput,
+                        ))
+                    }
+                    _ => None,
+                };
                 let mapping = new_form(
                     c,
-                    c.entries[0].0,
-                    inferred.map(Ports::Inferred),
+                    entry,
+                    composed
+                        .map(Ports::Fitted)
+                        .or(inferred.map(Ports::Inferred)),
                     Some(&ports),
                 );
                 comment_folded(&mut winic_forms, c);
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
             header(&mut out, req, &counts, None);
-            top_level_without_base(&mut out, req, &ports, &memory_latencies(&db, req.arch));
+            top_level_without_base(
+                &mut out,
+                req,
+                &ports,
+                &memory_latencies(&db, req.arch),
+                memory.as_ref(),
+            );
         }
     }
     out.push_str("instruction_forms:\n");
@@ -531,31 +568,11 @@ impl PortReference {
     }
 }
 
-/// `pp` with every cycle count scaled so that its bound is `tp`; `None`
-/// when it is already within 1% (or has no bound).
-fn scaled_ports(pp: &Value, tp: f64) -> Option<Value> {
-    let bound = port_bound(pp).filter(|b| *b > 0.0)?;
-    if ((bound - tp) / bound).abs() < 0.01 {
-        return None;
-    }
-    let factor = tp / bound;
-    let items = pp
-        .as_sequence()?
-        .iter()
-        .map(|item| {
-            let pair = item.as_sequence().expect("checked by port_bound");
-            let cycles = pair[0].as_f64().expect("checked by port_bound");
-            let c = (cycles * factor * 10_000.0).round() / 10_000.0;
-            Value::Sequence(vec![num(c), pair[1].clone()])
-        })
-        .collect();
-    Some(Value::Sequence(items))
-}
-
 /// A base form with winic's values: latency and throughput where winic
-/// has them, the port pressure scaled to the throughput, `llvm_name`
-/// added; its other fields stay. Also whether the ports were scaled.
-fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
+/// has them, the port pressure fitted to the throughput (the base's loads
+/// and stores, `memory`, kept: [`memory::fit`]), `llvm_name` added; its
+/// other fields stay. Also whether the ports changed.
+fn updated_form(base: &Mapping, entry: &Entry, memory: &[Value]) -> (Mapping, bool) {
     let mut m = base.clone();
     let mut scaled = false;
     m.insert(
@@ -569,7 +586,7 @@ fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
         m.insert(Value::from("throughput"), num(tp));
         if let Some(pp) = base
             .get("port_pressure")
-            .and_then(|pp| scaled_ports(pp, tp))
+            .and_then(|pp| fitted_ports(pp, memory, tp))
         {
             m.insert(Value::from("port_pressure"), pp);
             scaled = true;
@@ -578,16 +595,89 @@ fn updated_form(base: &Mapping, entry: &Entry) -> (Mapping, bool) {
     (m, scaled)
 }
 
+/// `pp` fitted to `tp` with its loads and stores (the items on the ports
+/// of `memory`) kept ([`memory::fit`]); `None` when its bound is already
+/// within 1% of `tp` (or it has none).
+fn fitted_ports(pp: &Value, memory: &[Value], tp: f64) -> Option<Value> {
+    let bound = port_bound(pp).filter(|b| *b > 0.0)?;
+    if ((bound - tp) / bound).abs() < 0.01 {
+        return None;
+    }
+    let (op, mem) = memory::split(pp, memory);
+    Some(memory::fit(op, mem, Some(tp)))
+}
+
+/// Whether `entry` reads and whether it writes memory through an
+/// operand; `None` when it has no memory operand.
+fn memory_access(entry: &Entry) -> Option<(bool, bool)> {
+    entry
+        .operands
+        .iter()
+        .find(|o| o.class == "memory")
+        .map(|m| (m.read, m.write))
+}
+
+/// The candidates by lower-case name.
+fn names_index(keys: &[Candidate]) -> HashMap<String, Vec<usize>> {
+    let mut by: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, c) in keys.iter().enumerate() {
+        by.entry(c.name.to_lowercase()).or_default().push(i);
+    }
+    by
+}
+
+/// The register form of memory form `c` among `keys`: the same name and
+/// operands with a register (no mask) where `c` has its memory operand.
+fn register_variant<'k, 'a>(
+    keys: &'k [Candidate<'a>],
+    by_name: &HashMap<String, Vec<usize>>,
+    c: &Candidate,
+) -> Option<&'k Candidate<'a>> {
+    let at = memory_position(&c.operands)?;
+    by_name
+        .get(&c.name.to_lowercase())?
+        .iter()
+        .map(|&i| &keys[i])
+        .find(|r| register_in_place(&r.operands, &c.operands, at))
+}
+
+/// Where the first memory operand of `operands` is.
+fn memory_position(operands: &[Value]) -> Option<usize> {
+    operands
+        .iter()
+        .position(|o| o.get("class").and_then(Value::as_str) == Some("memory"))
+}
+
+/// Whether `reg`'s operands are `mem`'s with a register (no mask) at `at`.
+fn register_in_place(reg: &[Value], mem: &[Value], at: usize) -> bool {
+    reg.len() == mem.len()
+        && reg.iter().zip(mem).enumerate().all(|(i, (a, b))| {
+            if i == at {
+                a.get("class").and_then(Value::as_str) == Some("register")
+                    && a.get("mask").is_none()
+            } else {
+                operand_key(a) == operand_key(b)
+            }
+        })
+}
+
+/// A candidate's port pressure without a base: the ports `winic ports`
+/// inferred, else its throughput spread over the first ports.
+fn pressure_without_base(c: &Candidate, ports: &DerivedPorts) -> Option<Value> {
+    let entry = c.entries[0].0;
+    inferred_pressure(entry).or_else(|| entry.throughput.map(|tp| ports.pressure(tp)))
+}
+
 /// Where an added form's port pressure comes from: with a base, the
 /// base; without, `winic ports`.
 enum Ports<'a> {
-    /// The base form of the same LLVM form under another name.
-    Borrowed(&'a Mapping),
-    /// Composed as OSACA composes a memory form it lacks
-    /// ([`memory_variant_ports`]).
-    Combined(Value),
+    /// The base form of the same LLVM form under another name, and the
+    /// base's load and store items (kept when it is fitted).
+    Borrowed(&'a Mapping, &'a [Value]),
     /// The ports `winic ports` inferred for it ([`inferred_pressure`]).
     Inferred(Value),
+    /// Already fitted to its throughput ([`memory::fit`]).
+    Fitted(Value),
 }
 
 /// The `port_pressure` of the ports `winic ports` inferred for `entry`
@@ -615,36 +705,21 @@ fn inferred_pressure(entry: &Entry) -> Option<Value> {
 /// ports, OSACA counted it as costing nothing, and the AVX2 sum loop was
 /// predicted at 0.20 cycles where its loads alone take 2.
 fn memory_variant_ports(base: &Base, c: &Candidate, entry: &Entry) -> Option<Value> {
-    let class = |o: &Value| o.get("class").and_then(Value::as_str).map(str::to_string);
-    let at = c
-        .operands
-        .iter()
-        .position(|o| class(o).as_deref() == Some("memory"))?;
+    let at = memory_position(&c.operands)?;
     let reg = base.forms.iter().find(|f| {
-        let ops = form_operands(f);
         form_name(f).eq_ignore_ascii_case(&c.name)
-            && ops.len() == c.operands.len()
-            && ops.iter().zip(&c.operands).enumerate().all(|(i, (a, b))| {
-                if i == at {
-                    class(a).as_deref() == Some("register") && a.get("mask").is_none()
-                } else {
-                    operand_key(a) == operand_key(b)
-                }
-            })
+            && register_in_place(&form_operands(f), &c.operands, at)
     })?;
-    let mut items = reg.get("port_pressure")?.as_sequence()?.clone();
-    let (read, write) = entry
-        .operands
-        .iter()
-        .find(|o| o.class == "memory")
-        .map_or((true, false), |m| (m.read, m.write));
+    let op = reg.get("port_pressure")?.as_sequence()?.clone();
+    let (read, write) = memory_access(entry).unwrap_or((true, false));
+    let mut mem = Vec::new();
     if read {
-        items.extend(base.load_ports.iter().cloned());
+        mem.extend(base.load_ports.iter().cloned());
     }
     if write {
-        items.extend(base.store_ports.iter().cloned());
+        mem.extend(base.store_ports.iter().cloned());
     }
-    Some(Value::Sequence(items))
+    Some(memory::fit(op, mem, entry.throughput))
 }
 
 /// A form the base lacks: winic's values; the port pressure of `ports`
@@ -672,17 +747,27 @@ fn new_form(
         entry.throughput.map_or(Value::Null, num),
     );
     let borrowed = match &ports {
-        Some(Ports::Borrowed(b)) => Some(*b),
+        Some(Ports::Borrowed(b, _)) => Some(*b),
         _ => None,
     };
+    let mut fitted = false;
+    let mut memory: &[Value] = &[];
     let given = match ports {
-        Some(Ports::Borrowed(b)) => b.get("port_pressure").cloned(),
-        Some(Ports::Combined(pp) | Ports::Inferred(pp)) => Some(pp),
+        Some(Ports::Borrowed(b, mem)) => {
+            memory = mem;
+            b.get("port_pressure").cloned()
+        }
+        Some(Ports::Inferred(pp)) => Some(pp),
+        Some(Ports::Fitted(pp)) => {
+            fitted = true;
+            Some(pp)
+        }
         None => None,
     };
     let pp = match (given, derived, entry.throughput) {
+        (Some(pp), _, _) if fitted => pp,
         (Some(pp), _, tp) => match tp {
-            Some(tp) => scaled_ports(&pp, tp).unwrap_or(pp),
+            Some(tp) => fitted_ports(&pp, memory, tp).unwrap_or(pp),
             None => pp,
         },
         (None, Some(p), Some(tp)) => p.pressure(tp),
@@ -770,6 +855,9 @@ struct Base {
     /// ports of a load and of a store.
     load_ports: Vec<Value>,
     store_ports: Vec<Value>,
+    /// Every item of its load and store throughputs, defaults and per
+    /// register kind: what a form's loads and stores look like in it.
+    memory: Vec<Value>,
     /// Top-level fields written as one pair where OSACA reads a list of
     /// pairs, written as that list ([`one_pair`]).
     repaired: Vec<&'static str>,
@@ -905,13 +993,29 @@ impl Base {
                 _ => pp,
             }
         };
+        let (load_ports, store_ports) = (
+            ports("load_throughput_default"),
+            ports("store_throughput_default"),
+        );
+        let mut memory: Vec<Value> = [load_ports.clone(), store_ports.clone()].concat();
+        for key in ["load_throughput", "store_throughput"] {
+            let by_kind = top_map.get(key).and_then(Value::as_sequence);
+            for pp in by_kind
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.get("port_pressure"))
+            {
+                memory.extend(pp.as_sequence().into_iter().flatten().cloned());
+            }
+        }
         Ok(Base {
             path: path.to_path_buf(),
             top,
             isa,
             forms: expanded,
-            load_ports: ports("load_throughput_default"),
-            store_ports: ports("store_throughput_default"),
+            load_ports,
+            store_ports,
+            memory,
             repaired,
         })
     }
@@ -1114,19 +1218,34 @@ fn top_level_without_base(
     req: &OsacaRequest,
     ports: &DerivedPorts,
     memory: &MemoryLatencies,
+    units: Option<&MemoryPorts>,
 ) {
     let null = Value::Null;
     let mut lat = Mapping::new();
     for (k, l) in &memory.load {
         lat.insert(Value::from(*k), l.map_or(Value::Null, num));
     }
+    let memory_ports = units
+        .map(|u| [u.load.ports.clone(), u.store.ports.clone()].concat())
+        .unwrap_or_default();
     let port_list = Value::Sequence(
         ports
             .names
             .iter()
+            .chain(&memory_ports)
             .map(|p| Value::from(p.as_str()))
             .collect(),
     );
+    let none = || Value::Sequence(vec![]);
+    let (load_tp, load_default, store_tp, store_default) = match units {
+        Some(u) => (
+            u.load.by_kind("dst"),
+            Value::Sequence(vec![u.load.item(None)]),
+            u.store.by_kind("src"),
+            Value::Sequence(vec![u.store.item(None)]),
+        ),
+        None => (none(), none(), none(), none()),
+    };
     let fields: Vec<(&str, Value)> = vec![
         ("osaca_version", Value::from("0.7.1")),
         (
@@ -1140,10 +1259,10 @@ fn top_level_without_base(
         ("scheduler_size", null.clone()),
         ("hidden_loads", Value::Bool(false)),
         ("load_latency", Value::Mapping(lat)),
-        ("load_throughput", Value::Sequence(vec![])),
-        ("load_throughput_default", Value::Sequence(vec![])),
-        ("store_throughput", Value::Sequence(vec![])),
-        ("store_throughput_default", Value::Sequence(vec![])),
+        ("load_throughput", load_tp),
+        ("load_throughput_default", load_default),
+        ("store_throughput", store_tp),
+        ("store_throughput_default", store_default),
         // OSACA adds it to a latency when it finds a store and a load of
         // the same address: `~` there is a crash, not an unknown.
         (
@@ -1153,17 +1272,29 @@ fn top_level_without_base(
         ("ports", port_list),
         (
             "port_model_scheme",
-            Value::from(match ports.inferred {
-                true => format!(
-                    "{} ports inferred by winic ports from timing alone (numbered, not the \
-                     vendor's names)\n",
-                    ports.names.len()
-                ),
-                false => format!(
-                    "{} abstract ports derived from winic's throughputs (no unit is known)\n",
-                    ports.names.len()
-                ),
-            }),
+            Value::from(format!(
+                "{}{}",
+                match ports.inferred {
+                    true => format!(
+                        "{} ports inferred by winic ports from timing alone (numbered, not the \
+                         vendor's names)\n",
+                        ports.names.len()
+                    ),
+                    false => format!(
+                        "{} abstract ports derived from winic's throughputs (no unit is known)\n",
+                        ports.names.len()
+                    ),
+                },
+                match units {
+                    Some(u) => format!(
+                        "{} load ports (L*) and {} store ports (S*): as many as the fastest \
+                         measured load and store issue per cycle\n",
+                        u.load.ports.len(),
+                        u.store.ports.len()
+                    ),
+                    None => String::new(),
+                }
+            )),
         ),
     ];
     for (k, v) in &fields {
@@ -1207,12 +1338,21 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
             c.added - c.added_with_ports - c.added_composed,
             c.kept
         )),
-        None if c.inferred > 0 => s.push_str(&format!(
-            "  no base: {} forms added, {} with the ports winic ports inferred, {} spread over \
+        None if c.inferred > 0 || c.memory_composed > 0 => s.push_str(&format!(
+            "  no base: {} forms added, {} with the ports winic ports inferred, {}{} spread over \
              the first ports by their throughput (the file's header says what it cannot know)\n",
             c.added,
             c.inferred,
-            c.added - c.inferred
+            match c.memory_composed {
+                0 => String::new(),
+                n => format!(
+                    "{n} memory forms as their loads and stores on winic's load and store ports \
+                     plus their register form's ports ({} without a register form: loads and \
+                     stores alone), ",
+                    c.memory_alone
+                ),
+            },
+            c.added - c.inferred - c.memory_composed
         )),
         None => s.push_str(&format!(
             "  no base: {} forms added; the ports are abstract (derived from the \

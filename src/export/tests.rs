@@ -273,12 +273,21 @@ fn bad_input_names_the_value_and_what_would_do() {
 fn port_pressure_bound_is_osacas_average() {
     let pp: Value = serde_yaml::from_str("[[1, '0246'], [2, ['1D', '3D']]]").unwrap();
     assert_eq!(port_bound(&pp), Some(1.0));
-    let scaled = scaled_ports(&pp, 0.5).unwrap();
+    let scaled = fitted_ports(&pp, &[], 0.5).unwrap();
     assert_eq!(port_bound(&scaled), Some(0.5));
     assert_eq!(
-        scaled_ports(&pp, 1.005),
+        fitted_ports(&pp, &[], 1.005),
         None,
         "within 1%: as the base had it"
+    );
+    // With ['1D', '3D'] a base's load ports, the load's share stays and
+    // only the operation is fitted: the form is bound by its loads.
+    let load: Vec<Value> = serde_yaml::from_str("[[1, ['3D', '1D']]]").unwrap();
+    let fitted = fitted_ports(&pp, &load, 1.2).unwrap();
+    assert_eq!(port_bound(&fitted), Some(1.2));
+    assert_eq!(
+        fitted,
+        serde_yaml::from_str::<Value>("[[4.8, '0246'], [2, ['1D', '3D']]]").unwrap()
     );
     assert_eq!(port_bound(&Value::Sequence(vec![])), None);
 }
@@ -411,4 +420,60 @@ fn single_uop_ports_reads_the_ports_of_one_micro_op_forms() {
         .unwrap();
     assert!(e.to_string().contains("--compare"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Without a base, a memory form is its register form's ports plus its
+/// loads and stores on winic's load and store ports, as many as the
+/// fastest load and store issue per cycle; the file's top level names
+/// them, and a loop of loads is bound by them.
+#[test]
+fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
+    let (counts, text) = export(
+        "nobase-memory",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            entry("MOV64mr", Some(0.5), None),
+            entry("VMOVAPSYrm", Some(0.5), Some(7.0)),
+            entry("VADDPDYrr", Some(0.5), Some(3.0)),
+            entry("VADDPDYrm", Some(0.5), Some(10.0)),
+            entry("VMASKMOVPSYmr", Some(12.0), None),
+        ],
+        None,
+    );
+    assert_eq!(
+        (counts.memory_composed, counts.memory_alone),
+        (5, 4),
+        "{text}"
+    );
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    let ports: Vec<&str> = doc["ports"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1"]),
+        "{ports:?}"
+    );
+    let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
+    assert_eq!(
+        doc["load_throughput_default"],
+        yaml("[[1.0, ['L0', 'L1', 'L2', 'L3']]]")
+    );
+    let f = forms(&text);
+    let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
+    // A 256-bit load: two of the four load ports' cycles (0.5 a load).
+    assert_eq!(pp("VMOVAPSYrm"), yaml("[[2.0, ['L0', 'L1', 'L2', 'L3']]]"));
+    // The load-op form: vaddpd's ports and the load's, each bound at 0.5.
+    let vadd = pp("VADDPDYrm");
+    assert_eq!(vadd.as_sequence().unwrap().len(), 2, "{vadd:?}");
+    assert_eq!(vadd[1], yaml("[2.0, ['L0', 'L1', 'L2', 'L3']]"));
+    assert_eq!(port_bound(&vadd), Some(0.5));
+    // A store measured at 12 cycles is bound at 12, on the store ports.
+    let masked = pp("VMASKMOVPSYmr");
+    assert!(
+        (port_bound(&masked).unwrap() - 12.0).abs() < 1e-3,
+        "{masked:?}"
+    );
 }

@@ -1,0 +1,331 @@
+//! The memory micro-ops of an exported form: a load on the load ports, a
+//! store on the store ports, beside the operation's own.
+//!
+//! Without a base, the ports are winic's: as many load ports as the
+//! fastest measured load issues per cycle (`MOV64rm` at 0.25: four), as
+//! many store ports as the fastest store (`MOV64mr` at 0.5: two), and per
+//! register kind the cycles a load or store of that kind takes on them
+//! (a 512-bit store at 1.0: two cycles of the two ports). With a base,
+//! its load and store ports. Either way a memory form's pressure is its
+//! operation's (the register form's ports) plus its loads and stores
+//! ([`fit`]), fitted to the form's measured throughput part by part: the
+//! share of the loads and stores stays, so a loop bound by loads stays
+//! bound by them.
+
+use super::{num, port_bound, port_names};
+use crate::db::Database;
+use crate::isa::Arch;
+use serde_yaml::{Mapping, Value};
+
+/// The load forms whose throughput gives a register kind's loads per
+/// cycle, and the store forms for stores (the same forms as the load
+/// latencies, [`super::LOADS`]).
+const STORES: [(Arch, &str, &str); 12] = [
+    (Arch::X86_64, "gpr", "MOV64mr"),
+    (Arch::X86_64, "mm", "MMX_MOVQ64mr"),
+    (Arch::X86_64, "xmm", "MOVAPSmr"),
+    (Arch::X86_64, "ymm", "VMOVAPSYmr"),
+    (Arch::X86_64, "zmm", "VMOVAPSZmr"),
+    (Arch::Aarch64, "w", "STRWui"),
+    (Arch::Aarch64, "x", "STRXui"),
+    (Arch::Aarch64, "b", "STRBui"),
+    (Arch::Aarch64, "h", "STRHui"),
+    (Arch::Aarch64, "s", "STRSui"),
+    (Arch::Aarch64, "d", "STRDui"),
+    (Arch::Aarch64, "q", "STRQui"),
+];
+
+/// One side (loads or stores) of winic's memory ports: the ports, and per
+/// register kind the cycles one access of that kind puts on them.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Side {
+    /// `L0`, `L1`, … or `S0`, `S1`, …
+    pub ports: Vec<String>,
+    /// Per register kind, in the order of the forms' table.
+    pub cycles: Vec<(&'static str, f64)>,
+}
+
+impl Side {
+    /// The side of `forms` (kind, form) whose throughputs `db` holds; the
+    /// ports are named `prefix0`, `prefix1`, …; `None` when no such form
+    /// was measured.
+    fn measured(db: &Database, forms: &[(&'static str, &str)], prefix: &str) -> Option<Side> {
+        let tps: Vec<(&'static str, f64)> = forms
+            .iter()
+            .filter_map(|(kind, form)| {
+                let tp = db.get(form)?.throughput?;
+                (tp > 0.0).then_some((*kind, tp))
+            })
+            .collect();
+        let fastest = tps.iter().map(|t| t.1).reduce(f64::min)?;
+        let n = ((1.0 / fastest).round() as usize).clamp(1, 8);
+        Some(Side {
+            ports: (0..n).map(|i| format!("{prefix}{i}")).collect(),
+            cycles: tps
+                .iter()
+                .map(|(kind, tp)| (*kind, round4(tp * n as f64)))
+                .collect(),
+        })
+    }
+
+    /// The pressure of one access of `kind` (the side's first kind when it
+    /// has none of that kind: the general-purpose one).
+    pub fn item(&self, kind: Option<&str>) -> Value {
+        let cycles = kind
+            .and_then(|k| self.cycles.iter().find(|c| c.0 == k))
+            .or(self.cycles.first())
+            .map_or(1.0, |c| c.1);
+        pair(cycles, &self.ports)
+    }
+
+    /// OSACA's `load_throughput` or `store_throughput` list: per kind,
+    /// `{<key>: kind, base: "*", …, port_pressure: …}`.
+    pub fn by_kind(&self, key: &str) -> Value {
+        Value::Sequence(
+            self.cycles
+                .iter()
+                .map(|(kind, _)| {
+                    let mut m = Mapping::new();
+                    m.insert(Value::from(key), Value::from(*kind));
+                    for k in ["base", "index", "offset", "scale"] {
+                        m.insert(Value::from(k), Value::from("*"));
+                    }
+                    m.insert(
+                        Value::from("port_pressure"),
+                        Value::Sequence(vec![self.item(Some(kind))]),
+                    );
+                    Value::Mapping(m)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// winic's load and store ports, from the database alone.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MemoryPorts {
+    /// The loads.
+    pub load: Side,
+    /// The stores.
+    pub store: Side,
+}
+
+impl MemoryPorts {
+    /// The load and store ports of `db`'s measured loads and stores of
+    /// `arch`; `None` unless both were measured.
+    pub fn measured(db: &Database, arch: Arch) -> Option<MemoryPorts> {
+        let of = |table: &[(Arch, &'static str, &'static str)]| -> Vec<(&'static str, &str)> {
+            table
+                .iter()
+                .filter(|(a, _, _)| *a == arch)
+                .map(|(_, k, f)| (*k, *f))
+                .collect()
+        };
+        Some(MemoryPorts {
+            load: Side::measured(db, &of(&super::LOADS), "L")?,
+            store: Side::measured(db, &of(&STORES), "S")?,
+        })
+    }
+
+    /// The loads and stores of a form that reads (`read`) or writes
+    /// (`write`) memory, with registers of `kind`.
+    pub fn items(&self, kind: Option<&str>, read: bool, write: bool) -> Vec<Value> {
+        let mut out = Vec::new();
+        if read {
+            out.push(self.load.item(kind));
+        }
+        if write {
+            out.push(self.store.item(kind));
+        }
+        out
+    }
+}
+
+/// The register kind of a form's accesses: of its register operands
+/// (OSACA's `name` on x86, `prefix` on AArch64), the one whose access
+/// costs most on `side`; `None` without a register operand.
+pub(super) fn access_kind(operands: &[Value], side: &Side) -> Option<&'static str> {
+    let names: Vec<&str> = operands
+        .iter()
+        .filter(|o| o.get("class").and_then(Value::as_str) == Some("register"))
+        .filter_map(|o| o.get("name").or(o.get("prefix")).and_then(Value::as_str))
+        .collect();
+    side.cycles
+        .iter()
+        .filter(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| *k)
+}
+
+/// A form's pressure from its operation's items `op` and its loads' and
+/// stores' `mem`, fitted to its measured throughput `tp`: a part whose
+/// bound alone is slower than `tp` is scaled down to it (the form runs
+/// faster than that part says); if then the whole is faster than `tp`, the
+/// operation is scaled up to it (or, without one, the memory part): the
+/// form is slower than its parts, and the extra time is the operation's.
+/// Where the two parts share ports (a base whose store and ALU ports are
+/// one), the whole is finally scaled to `tp`. So the form alone is bound
+/// at `tp`, and the memory part keeps its share of the load and store
+/// ports wherever the form allows it.
+pub(super) fn fit(op: Vec<Value>, mem: Vec<Value>, tp: Option<f64>) -> Value {
+    let Some(tp) = tp.filter(|t| *t > 0.0) else {
+        return Value::Sequence([op, mem].concat());
+    };
+    let bound = |items: &[Value]| port_bound(&Value::Sequence(items.to_vec())).unwrap_or(0.0);
+    let to = |items: Vec<Value>, want: f64| match bound(&items) {
+        b if b > 0.0 => scale(&items, want / b),
+        _ => items,
+    };
+    let down = |items: Vec<Value>| match bound(&items) {
+        b if b > tp * 1.01 => to(items, tp),
+        _ => items,
+    };
+    let (mut op, mut mem) = (down(op), down(mem));
+    let whole = bound(&[op.clone(), mem.clone()].concat());
+    if whole > 0.0 && whole < tp * 0.99 {
+        if bound(&op) > 0.0 {
+            op = to(op, tp);
+        } else {
+            mem = to(mem, tp);
+        }
+    }
+    let all = [op, mem].concat();
+    match bound(&all) {
+        b if b > tp * 1.01 => Value::Sequence(to(all, tp)),
+        _ => Value::Sequence(all),
+    }
+}
+
+/// `pp`'s items split into the operation's and the loads' and stores':
+/// an item is memory when its ports are those of an item of `memory`
+/// (the base's load and store throughputs).
+pub(super) fn split(pp: &Value, memory: &[Value]) -> (Vec<Value>, Vec<Value>) {
+    let ports_of = |item: &Value| -> Option<Vec<String>> {
+        let mut p = port_names(item.as_sequence()?.get(1)?)?;
+        p.sort();
+        Some(p)
+    };
+    let memory: Vec<Vec<String>> = memory.iter().filter_map(ports_of).collect();
+    pp.as_sequence()
+        .map(|items| {
+            items
+                .iter()
+                .cloned()
+                .partition(|i| ports_of(i).is_some_and(|p| memory.contains(&p)))
+        })
+        .map(|(m, o): (Vec<Value>, Vec<Value>)| (o, m))
+        .unwrap_or_default()
+}
+
+/// Every item's cycles times `factor`.
+fn scale(items: &[Value], factor: f64) -> Vec<Value> {
+    items
+        .iter()
+        .map(|item| match item.as_sequence() {
+            Some(p) if p.len() == 2 => match p[0].as_f64() {
+                Some(c) => Value::Sequence(vec![num(round4(c * factor)), p[1].clone()]),
+                None => item.clone(),
+            },
+            _ => item.clone(),
+        })
+        .collect()
+}
+
+/// `[cycles, [ports]]`.
+fn pair(cycles: f64, ports: &[String]) -> Value {
+    Value::Sequence(vec![
+        num(cycles),
+        Value::Sequence(ports.iter().map(|p| Value::from(p.as_str())).collect()),
+    ])
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pp(text: &str) -> Vec<Value> {
+        serde_yaml::from_str::<Vec<Value>>(text).unwrap()
+    }
+
+    fn side(ports: usize, prefix: &str, cycles: &[(&'static str, f64)]) -> Side {
+        Side {
+            ports: (0..ports).map(|i| format!("{prefix}{i}")).collect(),
+            cycles: cycles.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_load_op_form_keeps_its_loads_share() {
+        // A 512-bit load-op form measured at 1.08 (two loads a cycle of
+        // 256 bits: the load alone takes 1.0) whose operation is 0.5.
+        let op = pp("[[1, ['FP0', 'FP1']]]");
+        let mem = pp("[[2, ['L0', 'L1']]]");
+        let got = fit(op, mem, Some(1.08));
+        // The operation takes the rest: bound 1.08 on its own ports, the
+        // load's 1.0 kept.
+        assert_eq!(port_bound(&got), Some(1.08));
+        let items = got.as_sequence().unwrap();
+        assert_eq!(items[1], pp("[[2, ['L0', 'L1']]]")[0]);
+    }
+
+    #[test]
+    fn parts_slower_than_the_form_are_scaled_down() {
+        let got = fit(pp("[[3, ['0']]]"), pp("[[2, ['L0', 'L1']]]"), Some(0.5));
+        assert_eq!(
+            got,
+            Value::Sequence(pp("[[0.5, ['0']], [1.0, ['L0', 'L1']]]"))
+        );
+        // Without a throughput the parts stay as they are.
+        let got = fit(pp("[[3, ['0']]]"), vec![], None);
+        assert_eq!(got, Value::Sequence(pp("[[3, ['0']]]")));
+    }
+
+    #[test]
+    fn parts_on_shared_ports_are_bound_at_the_throughput_together() {
+        // Port 3 both an ALU and the store port (as in a small base).
+        let got = fit(pp("[[1, '0123']]"), pp("[[1, '23'], [1, '3']]"), Some(1.0));
+        let near = |got: &Value, want: f64| (port_bound(got).unwrap() - want).abs() < 1e-3;
+        assert!(near(&got, 1.0), "{got:?}");
+        let got = fit(pp("[[1, '0123']]"), pp("[[1, '3']]"), Some(4.0));
+        assert!(near(&got, 4.0), "{got:?}");
+    }
+
+    #[test]
+    fn a_slow_store_without_an_operation_takes_its_time_on_the_store_ports() {
+        // `vmaskmovps [m], ymm` at 12 cycles, with no register form.
+        let got = fit(vec![], pp("[[1, ['S0', 'S1']]]"), Some(12.0));
+        assert_eq!(port_bound(&got), Some(12.0));
+    }
+
+    #[test]
+    fn the_kind_of_an_access_is_its_costliest_register() {
+        let loads = side(4, "L", &[("gpr", 1.0), ("xmm", 2.0), ("zmm", 2.0)]);
+        let ops =
+            pp("[{class: register, name: gpr}, {class: register, name: zmm}, {class: memory}]");
+        assert_eq!(access_kind(&ops, &loads), Some("zmm"));
+        assert_eq!(access_kind(&pp("[{class: memory}]"), &loads), None);
+        assert_eq!(
+            loads.item(None),
+            Value::Sequence(pp("[1.0, ['L0', 'L1', 'L2', 'L3']]"))
+        );
+        assert_eq!(
+            loads.item(Some("zmm")),
+            Value::Sequence(pp("[2.0, ['L0', 'L1', 'L2', 'L3']]"))
+        );
+    }
+
+    #[test]
+    fn split_finds_the_bases_load_and_store_items() {
+        let memory = pp("[[1, '135'], [1, ['1D', '3D']], [1, ['1', '3']], [1, ['13']]]");
+        let (op, mem) = split(
+            &Value::Sequence(pp("[[1, ['9', '11']], [2, '531'], [2, ['3D', '1D']]]")),
+            &memory,
+        );
+        assert_eq!(op, pp("[[1, ['9', '11']]]"));
+        assert_eq!(mem, pp("[[2, '531'], [2, ['3D', '1D']]]"));
+    }
+}
