@@ -35,6 +35,17 @@ const STORES: [(Arch, &str, &str); 12] = [
     (Arch::Aarch64, "q", "STRQui"),
 ];
 
+/// The general-purpose load and store of each arch: what `winic ports`
+/// mixes to find whether stores take an address unit of the loads
+/// ([`crate::mode::ports::memory`]).
+pub(crate) fn general_load_and_store(arch: Arch) -> (&'static str, &'static str) {
+    match arch {
+        Arch::X86_64 => ("MOV64rm", "MOV64mr"),
+        Arch::Aarch64 => ("LDRXui", "STRXui"),
+        Arch::Riscv64 => ("LD", "SD"),
+    }
+}
+
 /// One side (loads or stores) of winic's memory ports: the ports, and per
 /// register kind the cycles one access of that kind puts on them.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +54,9 @@ pub(super) struct Side {
     pub ports: Vec<String>,
     /// Per register kind, in the order of the forms' table.
     pub cycles: Vec<(&'static str, f64)>,
+    /// What every access also takes elsewhere: a store's address unit,
+    /// where `winic ports` found the stores taking one of the loads'.
+    pub also: Vec<Value>,
 }
 
 impl Side {
@@ -60,6 +74,7 @@ impl Side {
         let fastest = tps.iter().map(|t| t.1).reduce(f64::min)?;
         let n = ((1.0 / fastest).round() as usize).clamp(1, 8);
         Some(Side {
+            also: Vec::new(),
             ports: (0..n).map(|i| format!("{prefix}{i}")).collect(),
             cycles: tps
                 .iter()
@@ -70,12 +85,12 @@ impl Side {
 
     /// The pressure of one access of `kind` (the side's first kind when it
     /// has none of that kind: the general-purpose one).
-    pub fn item(&self, kind: Option<&str>) -> Value {
+    pub fn items(&self, kind: Option<&str>) -> Vec<Value> {
         let cycles = kind
             .and_then(|k| self.cycles.iter().find(|c| c.0 == k))
             .or(self.cycles.first())
             .map_or(1.0, |c| c.1);
-        pair(cycles, &self.ports)
+        [vec![pair(cycles, &self.ports)], self.also.clone()].concat()
     }
 
     /// OSACA's `load_throughput` or `store_throughput` list: per kind,
@@ -92,7 +107,7 @@ impl Side {
                     }
                     m.insert(
                         Value::from("port_pressure"),
-                        Value::Sequence(vec![self.item(Some(kind))]),
+                        Value::Sequence(self.items(Some(kind))),
                     );
                     Value::Mapping(m)
                 })
@@ -121,10 +136,20 @@ impl MemoryPorts {
                 .map(|(_, k, f)| (*k, *f))
                 .collect()
         };
-        Some(MemoryPorts {
-            load: Side::measured(db, &of(&super::LOADS), "L")?,
-            store: Side::measured(db, &of(&STORES), "S")?,
-        })
+        let load = Side::measured(db, &of(&super::LOADS), "L")?;
+        let mut store = Side::measured(db, &of(&STORES), "S")?;
+        // `winic ports` found the stores taking an address unit of the
+        // loads: its inferred ports of the store name the load ports.
+        let (_, general) = general_load_and_store(arch);
+        if let Some(e) = db.get(general) {
+            store.also = e
+                .inferred_ports
+                .iter()
+                .filter(|u| !u.ports.is_empty() && u.ports.iter().all(|p| load.ports.contains(p)))
+                .map(|u| pair(u.cycles, &u.ports))
+                .collect();
+        }
+        Some(MemoryPorts { load, store })
     }
 
     /// The loads and stores of a form that reads (`read`) or writes
@@ -132,10 +157,10 @@ impl MemoryPorts {
     pub fn items(&self, kind: Option<&str>, read: bool, write: bool) -> Vec<Value> {
         let mut out = Vec::new();
         if read {
-            out.push(self.load.item(kind));
+            out.extend(self.load.items(kind));
         }
         if write {
-            out.push(self.store.item(kind));
+            out.extend(self.store.items(kind));
         }
         out
     }
@@ -255,6 +280,7 @@ mod tests {
         Side {
             ports: (0..ports).map(|i| format!("{prefix}{i}")).collect(),
             cycles: cycles.to_vec(),
+            also: Vec::new(),
         }
     }
 
@@ -308,13 +334,10 @@ mod tests {
             pp("[{class: register, name: gpr}, {class: register, name: zmm}, {class: memory}]");
         assert_eq!(access_kind(&ops, &loads), Some("zmm"));
         assert_eq!(access_kind(&pp("[{class: memory}]"), &loads), None);
+        assert_eq!(loads.items(None), pp("[[1.0, ['L0', 'L1', 'L2', 'L3']]]"));
         assert_eq!(
-            loads.item(None),
-            Value::Sequence(pp("[1.0, ['L0', 'L1', 'L2', 'L3']]"))
-        );
-        assert_eq!(
-            loads.item(Some("zmm")),
-            Value::Sequence(pp("[2.0, ['L0', 'L1', 'L2', 'L3']]"))
+            loads.items(Some("zmm")),
+            pp("[[2.0, ['L0', 'L1', 'L2', 'L3']]]")
         );
     }
 

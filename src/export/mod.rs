@@ -26,7 +26,7 @@
 
 pub mod form;
 pub mod isa;
-mod memory;
+pub(crate) mod memory;
 mod yaml;
 
 use crate::db::{Database, Entry};
@@ -1240,9 +1240,9 @@ fn top_level_without_base(
     let (load_tp, load_default, store_tp, store_default) = match units {
         Some(u) => (
             u.load.by_kind("dst"),
-            Value::Sequence(vec![u.load.item(None)]),
+            Value::Sequence(u.load.items(None)),
             u.store.by_kind("src"),
-            Value::Sequence(vec![u.store.item(None)]),
+            Value::Sequence(u.store.items(None)),
         ),
         None => (none(), none(), none(), none()),
     };

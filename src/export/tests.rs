@@ -477,3 +477,34 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         "{masked:?}"
     );
 }
+
+/// Where `winic ports` found a store taking one of the loads' address
+/// units (its inferred ports name the load ports), every store of the
+/// no-base file takes one too.
+#[test]
+fn a_store_sharing_the_loads_address_units_takes_one_in_the_file() {
+    let ports = |cycles: f64, names: &[&str]| crate::db::PortUse {
+        cycles,
+        ports: names.iter().map(|p| p.to_string()).collect(),
+    };
+    let mut store = entry("MOV64mr", Some(0.5), None);
+    store.inferred_ports = vec![
+        ports(1.0, &["S0", "S1"]),
+        ports(1.0, &["L0", "L1", "L2", "L3"]),
+    ];
+    let (_, text) = export(
+        "nobase-address",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            store,
+            entry("VMOVAPSYmr", Some(0.5), None),
+        ],
+        None,
+    );
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
+    let both = yaml("[[1.0, ['S0', 'S1']], [1.0, ['L0', 'L1', 'L2', 'L3']]]");
+    assert_eq!(doc["store_throughput_default"], both);
+    let f = forms(&text);
+    assert_eq!(find(&f, "VMOVAPSYmr")["port_pressure"], both);
+}

@@ -16,6 +16,7 @@ use crate::kernel::{self, shape};
 use std::collections::BTreeMap;
 
 pub mod classes;
+pub mod memory;
 pub mod session;
 
 /// The most forms a run measures in every pair: their pairs grow as the

@@ -129,6 +129,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let t = crate::arch::target(arch);
     let (opts, raw_note) = options(req, t)?;
     let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
+    let units = super::memory::measure(t, &selected, &opts);
     let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
     let compared: Vec<(String, Vec<Option<Vec<String>>>)> = req
         .compare
@@ -141,8 +142,11 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
         .map(|(l, r)| (l.as_str(), r.as_slice()))
         .collect();
     let mut text = found.render(&compare);
+    if let Some(u) = &units {
+        text.push_str(&u.render());
+    }
     if let (Some(path), Some((_lock, db))) = (&req.output, database) {
-        text.push_str(&write_ports(&found, path, db)?);
+        text.push_str(&write_ports(&found, units.as_ref(), path, db)?);
     }
     text.push_str(&raw_note);
     Ok(text)
@@ -179,14 +183,17 @@ fn options(req: &PortsRequest, t: &dyn crate::arch::Target) -> Result<(Options, 
     Ok((opts, note))
 }
 
-/// Writes the inferred ports of `found` into the database `db` at
-/// `path`: what was written, as a line.
+/// Writes the inferred ports of `found` and of the loads and stores
+/// (`units`) into the database `db` at `path`: what was written, as a
+/// line.
 fn write_ports(
     found: &Conflicts,
+    units: Option<&super::memory::Units>,
     path: &Path,
     mut db: crate::db::Database,
 ) -> Result<String, Error> {
-    let inferred = found.inferred_ports();
+    let mut inferred = found.inferred_ports();
+    inferred.extend(units.map(|u| u.inferred_ports()).unwrap_or_default());
     if inferred.is_empty() {
         return Ok(format!(
             "no port mapping was fitted: {} left as it was\n",
