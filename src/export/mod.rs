@@ -24,6 +24,7 @@
 //! fixed register, no mask or broadcast), of the slowest of those, and
 //! names the others in a comment.
 
+mod fallback;
 pub mod form;
 pub mod isa;
 pub(crate) mod memory;
@@ -70,8 +71,22 @@ pub struct Counts {
     /// Of the added, memory forms with ports composed as OSACA composes
     /// them ([`memory_variant_ports`]).
     pub added_composed: usize,
+    /// Of the added, forms whose ports came from a base form that does not
+    /// name them exactly ([`fallback`]): one whose wildcard operands match
+    /// them, the nearest of the same name, the usual ports of their
+    /// register kind.
+    pub added_fallback: [usize; 3],
+    /// Updated forms the base names without ports, given them as an
+    /// added form would be ([`fallback`]).
+    pub filled: usize,
+    /// Added forms left without ports (no register operand, no memory,
+    /// no form of their name in the base).
+    pub portless: usize,
     /// Base forms left as the base had them.
     pub kept: usize,
+    /// Of those, forms the base gives no ports (its branches: winic did
+    /// not measure them, and changes nothing it did not measure).
+    pub kept_portless: usize,
     /// Without a base: added forms with the ports `winic ports` inferred
     /// (the others are spread over the first ports by their throughput).
     pub inferred: usize,
@@ -206,6 +221,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     }
                 }
             }
+            let base_names = fallback::by_name(&base.forms);
+            let kinds = fallback::kind_ports(&base.forms, &base.memory);
             let mut used = vec![false; base.forms.len()];
             for c in &keys {
                 let entry = c.entries[0].0;
@@ -214,8 +231,18 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     Some(&i) => {
                         used[i] = true;
                         counts.updated += 1;
-                        let (m, scaled) = updated_form(&base.forms[i], entry, &base.memory);
+                        let (mut m, scaled) = updated_form(&base.forms[i], entry, &base.memory);
                         counts.rescaled += scaled as usize;
+                        // A form the base names without ports: the ports
+                        // it would get were it not named.
+                        if !has_ports(&m) {
+                            if let Some((_, pp)) =
+                                base_fallback(base, &base_names, &kinds, c, entry)
+                            {
+                                counts.filled += 1;
+                                m.insert(Value::from("port_pressure"), pp);
+                            }
+                        }
                         m
                     }
                     None => {
@@ -227,12 +254,24 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                             .flatten();
                         counts.added_with_ports += borrowed.is_some() as usize;
                         counts.added_composed += combined.is_some() as usize;
+                        let nearest = match (borrowed, &combined) {
+                            (None, None) => base_fallback(base, &base_names, &kinds, c, entry),
+                            _ => None,
+                        };
+                        match &nearest {
+                            Some((source, _)) => counts.added_fallback[*source as usize] += 1,
+                            None if borrowed.is_none() && combined.is_none() => {
+                                counts.portless += 1
+                            }
+                            None => {}
+                        }
                         new_form(
                             c,
                             entry,
                             borrowed
                                 .map(|b| Ports::Borrowed(b, &base.memory))
-                                .or(combined.map(Ports::Fitted)),
+                                .or(combined.map(Ports::Fitted))
+                                .or(nearest.map(|(_, pp)| Ports::Fitted(pp))),
                             None,
                         )
                     }
@@ -243,6 +282,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
             for (f, used) in base.forms.iter().zip(&used) {
                 if !used {
                     counts.kept += 1;
+                    counts.kept_portless += !has_ports(f) as usize;
                     yaml::form_entry(&mut kept_forms, f);
                 }
             }
@@ -264,14 +304,15 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                             .and_then(|r| pressure_without_base(r, &ports))
                             .and_then(|pp| pp.as_sequence().cloned())
                             .unwrap_or_default();
-                        counts.memory_composed += 1;
-                        counts.memory_alone += op.is_empty() as usize;
                         let kind = memory::access_kind(&c.operands, &m.load);
-                        Some(memory::fit(
-                            op,
-                            m.items(kind, read, write),
-                            entry.throughput,
-                        ))
+                        let mem = m.items(kind, read, write);
+                        if mem.is_empty() && op.is_empty() {
+                            None // `lea`, `prefetch`: no access, no register form
+                        } else {
+                            counts.memory_composed += 1;
+                            counts.memory_alone += op.is_empty() as usize;
+                            Some(memory::fit(op, mem, entry.throughput))
+                        }
                     }
                     _ => None,
                 };
@@ -607,6 +648,66 @@ fn fitted_ports(pp: &Value, memory: &[Value], tp: f64) -> Option<Value> {
     Some(memory::fit(op, mem, Some(tp)))
 }
 
+/// The ports of a form the base does not name exactly ([`fallback`]),
+/// fitted to its throughput with its loads and stores, and where they
+/// came from; `None` when the base has nothing near it.
+fn base_fallback(
+    base: &Base,
+    names: &HashMap<String, Vec<usize>>,
+    kinds: &HashMap<String, Value>,
+    c: &Candidate,
+    entry: &Entry,
+) -> Option<(fallback::Source, Value)> {
+    let tp = entry.throughput;
+    if let Some(b) = fallback::wildcard(&base.forms, names, c) {
+        let pp = b.get("port_pressure")?.clone();
+        let fitted = tp.and_then(|t| fitted_ports(&pp, &base.memory, t));
+        return Some((fallback::Source::Wildcard, fitted.unwrap_or(pp)));
+    }
+    let (read, write) = memory_access(entry).unwrap_or((false, false));
+    let mut mem = Vec::new();
+    if read {
+        mem.extend(base.load_ports.iter().cloned());
+    }
+    if write {
+        mem.extend(base.store_ports.iter().cloned());
+    }
+    let (source, op) = match fallback::same_name(&base.forms, names, c) {
+        Some(b) => (
+            fallback::Source::SameName,
+            memory::split(b.get("port_pressure")?, &base.memory).0,
+        ),
+        None => {
+            // A vector kind the base has no form of takes the next
+            // narrower one's (the same units), before the usual ports of
+            // all (its integer units).
+            let kind = fallback::kind(&c.operands).unwrap_or_default();
+            let narrower: &[&str] = match kind.as_str() {
+                "zmm" => &["ymm", "xmm"],
+                "ymm" => &["xmm"],
+                _ => &[],
+            };
+            let usual = std::iter::once(kind.as_str())
+                .chain(narrower.iter().copied())
+                .chain([""])
+                .find_map(|k| kinds.get(k));
+            match usual {
+                Some(pp) => (fallback::Source::Kind, pp.as_sequence()?.clone()),
+                None if !mem.is_empty() => (fallback::Source::Kind, Vec::new()),
+                None => return None,
+            }
+        }
+    };
+    Some((source, memory::fit(op, mem, tp)))
+}
+
+/// Whether form `m` has a port pressure of at least one item.
+fn has_ports(m: &Mapping) -> bool {
+    m.get("port_pressure")
+        .and_then(Value::as_sequence)
+        .is_some_and(|p| !p.is_empty())
+}
+
 /// Whether `entry` reads and whether it writes memory through an
 /// operand; `None` when it has no memory operand.
 fn memory_access(entry: &Entry) -> Option<(bool, bool)> {
@@ -771,6 +872,9 @@ fn new_form(
             None => pp,
         },
         (None, Some(p), Some(tp)) => p.pressure(tp),
+        // Measured for its latency only: a cycle on the first port, so
+        // that OSACA does not count it as free.
+        (None, Some(p), None) => p.pressure(1.0),
         _ => Value::Sequence(vec![]),
     };
     m.insert(Value::from("port_pressure"), pp);
@@ -1065,7 +1169,7 @@ const MEMORY_NOTE: &str =
      #   load (mov r64, [m]; movaps xmm, [m]; ldr x, [m] …; where it is a range, its upper\n\
      #   bound; ~ where not measured); store_to_load_forward_latency: a general-purpose\n\
      #   store and its reload's round trip less that load latency (0 where not measured).\n\
-     #   Load/store throughputs, the reorder buffer and the scheduler are unknown (~).\n";
+     #   The reorder buffer and the scheduler are unknown (~).\n";
 
 fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>) {
     let dbs: Vec<String> = req
@@ -1090,31 +1194,51 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
     match base {
         Some(b) => out.push_str(&format!(
             "# base: {} (its top-level fields and port model are kept as written)\n\
-             # forms: {} updated with winic's values ({} with the port pressure scaled to\n\
-             #   winic's throughput), {} added ({} with the base's ports of the same LLVM\n\
-             #   form under its other name, {} memory forms with their register form's\n\
-             #   ports and a load's or a store's, as OSACA composes them, the others with\n\
-             #   none: OSACA counts no port pressure for them), {} left as the base had them\n",
+             # forms: {} updated with winic's values ({} with the port pressure fitted to\n\
+             #   winic's throughput, the base's loads and stores kept: the operation takes\n\
+             #   the rest; {} the base named without ports, given them as below), {} added\n\
+             #   ({} with the base's ports of the same LLVM form under its other name, {}\n\
+             #   memory forms with their register form's ports and a load's or a store's,\n\
+             #   as OSACA composes them; {} of a base form whose wildcard operands match\n\
+             #   them, {} of the base form of the same name with the nearest operands, {}\n\
+             #   the ports the base's forms of their register kind use most, each with\n\
+             #   its loads and stores, fitted to winic's throughput; {} with none), {} left\n\
+             #   as the base had them ({} of them without ports, as there)\n",
             b.path.display(),
             c.updated,
             c.rescaled,
+            c.filled,
             c.added,
             c.added_with_ports,
             c.added_composed,
-            c.kept
+            c.added_fallback[0],
+            c.added_fallback[1],
+            c.added_fallback[2],
+            c.portless,
+            c.kept,
+            c.kept_portless
         )),
-        None if c.inferred > 0 => out.push_str(&format!(
+        None if c.inferred > 0 || c.memory_composed > 0 => out.push_str(&format!(
             "# no base: {} forms, all measured by winic.\n\
              # The port model is inferred by `winic ports` from timing alone (no performance\n\
              #   counter): {} forms have the ports it fitted to mixes of forms, numbered\n\
-             #   by that run, not the vendor's names, each one fit among others. The other\n\
-             #   {} (more than one micro-op, loads and stores, forms it did not place) are\n\
-             #   spread over the first round(1/t) ports by their reciprocal throughput t, so\n\
-             #   each alone is bound at t, but whom they compete with is unknown.\n\
+             #   by that run, not the vendor's names, each one fit among others. {} memory\n\
+             #   forms are their register form's ports ({} without one) plus their loads\n\
+             #   and stores on the load ports L* and store ports S* (as many as the fastest\n\
+             #   measured load and store issue per cycle; a store also takes an L* slot\n\
+             #   where `winic ports` found it sharing the loads' address units), fitted to\n\
+             #   the form's throughput. The other {} (more than one micro-op, forms it did\n\
+             #   not place) are spread over the first round(1/t) ports by their reciprocal\n\
+             #   throughput t, so each alone is bound at t, but whom they compete with is\n\
+             #   unknown; one measured for its latency only takes a cycle on the first.\n\
+             # Not known: a load or store that splits a cache line costs two (measured on\n\
+             #   the zen5 guest), which depends on addresses no file can see.\n\
              {MEMORY_NOTE}",
             c.added,
             c.inferred,
-            c.added - c.inferred
+            c.memory_composed,
+            c.memory_alone,
+            c.added - c.inferred - c.memory_composed
         )),
         None => out.push_str(&format!(
             "# no base: {} forms, all measured by winic.\n\
@@ -1325,18 +1449,27 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
     );
     match &req.base {
         Some(b) => s.push_str(&format!(
-            "  base {}: {} forms updated ({} port pressures scaled to winic's throughput), \
+            "  base {}: {} forms updated ({} port pressures fitted to winic's throughput, {} \
+             given ports the base named them without), \
              {} added ({} with the base's ports under another name of the form, {} memory \
-             forms with ports composed from their register form's, {} without ports), {} \
-             left as the base had them\n",
+             forms with ports composed from their register form's, {} with the ports of a \
+             base form whose wildcard operands match them, {} of the base form of the same \
+             name with the nearest operands, {} the usual ports of their register kind, {} \
+             without ports), {} left as the base had them ({} of them without ports, as \
+             there)\n",
             b.display(),
             c.updated,
             c.rescaled,
+            c.filled,
             c.added,
             c.added_with_ports,
             c.added_composed,
-            c.added - c.added_with_ports - c.added_composed,
-            c.kept
+            c.added_fallback[0],
+            c.added_fallback[1],
+            c.added_fallback[2],
+            c.portless,
+            c.kept,
+            c.kept_portless
         )),
         None if c.inferred > 0 || c.memory_composed > 0 => s.push_str(&format!(
             "  no base: {} forms added, {} with the ports winic ports inferred, {}{} spread over \

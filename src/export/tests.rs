@@ -187,11 +187,13 @@ fn a_base_keeps_its_port_model_and_takes_winics_values() {
         add["port_pressure"],
         serde_yaml::from_str::<Value>("[[1, '0123']]").unwrap()
     );
-    // Added forms have no ports the base could give; the list names
-    // (jmp, jne) were kept one per name, as OSACA reads them.
+    // An added form the base has nothing of takes the ports the base's
+    // forms of its register kind use most (zmm: '01'), bound at winic's
+    // 1.0; the list names (jmp, jne) were kept one per name, as OSACA
+    // reads them.
     assert_eq!(
         find(&f, "VMULPDZrr")["port_pressure"],
-        Value::Sequence(vec![])
+        serde_yaml::from_str::<Value>("[[2.0, '01']]").unwrap()
     );
     let names: Vec<&str> = f.iter().filter_map(|m| m["name"].as_str()).collect();
     assert_eq!(names, ["add", "vaddpd", "vmulpd", "jmp", "jne"]);
@@ -225,8 +227,10 @@ fn an_added_memory_form_takes_its_register_forms_ports_and_a_loads() {
     let bound = port_bound(&pp("ADD64mr")).unwrap();
     assert!((bound - 1.0).abs() < 1e-3, "{bound}");
     assert_eq!(pp("ADD64mr").as_sequence().unwrap().len(), 3);
-    // No register form in the base: no ports, as before.
-    assert_eq!(pp("VMULPDZrm"), Value::Sequence(vec![]));
+    // No register form in the base: the usual zmm ports and a load.
+    assert_eq!(pp("VMULPDZrm"), yaml("[[1.0, '01'], [1, '23']]"));
+    assert_eq!(counts.added_fallback, [0, 0, 1], "{text}");
+    assert_eq!(counts.portless, 0, "{text}");
 }
 
 #[test]
