@@ -111,6 +111,16 @@ impl std::fmt::Display for Unspellable {
     }
 }
 
+/// The operand `$name` of `form`'s assembly string.
+fn named_operand(form: Instr, name: &str) -> Result<crate::isa::Operand, Unspellable> {
+    form.operand(name).ok_or_else(|| {
+        unspellable(
+            Obstacle::Operand,
+            format!("the assembly string names `${name}`, which is no operand"),
+        )
+    })
+}
+
 /// An [`Unspellable`] of `kind`.
 fn unspellable(kind: Obstacle, text: impl Into<String>) -> Unspellable {
     Unspellable {
@@ -320,12 +330,7 @@ fn x86_operand(form: Instr, part: &str) -> Result<(Value, bool), Unspellable> {
 }
 
 fn x86_named_operand(form: Instr, name: &str) -> Result<Value, Unspellable> {
-    let op = form.operand(name).ok_or_else(|| {
-        unspellable(
-            Obstacle::Operand,
-            format!("the assembly string names `${name}`, which is no operand"),
-        )
-    })?;
+    let op = named_operand(form, name)?;
     let ty = op.ty();
     match ty.kind() {
         OperandKind::Reg => {
@@ -512,12 +517,7 @@ fn x86_access(form: Instr, part: &str) -> Result<Access, Unspellable> {
             format!("operand `{part}` names no operand"),
         )
     })?;
-    let op = form.operand(name).ok_or_else(|| {
-        unspellable(
-            Obstacle::Operand,
-            format!("the assembly string names `${name}`, which is no operand"),
-        )
-    })?;
+    let op = named_operand(form, name)?;
     match op.ty().kind() {
         OperandKind::Mem => {
             // LLVM leaves `mayStore` unset on most x86 records (inferred
@@ -637,12 +637,7 @@ fn aarch64_operand(form: Instr, part: &str) -> Result<Value, Unspellable> {
             format!("operand `{part}` has no OSACA spelling"),
         )
     })?;
-    let op = form.operand(name).ok_or_else(|| {
-        unspellable(
-            Obstacle::Operand,
-            format!("the assembly string names `${name}`, which is no operand"),
-        )
-    })?;
+    let op = named_operand(form, name)?;
     let ty = op.ty();
     match ty.kind() {
         OperandKind::Imm if rest.is_empty() => {

@@ -664,14 +664,7 @@ fn base_fallback(
         let fitted = tp.and_then(|t| fitted_ports(&pp, &base.memory, t));
         return Some((fallback::Source::Wildcard, fitted.unwrap_or(pp)));
     }
-    let (read, write) = memory_access(entry).unwrap_or((false, false));
-    let mut mem = Vec::new();
-    if read {
-        mem.extend(base.load_ports.iter().cloned());
-    }
-    if write {
-        mem.extend(base.store_ports.iter().cloned());
-    }
+    let mem = base.accesses(memory_access(entry).unwrap_or((false, false)));
     let (source, op) = match fallback::same_name(&base.forms, names, c) {
         Some(b) => (
             fallback::Source::SameName,
@@ -812,14 +805,7 @@ fn memory_variant_ports(base: &Base, c: &Candidate, entry: &Entry) -> Option<Val
             && register_in_place(&form_operands(f), &c.operands, at)
     })?;
     let op = reg.get("port_pressure")?.as_sequence()?.clone();
-    let (read, write) = memory_access(entry).unwrap_or((true, false));
-    let mut mem = Vec::new();
-    if read {
-        mem.extend(base.load_ports.iter().cloned());
-    }
-    if write {
-        mem.extend(base.store_ports.iter().cloned());
-    }
+    let mem = base.accesses(memory_access(entry).unwrap_or((true, false)));
     Some(memory::fit(op, mem, entry.throughput))
 }
 
@@ -1000,6 +986,19 @@ fn replace_flow_line(top: &str, key: &str, fixed: &Value, old: &Value) -> Option
 }
 
 impl Base {
+    /// The base's default load where a form reads memory (`.0`) and its
+    /// default store where it writes it (`.1`).
+    fn accesses(&self, (read, write): (bool, bool)) -> Vec<Value> {
+        let mut mem = Vec::new();
+        if read {
+            mem.extend(self.load_ports.iter().cloned());
+        }
+        if write {
+            mem.extend(self.store_ports.iter().cloned());
+        }
+        mem
+    }
+
     fn load(path: &Path) -> Result<Base, Error> {
         Base::load_as(
             path,
