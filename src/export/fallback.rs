@@ -10,7 +10,7 @@
 //! winic's throughput with the form's own loads and stores
 //! ([`super::memory::fit`]).
 
-use super::{form_name, form_operands, operand_key, Candidate};
+use super::{form_operands, operand_key, Candidate};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
 
@@ -25,11 +25,12 @@ pub(super) enum Source {
     Kind,
 }
 
-/// The base's forms by lower-case name.
-pub(super) fn by_name(forms: &[Mapping]) -> HashMap<String, Vec<usize>> {
+/// The indices of `names` (the base's forms, the exported candidates) by
+/// lower-case name, in order.
+pub(super) fn by_name<'n>(names: impl Iterator<Item = &'n str>) -> HashMap<String, Vec<usize>> {
     let mut by: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, f) in forms.iter().enumerate() {
-        by.entry(form_name(f).to_lowercase()).or_default().push(i);
+    for (i, n) in names.enumerate() {
+        by.entry(n.to_lowercase()).or_default().push(i);
     }
     by
 }
@@ -101,10 +102,8 @@ pub(super) fn same_name<'b>(
 /// The register kind of an operand list: its first register's `name`
 /// (`gpr`, `xmm`, …) or `prefix` (AArch64's `x`, `v`, …).
 pub(super) fn kind(operands: &[Value]) -> Option<String> {
-    operands
-        .iter()
-        .filter(|o| o.get("class").and_then(Value::as_str) == Some("register"))
-        .find_map(|o| o.get("name").or(o.get("prefix")).and_then(Value::as_str))
+    super::memory::register_names(operands)
+        .next()
         .map(str::to_lowercase)
 }
 

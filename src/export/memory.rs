@@ -17,9 +17,28 @@ use crate::db::Database;
 use crate::isa::Arch;
 use serde_yaml::{Mapping, Value};
 
-/// The load forms whose throughput gives a register kind's loads per
-/// cycle, and the store forms for stores (the same forms as the load
-/// latencies, [`super::LOADS`]).
+/// OSACA's register kinds and the plain load of each (address -> result
+/// is the kind's load latency): x86's `gpr`, `mm`, `xmm`, `ymm`, `zmm`,
+/// AArch64's `w` … `z` (OSACA's `load_latency` keys).
+pub(super) const LOADS: [(Arch, &str, &str); 14] = [
+    (Arch::X86_64, "gpr", "MOV64rm"),
+    (Arch::X86_64, "mm", "MMX_MOVQ64rm"),
+    (Arch::X86_64, "xmm", "MOVAPSrm"),
+    (Arch::X86_64, "ymm", "VMOVAPSYrm"),
+    (Arch::X86_64, "zmm", "VMOVAPSZrm"),
+    (Arch::Aarch64, "w", "LDRWui"),
+    (Arch::Aarch64, "x", "LDRXui"),
+    (Arch::Aarch64, "b", "LDRBui"),
+    (Arch::Aarch64, "h", "LDRHui"),
+    (Arch::Aarch64, "s", "LDRSui"),
+    (Arch::Aarch64, "d", "LDRDui"),
+    (Arch::Aarch64, "q", "LDRQui"),
+    (Arch::Aarch64, "v", "LDRQui"),
+    (Arch::Aarch64, "z", "LDR_ZXI"),
+];
+
+/// The store of each register kind: its throughput gives the kind's
+/// stores per cycle, as [`LOADS`]' give its loads per cycle.
 const STORES: [(Arch, &str, &str); 12] = [
     (Arch::X86_64, "gpr", "MOV64mr"),
     (Arch::X86_64, "mm", "MMX_MOVQ64mr"),
@@ -136,7 +155,7 @@ impl MemoryPorts {
                 .map(|(_, k, f)| (*k, *f))
                 .collect()
         };
-        let load = Side::measured(db, &of(&super::LOADS), "L")?;
+        let load = Side::measured(db, &of(&LOADS), "L")?;
         let mut store = Side::measured(db, &of(&STORES), "S")?;
         // `winic ports` found the stores taking an address unit of the
         // loads: its inferred ports of the store name the load ports.
@@ -166,15 +185,20 @@ impl MemoryPorts {
     }
 }
 
-/// The register kind of a form's accesses: of its register operands
-/// (OSACA's `name` on x86, `prefix` on AArch64), the one whose access
-/// costs most on `side`; `None` without a register operand.
-pub(super) fn access_kind(operands: &[Value], side: &Side) -> Option<&'static str> {
-    let names: Vec<&str> = operands
+/// The names of the register operands of an OSACA operand list: OSACA's
+/// `name` on x86 (`gpr`, `xmm`, …), `prefix` on AArch64 (`x`, `v`, …).
+pub(super) fn register_names(operands: &[Value]) -> impl Iterator<Item = &str> {
+    operands
         .iter()
         .filter(|o| o.get("class").and_then(Value::as_str) == Some("register"))
         .filter_map(|o| o.get("name").or(o.get("prefix")).and_then(Value::as_str))
-        .collect();
+}
+
+/// The register kind of a form's accesses: of its register operands
+/// ([`register_names`]), the one whose access costs most on `side`;
+/// `None` without a register operand.
+pub(super) fn access_kind(operands: &[Value], side: &Side) -> Option<&'static str> {
+    let names: Vec<&str> = register_names(operands).collect();
     side.cycles
         .iter()
         .filter(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))

@@ -221,7 +221,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     }
                 }
             }
-            let base_names = fallback::by_name(&base.forms);
+            let names: Vec<String> = base.forms.iter().map(form_name).collect();
+            let base_names = fallback::by_name(names.iter().map(String::as_str));
             let kinds = fallback::kind_ports(&base.forms, &base.memory);
             let mut used = vec![false; base.forms.len()];
             for c in &keys {
@@ -250,30 +251,22 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         let borrowed = ports_of.get(entry.llvm_name.as_str()).copied();
                         let combined = borrowed
                             .is_none()
-                            .then(|| memory_variant_ports(base, c, entry))
+                            .then(|| memory_variant_ports(base, &base_names, c, entry))
                             .flatten();
                         counts.added_with_ports += borrowed.is_some() as usize;
                         counts.added_composed += combined.is_some() as usize;
-                        let nearest = match (borrowed, &combined) {
-                            (None, None) => base_fallback(base, &base_names, &kinds, c, entry),
-                            _ => None,
-                        };
-                        match &nearest {
-                            Some((source, _)) => counts.added_fallback[*source as usize] += 1,
-                            None if borrowed.is_none() && combined.is_none() => {
-                                counts.portless += 1
-                            }
-                            None => {}
+                        let nearest = (borrowed.is_none() && combined.is_none())
+                            .then(|| base_fallback(base, &base_names, &kinds, c, entry))
+                            .flatten();
+                        if let Some((source, _)) = &nearest {
+                            counts.added_fallback[*source as usize] += 1;
                         }
-                        new_form(
-                            c,
-                            entry,
-                            borrowed
-                                .map(|b| Ports::Borrowed(b, &base.memory))
-                                .or(combined.map(Ports::Fitted))
-                                .or(nearest.map(|(_, pp)| Ports::Fitted(pp))),
-                            None,
-                        )
+                        let ports = borrowed
+                            .map(|b| Ports::Borrowed(b, &base.memory))
+                            .or(combined.map(Ports::Fitted))
+                            .or(nearest.map(|(_, pp)| Ports::Fitted(pp)));
+                        counts.portless += ports.is_none() as usize;
+                        new_form(c, entry, ports, None)
                     }
                 };
                 comment_folded(&mut winic_forms, c);
@@ -292,7 +285,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
         None => {
             let ports = derived_ports(&keys);
             let memory = MemoryPorts::measured(&db, req.arch);
-            let by_name = names_index(&keys);
+            let by_name = fallback::by_name(keys.iter().map(|c| c.name.as_str()));
             for c in &keys {
                 counts.added += 1;
                 let entry = c.entries[0].0;
@@ -711,15 +704,6 @@ fn memory_access(entry: &Entry) -> Option<(bool, bool)> {
         .map(|m| (m.read, m.write))
 }
 
-/// The candidates by lower-case name.
-fn names_index(keys: &[Candidate]) -> HashMap<String, Vec<usize>> {
-    let mut by: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, c) in keys.iter().enumerate() {
-        by.entry(c.name.to_lowercase()).or_default().push(i);
-    }
-    by
-}
-
 /// The register form of memory form `c` among `keys`: the same name and
 /// operands with a register (no mask) where `c` has its memory operand.
 fn register_variant<'k, 'a>(
@@ -798,12 +782,18 @@ fn inferred_pressure(entry: &Entry) -> Option<Value> {
 /// in OSACA 0.7.1). Without it, an added `vaddsd xmm, xmm, [m]` had no
 /// ports, OSACA counted it as costing nothing, and the AVX2 sum loop was
 /// predicted at 0.20 cycles where its loads alone take 2.
-fn memory_variant_ports(base: &Base, c: &Candidate, entry: &Entry) -> Option<Value> {
+fn memory_variant_ports(
+    base: &Base,
+    names: &HashMap<String, Vec<usize>>,
+    c: &Candidate,
+    entry: &Entry,
+) -> Option<Value> {
     let at = memory_position(&c.operands)?;
-    let reg = base.forms.iter().find(|f| {
-        form_name(f).eq_ignore_ascii_case(&c.name)
-            && register_in_place(&form_operands(f), &c.operands, at)
-    })?;
+    let reg = names
+        .get(&c.name.to_lowercase())?
+        .iter()
+        .map(|&i| &base.forms[i])
+        .find(|f| register_in_place(&form_operands(f), &c.operands, at))?;
     let op = reg.get("port_pressure")?.as_sequence()?.clone();
     let mem = base.accesses(memory_access(entry).unwrap_or((true, false)));
     Some(memory::fit(op, mem, entry.throughput))
@@ -837,31 +827,24 @@ fn new_form(
         Some(Ports::Borrowed(b, _)) => Some(*b),
         _ => None,
     };
-    let mut fitted = false;
-    let mut memory: &[Value] = &[];
-    let given = match ports {
-        Some(Ports::Borrowed(b, mem)) => {
-            memory = mem;
-            b.get("port_pressure").cloned()
-        }
-        Some(Ports::Inferred(pp)) => Some(pp),
-        Some(Ports::Fitted(pp)) => {
-            fitted = true;
-            Some(pp)
-        }
-        None => None,
+    // Given ports are fitted to the throughput (a borrowed form's loads
+    // and stores kept); without them, the derived ports spread it.
+    let fit = |pp: Value, memory: &[Value]| match entry.throughput {
+        Some(tp) => fitted_ports(&pp, memory, tp).unwrap_or(pp),
+        None => pp,
     };
-    let pp = match (given, derived, entry.throughput) {
-        (Some(pp), _, _) if fitted => pp,
-        (Some(pp), _, tp) => match tp {
-            Some(tp) => fitted_ports(&pp, memory, tp).unwrap_or(pp),
-            None => pp,
-        },
+    let pp = match (ports, derived, entry.throughput) {
+        (Some(Ports::Borrowed(b, memory)), _, _) => b
+            .get("port_pressure")
+            .cloned()
+            .map_or(Value::Sequence(vec![]), |pp| fit(pp, memory)),
+        (Some(Ports::Inferred(pp)), _, _) => fit(pp, &[]),
+        (Some(Ports::Fitted(pp)), _, _) => pp,
         (None, Some(p), Some(tp)) => p.pressure(tp),
         // Measured for its latency only: a cycle on the first port, so
         // that OSACA does not count it as free.
         (None, Some(p), None) => p.pressure(1.0),
-        _ => Value::Sequence(vec![]),
+        (None, None, _) => Value::Sequence(vec![]),
     };
     m.insert(Value::from("port_pressure"), pp);
     if let Some(uops) = borrowed.and_then(|b| b.get("uops")) {
@@ -1269,30 +1252,6 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
     }
 }
 
-/// OSACA's register kinds and the plain load of each (address -> result
-/// is the kind's load latency): x86's `gpr`, `mm`, `xmm`, `ymm`, `zmm`,
-/// AArch64's `w` … `z` (OSACA's `load_latency` keys).
-const LOADS: [(Arch, &str, &str); 14] = [
-    (Arch::X86_64, "gpr", "MOV64rm"),
-    (Arch::X86_64, "mm", "MMX_MOVQ64rm"),
-    (Arch::X86_64, "xmm", "MOVAPSrm"),
-    (Arch::X86_64, "ymm", "VMOVAPSYrm"),
-    (Arch::X86_64, "zmm", "VMOVAPSZrm"),
-    (Arch::Aarch64, "w", "LDRWui"),
-    (Arch::Aarch64, "x", "LDRXui"),
-    (Arch::Aarch64, "b", "LDRBui"),
-    (Arch::Aarch64, "h", "LDRHui"),
-    (Arch::Aarch64, "s", "LDRSui"),
-    (Arch::Aarch64, "d", "LDRDui"),
-    (Arch::Aarch64, "q", "LDRQui"),
-    (Arch::Aarch64, "v", "LDRQui"),
-    (Arch::Aarch64, "z", "LDR_ZXI"),
-];
-
-/// The stores whose round trip with the general-purpose load gives the
-/// store-to-load forwarding latency.
-const GPR_STORE: [(Arch, &str); 2] = [(Arch::X86_64, "MOV64mr"), (Arch::Aarch64, "STRXui")];
-
 /// What the database says of loads and stores, in OSACA's terms.
 #[derive(Debug, PartialEq)]
 struct MemoryLatencies {
@@ -1305,7 +1264,7 @@ struct MemoryLatencies {
     forward: Option<f64>,
 }
 
-/// The load latencies and the forwarding latency of `db` ([`LOADS`]).
+/// The load latencies and the forwarding latency of `db` ([`memory::LOADS`]).
 fn memory_latencies(db: &Database, arch: Arch) -> MemoryLatencies {
     // A sub-latency from the memory operand: the round trip of a store
     // (data -> memory, up to the reload), the address of a load.
@@ -1321,16 +1280,16 @@ fn memory_latencies(db: &Database, arch: Arch) -> MemoryLatencies {
             .collect();
         crate::db::form_latency(&pairs)
     };
-    let load: Vec<(&'static str, Option<f64>)> = LOADS
+    let load: Vec<(&'static str, Option<f64>)> = memory::LOADS
         .iter()
         .filter(|(a, _, _)| *a == arch)
         .map(|(_, kind, form)| (*kind, from_memory(form, false)))
         .collect();
     let gpr_load = load.first().and_then(|(_, l)| *l);
-    let forward = GPR_STORE
-        .iter()
-        .find(|(a, _)| *a == arch)
-        .and_then(|(_, store)| from_memory(store, true))
+    // The general-purpose store, whose round trip with that load gives
+    // the store-to-load forwarding latency.
+    let (_, store) = memory::general_load_and_store(arch);
+    let forward = from_memory(store, true)
         .zip(gpr_load)
         .map(|(round_trip, load)| (round_trip - load).max(0.0));
     MemoryLatencies { load, forward }
