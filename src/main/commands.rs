@@ -311,7 +311,7 @@ fn run_ports(req: &PortsRequest, out: &mut impl Write) -> Result<(), Error> {
     let label = format!("ports {}", req.arch);
     let text =
         winic::mode::ports::session::run(req, &mut |done, total| bar(&label, done, total, ""))?;
-    write!(out, "{text}").map_err(|e| Error::Io("writing to standard output".into(), e))
+    write!(out, "{text}").map_err(io)
 }
 
 /// Runs `req`; its summary goes to `out`, where its files are to
@@ -321,8 +321,7 @@ fn run_request(req: &Request, out: &mut impl Write) -> Result<(), Error> {
     let done = winic::mode::run(req, &mut |label, done, total, name| {
         bar(label, done, total, name)
     })?;
-    write!(out, "{}", done.summary)
-        .map_err(|e| Error::Io("writing to standard output".into(), e))?;
+    write!(out, "{}", done.summary).map_err(io)?;
     for n in &done.notes {
         eprintln!("{n}");
     }

@@ -38,7 +38,8 @@ impl Units {
     pub fn shared(&self) -> Option<usize> {
         let (l, s) = self.ports;
         let apart = (l as f64 * self.load.1).max(s as f64 * self.store.1);
-        let shared = (l + s) as f64 / l as f64 * (l as f64 * self.load.1);
+        // Every access in one load's slot: l of them a cycle.
+        let shared = (l + s) as f64 * self.load.1;
         (self.together > apart * 1.1 && (self.together - shared).abs() < shared * 0.1).then_some(l)
     }
 
