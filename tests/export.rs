@@ -484,10 +484,11 @@ fn osacas_lcd_of_a_reduction_is_winics_measured_latency() {
         .output()
         .unwrap();
     if !o.status.success() {
-        common::skip(format!(
+        let why = format!(
             "no OSACA model for this core: {}",
             String::from_utf8_lossy(&o.stderr).trim()
-        ));
+        );
+        common::skip(why);
         return;
     }
     let which = String::from_utf8_lossy(&o.stdout);
@@ -809,10 +810,11 @@ fn llvm_ports_writes_llvms_model_as_a_machine_file() {
         .output()
         .is_err()
     {
-        common::skip(format!(
+        let why = format!(
             "no {mca}: install Debian's llvm-19 (`apt-get install llvm-19`; .ci/run does) \
              or set WINIC_LLVM_MCA to an llvm-mca"
-        ));
+        );
+        common::skip(why);
         return;
     }
     let dir = fixture("llvm");

@@ -416,10 +416,11 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
         Err(why) => return skip(why),
     };
     if core != "golden_cove" {
-        skip(format!(
+        let why = format!(
             "the {} required rows (512-bit FMA and multiply, 4 cycles) are Golden Cove's; this host is {core}",
             required.len()
-        ));
+        );
+        skip(why);
         return;
     }
     let got = measure("LAT", required.iter().map(|r| r.llvm_name.clone()));
