@@ -125,7 +125,8 @@ pub(crate) fn assert_runs_or_is_skipped(t: &dyn Target, form: Instr) {
 
 /// Checks one form.
 pub fn check(t: &dyn Target, form: Instr, cpu: Option<usize>, deadline: Duration) -> Outcome {
-    if let Some(reason) = crate::probe::host_lacks(t, form).or_else(|| shape::skip_reason(t, form))
+    if let Some(reason) = crate::probe::host_lacks(t, form)
+        .or_else(|| shape::skip_reason(t, form).map(|u| u.to_string()))
     {
         return Outcome::Skipped { reason };
     }

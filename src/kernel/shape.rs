@@ -13,28 +13,91 @@ use crate::isa::{Flag, Instr, McOperand, Reg};
 /// choice: enough independent work to fill every port of current cores).
 pub const COPIES: usize = 12;
 
+/// Why a form must not run in a kernel, as data: the summaries count
+/// the variant, and the text is rendered only at the edge (the same text
+/// winic has always written, so reports and databases do not change).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unrunnable {
+    /// LLVM `isPseudo`.
+    Pseudo,
+    /// LLVM `isCodeGenOnly`.
+    CodeGenOnly,
+    /// A PC-relative operand.
+    PcRelative,
+    /// A memory operand that is no plain `[base + scale*index + disp]`
+    /// (what it is instead).
+    Memory(&'static str),
+    /// An operand that is no register, immediate or memory reference.
+    OddOperand,
+    /// The target's own rule ([`crate::arch::KernelFrame::cannot_run`]).
+    Target(String),
+    /// Changes control flow (the LLVM flag that says so).
+    ControlFlow(&'static str),
+    /// Accesses memory through operands winic does not point at its data
+    /// area.
+    MemoryOutOfReach,
+    /// Addresses memory through a register winic keeps for itself.
+    ReservedBase {
+        /// The register, as assembly spells it.
+        reg: String,
+        /// What winic keeps it for.
+        why: &'static str,
+    },
+    /// Writes a register winic keeps for itself.
+    WritesReserved {
+        /// The register, as assembly spells it.
+        reg: String,
+        /// What winic keeps it for.
+        why: &'static str,
+    },
+}
+
+impl std::fmt::Display for Unrunnable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unrunnable::Pseudo => f.write_str("pseudo instruction (LLVM isPseudo)"),
+            Unrunnable::CodeGenOnly => f.write_str("code-generation only (LLVM isCodeGenOnly)"),
+            Unrunnable::PcRelative => f.write_str("PC-relative operand"),
+            Unrunnable::Memory(what) => f.write_str(what),
+            Unrunnable::OddOperand => {
+                f.write_str("operand that is no register, immediate or memory reference")
+            }
+            Unrunnable::Target(why) => f.write_str(why),
+            Unrunnable::ControlFlow(flag) => write!(f, "changes control flow (LLVM {flag})"),
+            Unrunnable::MemoryOutOfReach => f.write_str(
+                "accesses memory through operands winic does not point at its data area \
+                 (LLVM mayLoad/mayStore)",
+            ),
+            Unrunnable::ReservedBase { reg, why } => {
+                write!(f, "addresses memory through {reg} ({why})")
+            }
+            Unrunnable::WritesReserved { reg, why } => write!(f, "writes {reg} ({why})"),
+        }
+    }
+}
+
 /// Why `form` must not run in a kernel, or `None`: LLVM's flags first,
 /// then the target's own rules ([`crate::arch::KernelFrame::cannot_run`]).
-pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
+pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
     if form.has(Flag::IsPseudo) {
-        return Some("pseudo instruction (LLVM isPseudo)".into());
+        return Some(Unrunnable::Pseudo);
     }
     // Condition forms and branches to the next instruction the target
     // runs although LLVM's flags say otherwise.
     let anyway = t.runs_anyway(form);
     if form.has(Flag::IsCodeGenOnly) && !anyway {
-        return Some("code-generation only (LLVM isCodeGenOnly)".into());
+        return Some(Unrunnable::CodeGenOnly);
     }
     let mc = form.mc_operands();
     if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) && !anyway {
-        return Some("PC-relative operand".into());
+        return Some(Unrunnable::PcRelative);
     }
     if let Some(why) = mc.iter().find_map(|m| m.ty.unplain_memory()) {
-        return Some(why.into());
+        return Some(Unrunnable::Memory(why));
     }
     let memory = mc.iter().any(|m| m.ty.kind() == OperandKind::Mem);
     if !memory && !reg_imm_only(&form) && !anyway {
-        return Some("operand that is no register, immediate or memory reference".into());
+        return Some(Unrunnable::OddOperand);
     }
     let control = [
         (Flag::IsBranch, "isBranch"),
@@ -46,14 +109,14 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
         (Flag::IsTrap, "isTrap"),
     ];
     if let Some(why) = t.cannot_run(form) {
-        return Some(why);
+        return Some(Unrunnable::Target(why));
     }
     if let Some((_, name)) = control
         .iter()
         .find(|(f, _)| form.has(*f))
         .filter(|_| !anyway)
     {
-        return Some(format!("changes control flow (LLVM {name})"));
+        return Some(Unrunnable::ControlFlow(name));
     }
     let inst = t.example(form).ok();
     // Memory reached through register operands (AArch64, RISC-V): the
@@ -63,22 +126,22 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<String> {
         .map(|i| t.address_bases(i))
         .unwrap_or_default();
     if !memory && (form.has(Flag::MayLoad) || form.has(Flag::MayStore)) && bases.is_empty() {
-        return Some(
-            "accesses memory through operands winic does not point at its data area \
-             (LLVM mayLoad/mayStore)"
-                .into(),
-        );
+        return Some(Unrunnable::MemoryOutOfReach);
     }
     if let Some(why) = bases.iter().find_map(|r| {
-        t.reserved(*r)
-            .map(|why| format!("addresses memory through {} ({why})", r.asm_name()))
+        t.reserved(*r).map(|why| Unrunnable::ReservedBase {
+            reg: r.asm_name(),
+            why,
+        })
     }) {
         return Some(why);
     }
     let inst = inst?;
     written(&inst).into_iter().find_map(|r| {
-        t.reserved(r)
-            .map(|why| format!("writes {} ({why})", r.asm_name()))
+        t.reserved(r).map(|why| Unrunnable::WritesReserved {
+            reg: r.asm_name(),
+            why,
+        })
     })
 }
 
@@ -428,7 +491,7 @@ mod tests {
             (Arch::Riscv64, "VADD_VV", ""),
         ];
         for (arch, name, want) in cases {
-            let got = skip_reason(target(arch), form(arch, name));
+            let got = skip_reason(target(arch), form(arch, name)).map(|u| u.to_string());
             match (want, &got) {
                 ("", None) => {}
                 ("", Some(why)) => panic!("{name} is skipped: {why}"),

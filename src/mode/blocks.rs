@@ -229,11 +229,13 @@ mod tests {
             .unwrap();
         let row = Row {
             form,
-            outcome: Outcome::Skipped("changes control flow".into()),
+            outcome: Outcome::Skipped(crate::mode::reason::Skip::Unrunnable(
+                crate::kernel::shape::Unrunnable::ControlFlow("isCall"),
+            )),
         };
         assert_eq!(
             tp_block(crate::arch::target(row.form.isa().arch()), &row),
-            "-----SYSCALL-----\n\tSYSCALL [SKIPPED: changes control flow]\n\n"
+            "-----SYSCALL-----\n\tSYSCALL [SKIPPED: changes control flow (LLVM isCall)]\n\n"
         );
     }
 }

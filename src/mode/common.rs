@@ -6,6 +6,7 @@ use crate::arch::Target;
 use crate::exec::run::Cost;
 use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
+use crate::mode::reason::Skip;
 
 /// Instructions the shorter of the two kernels of a measurement has per
 /// loop iteration at least: the body is unrolled to reach it, so the
@@ -73,13 +74,15 @@ pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
 /// Why `form` is not measured at all (TP and LAT alike): an x87 form
 /// without `x87`, a form no kernel may run ([`shape::skip_reason`]), or
 /// one needing features the host lacks.
-pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<String> {
+pub fn early_skip(t: &dyn Target, form: Instr, x87: bool) -> Option<Skip> {
     if !x87 && is_x87(form) {
-        return Some("x87 form (give --x87FP to measure it)".into());
+        return Some(Skip::X87);
     }
     // Lacking features first: on a CPU without SVE or SME every such form
     // says so, whatever else keeps it from running.
-    crate::probe::host_lacks(t, form).or_else(|| shape::skip_reason(t, form))
+    crate::probe::host_lacks(t, form)
+        .map(Skip::HostLacks)
+        .or_else(|| shape::skip_reason(t, form).map(Skip::Unrunnable))
 }
 
 /// Forms of `t`'s arch that can serve as helpers for `reg`: they run,
@@ -210,10 +213,15 @@ pub(crate) fn sigill_net(forms: &[Instr]) -> String {
 
 /// The `skipped:` lines of a summary (TP's and LAT's): the total, then
 /// each reason with its count, most frequent first.
-pub(crate) fn skipped_lines(skipped: &std::collections::BTreeMap<&str, usize>) -> String {
+pub(crate) fn skipped_lines<K: std::fmt::Display>(
+    skipped: &std::collections::BTreeMap<K, usize>,
+) -> String {
     let mut s = format!("  skipped:    {}\n", skipped.values().sum::<usize>());
-    let mut by_count: Vec<(&&str, &usize)> = skipped.iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut by_count: Vec<(String, usize)> = skipped
+        .iter()
+        .map(|(why, n)| (why.to_string(), *n))
+        .collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (why, n) in by_count {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }

@@ -5,8 +5,164 @@
 
 use crate::exec::run::{Cost, RunError};
 use crate::exec::ChildError;
+use crate::kernel::shape::Unrunnable;
 use nix::sys::signal::Signal;
 use std::fmt;
+
+/// Why a form is not measured at all, on purpose (TP's and LAT's
+/// `Skipped`): the summaries count the variant, the report renders it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Skip {
+    /// An x87 form, and the run was not given `--x87FP`.
+    X87,
+    /// The host lacks features it needs (what [`crate::probe::host_lacks`]
+    /// says: the features, named).
+    HostLacks(String),
+    /// No kernel may run it.
+    Unrunnable(Unrunnable),
+    /// LAT: a branch writes no register a chain could follow.
+    Branch,
+    /// LAT: it reads or writes no register a chain can run through.
+    NoSubLatency,
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::X87 => f.write_str("x87 form (give --x87FP to measure it)"),
+            Skip::HostLacks(why) => f.write_str(why),
+            Skip::Unrunnable(u) => write!(f, "{u}"),
+            Skip::Branch => f.write_str(
+                "a branch: latency is not meaningful (it writes no register; TP measures its \
+                 throughput, taken and not taken)",
+            ),
+            Skip::NoSubLatency => {
+                f.write_str("no sub-latency: reads or writes no register a chain can run through")
+            }
+        }
+    }
+}
+
+/// Why TP writes only the upper end of a form's range (the form reads
+/// and writes a register implicitly, and the helper that breaks that
+/// dependency leaves no trustworthy lower end).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HoldBack {
+    /// The fastest helper costs more than the form: subtracting it would
+    /// leave noise (`rdtsc` at 29 cycles to break `and al, 2`).
+    HelperDearer {
+        /// The helper's name.
+        helper: &'static str,
+        /// The helper's cycles.
+        helper_cycles: f64,
+        /// The form's cycles without a helper.
+        form_cycles: f64,
+    },
+    /// The lower end, combined − helper, is below the fastest rate the
+    /// core sustains.
+    BelowFloor {
+        /// The combined cycles of a form and a helper.
+        combined: f64,
+        /// The helper's cycles.
+        helper_cycles: f64,
+        /// The floor.
+        floor: f64,
+        /// The block that set it.
+        probe: &'static str,
+    },
+    /// A memory form may wait on a load or store port the helper does not
+    /// use: combined − helper is no lower bound.
+    SharesMemoryPort {
+        /// The combined cycles of a form and a helper.
+        combined: f64,
+        /// The helper's cycles.
+        helper_cycles: f64,
+    },
+}
+
+impl fmt::Display for HoldBack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            HoldBack::HelperDearer {
+                helper,
+                helper_cycles: v,
+                form_cycles,
+            } => write!(
+                f,
+                "no helper is cheaper than the form: the fastest, {helper} at {v:.3} cycles, \
+                 costs more than its {form_cycles:.3}, and subtracting it would leave noise"
+            ),
+            HoldBack::BelowFloor {
+                combined,
+                helper_cycles,
+                floor,
+                probe,
+            } => write!(
+                f,
+                "the lower end, {combined:.3} − {helper_cycles:.3} = {:.3} cycles, is below the \
+                 fastest rate this core sustains ({floor:.3}, a block of {probe}): the helper's \
+                 cost dwarfs the form's",
+                combined - helper_cycles
+            ),
+            HoldBack::SharesMemoryPort {
+                combined,
+                helper_cycles,
+            } => write!(
+                f,
+                "the lower end, {combined:.3} − {helper_cycles:.3} = {:.3} cycles, assumes the \
+                 form and the helper share nothing, which a memory access (its load or store \
+                 port) need not",
+                combined - helper_cycles
+            ),
+        }
+    }
+}
+
+/// Which step of planning a LAT chain failed: what the summaries count.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChainGap {
+    /// The chain's body could not be built from its steps.
+    Unbuildable,
+    /// An address comes from another register file, and no form copying
+    /// bits leads back from that file (named).
+    NoBitCopy {
+        /// The file the chain would have to leave.
+        from: &'static str,
+    },
+    /// No helper (or pair of helpers) leads back from one register file to
+    /// another.
+    NoHelperPath {
+        /// The file the edge ends in.
+        from: &'static str,
+        /// The file it starts from.
+        to: &'static str,
+    },
+    /// A store edge whose source is no stored register.
+    NoStoredRegister,
+    /// No load reads the stored bytes back into a register of their class.
+    NoReload,
+}
+
+impl fmt::Display for ChainGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChainGap::Unbuildable => f.write_str("the chain cannot be built"),
+            ChainGap::NoBitCopy { from } => {
+                write!(
+                    f,
+                    "no form copying bits leads back from {from} to the address"
+                )
+            }
+            ChainGap::NoHelperPath { from, to } => {
+                write!(f, "no helper chain leads back from {from} to {to}")
+            }
+            ChainGap::NoStoredRegister => f.write_str("no register is stored"),
+            ChainGap::NoReload => {
+                f.write_str("no load reads the stored bytes back into a register of their class")
+            }
+        }
+    }
+}
 
 /// Why a kernel (TP's body, LAT's chain) gave no value.
 #[derive(Clone, Debug)]
@@ -45,12 +201,12 @@ pub enum Failure {
     },
     /// No kernel could be built or mapped for it.
     NoKernel(String),
-    /// LAT: no chain through it could be planned or built; `kind` says
-    /// which step failed (without figures, for counting), `detail` the
-    /// rest.
+    /// LAT: no chain through it could be planned or built; `gap` says
+    /// which step failed (counted by it), `detail` the registers, forms
+    /// and figures.
     NoChain {
-        /// The kind, e.g. "no helper chain leads back from RAX to ZMM0".
-        kind: String,
+        /// The step that failed.
+        gap: ChainGap,
         /// Registers, forms and figures.
         detail: Option<String>,
     },
@@ -94,7 +250,7 @@ impl Failure {
                     .into()
             }
             Failure::NoKernel(_) => "no kernel".into(),
-            Failure::NoChain { kind, .. } => kind.clone(),
+            Failure::NoChain { gap, .. } => gap.to_string(),
             Failure::Unbounded => "no chain bounds it".into(),
             Failure::NotRecorded => {
                 "not in the raw file (the recorded run did not measure it)".into()
@@ -149,9 +305,9 @@ impl fmt::Display for Failure {
                  instruction, floor {floor:.3} from a block of {probe}): a wrong clock or noise"
             ),
             Failure::NoKernel(why) => write!(f, "no kernel: {why}"),
-            Failure::NoChain { kind, detail } => match detail {
-                Some(d) => write!(f, "{kind}: {d}"),
-                None => f.write_str(kind),
+            Failure::NoChain { gap, detail } => match detail {
+                Some(d) => write!(f, "{gap}: {d}"),
+                None => write!(f, "{gap}"),
             },
             Failure::Unbounded => f.write_str("no chain bounds it"),
             Failure::NotRecorded => f.write_str(&self.kind()),
@@ -196,10 +352,56 @@ mod tests {
         assert_eq!(ill.kind(), "killed by SIGILL");
         assert!(!Failure::Child(ChildError::Signal(Signal::SIGSEGV)).is_sigill());
         let chain = Failure::NoChain {
-            kind: "no helper chain leads back from RAX to ZMM0".into(),
+            gap: ChainGap::NoHelperPath {
+                from: "RAX",
+                to: "ZMM0",
+            },
             detail: Some("RAX is overwritten".into()),
         };
         assert_eq!(chain.kind(), "no helper chain leads back from RAX to ZMM0");
         assert!(chain.to_string().ends_with("RAX is overwritten"));
+    }
+
+    #[test]
+    fn skips_and_chain_gaps_render_the_texts_reports_have_always_had() {
+        let reserved = Skip::Unrunnable(Unrunnable::WritesReserved {
+            reg: "rsp".into(),
+            why: "stack pointer",
+        });
+        assert_eq!(reserved.to_string(), "writes rsp (stack pointer)");
+        assert_eq!(
+            Skip::X87.to_string(),
+            "x87 form (give --x87FP to measure it)"
+        );
+        assert!(Skip::Branch
+            .to_string()
+            .starts_with("a branch: latency is not meaningful"));
+        // Counted by variant: two forms lacking the same feature are one
+        // line, another feature another.
+        let lacks = |f: &str| Skip::HostLacks(format!("needs {f} (this host lacks it)"));
+        let mut count = std::collections::BTreeMap::new();
+        for s in [
+            lacks("AMX-TILE"),
+            lacks("AMX-TILE"),
+            lacks("AVX512FP16"),
+            Skip::X87,
+        ] {
+            *count.entry(s).or_insert(0) += 1;
+        }
+        assert_eq!(count.len(), 3);
+        assert_eq!(count[&lacks("AMX-TILE")], 2);
+        let gap = ChainGap::NoBitCopy { from: "K0" };
+        assert_eq!(
+            gap.to_string(),
+            "no form copying bits leads back from K0 to the address"
+        );
+        let f = Failure::NoChain {
+            gap,
+            detail: Some("from K0:64 to GR64".into()),
+        };
+        assert_eq!(
+            f.kind(),
+            "no form copying bits leads back from K0 to the address"
+        );
     }
 }

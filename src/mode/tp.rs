@@ -12,7 +12,7 @@ use super::common::{
     clock_line, helper_candidates, immediate_writers, implicit_dependency, pair_of_kernels,
     per_copy, sigill_net, skipped_lines,
 };
-use super::reason::Failure;
+use super::reason::{Failure, HoldBack, Skip};
 use std::collections::HashMap;
 
 pub use super::common::early_skip;
@@ -80,7 +80,7 @@ pub enum Outcome {
     /// Measured.
     Measured(Measured),
     /// Not measured, on purpose, with the reason.
-    Skipped(String),
+    Skipped(Skip),
     /// No kernel could be built (encoder or decode check), with the reason.
     BuildError(String),
     /// The kernel faulted, hung or the child failed, with the reason.
@@ -129,7 +129,7 @@ pub struct Measured {
     /// Why the lower end of the range is not written (a helper dearer
     /// than the form, or a difference below the core's [`Floor`]): the
     /// value is an upper bound only.
-    pub held_back: Option<String>,
+    pub held_back: Option<HoldBack>,
     /// The outcomes measured apart ([`crate::arch::Operands::outcomes`]:
     /// a conditional branch taken and not taken), each with its label and
     /// cycles, the default (`cycles`) first; empty for other forms. Then
@@ -489,26 +489,23 @@ fn with_helpers(
         // The range's lower end, combined − helper, faster than the core
         // can be: the helper's cost dwarfed the form's.
         let low = cycles - helper.cycles;
-        let held_back = floor.filter(|f| f.undercut_by(low)).map(|f| {
-            format!(
-                "the lower end, {cycles:.3} − {:.3} = {low:.3} cycles, is below the fastest rate this \
-                 core sustains ({:.3}, a block of {}): the helper's cost dwarfs the form's",
-                helper.cycles, f.cycles, f.probe
-            )
-        });
+        let held_back = floor
+            .filter(|f| f.undercut_by(low))
+            .map(|f| HoldBack::BelowFloor {
+                combined: cycles,
+                helper_cycles: helper.cycles,
+                floor: f.cycles,
+                probe: f.probe,
+            });
         // A form that accesses memory may wait on its load or store port,
         // which the helper does not use: the combined time minus the
         // helper's is then no lower bound (adc [m], r came out 0.25, under
         // Zen 4's 2 stores a cycle).
         let memory = crate::mode::common::accesses_memory(t, rows[*k].form);
         let held_back = held_back.or_else(|| {
-            memory.then(|| {
-                format!(
-                    "the lower end, {cycles:.3} − {:.3} = {low:.3} cycles, assumes the form and \
-                     the helper share nothing, which a memory access (its load or store port) \
-                     need not",
-                    helper.cycles
-                )
+            memory.then_some(HoldBack::SharesMemoryPort {
+                combined: cycles,
+                helper_cycles: helper.cycles,
             })
         });
         // A second, better measurement replaces the first.
@@ -547,7 +544,7 @@ fn choose_helper(
     pool: &mut Vec<(Instr, f64)>,
     known: &dyn Fn(&str) -> Option<f64>,
     opts: &Options,
-) -> Result<Option<(Helper, Vec<crate::arch::Inst>)>, String> {
+) -> Result<Option<(Helper, Vec<crate::arch::Inst>)>, HoldBack> {
     let reg = m.implicit_dependency[0];
     // Implicit writers, and moves of an immediate put on the register
     // (`mov rax, imm32` for `add al, imm8`, whose other candidates are
@@ -612,12 +609,11 @@ fn choose_helper(
     if v > m.cycles * 1.05 {
         // `rdtsc` (29 cycles) to break `and al, 2` (1 cycle): the
         // difference of two 30-cycle timings is noise, not the form.
-        return Err(format!(
-            "no helper is cheaper than the form: the fastest, {} at {v:.3} cycles, costs more \
-             than its {:.3}, and subtracting it would leave noise",
-            h.name(),
-            m.cycles
-        ));
+        return Err(HoldBack::HelperDearer {
+            helper: h.name(),
+            helper_cycles: v,
+            form_cycles: m.cycles,
+        });
     }
     Ok(
         interleaved(t, form, h, onto.get(&h.opcode()).copied()).map(|body| {
@@ -711,7 +707,7 @@ impl Entries {
 pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     use std::collections::BTreeMap;
     let (mut measured, mut bounded, mut noisy, mut held) = (0, 0, 0, 0);
-    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut skipped: BTreeMap<&Skip, usize> = BTreeMap::new();
     let mut failed: BTreeMap<String, usize> = BTreeMap::new();
     let mut no_kernel = 0;
     for r in rows {
@@ -854,7 +850,12 @@ mod tests {
         });
         assert_eq!(m.range().1, 1.0);
         assert!(m.range().0.is_some());
-        m.held_back = Some("the helper dwarfs the form".into());
+        m.held_back = Some(HoldBack::BelowFloor {
+            combined: 1.0,
+            helper_cycles: 0.9,
+            floor: 0.25,
+            probe: "no-ops",
+        });
         assert_eq!(m.range(), (None, 1.0));
         let e = entry(&Row {
             form: adc,

@@ -25,7 +25,7 @@ pub mod chain;
 pub mod solve;
 
 use super::common as tp;
-use super::reason::Failure;
+use super::reason::{ChainGap, Failure, Skip};
 use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options};
 use crate::isa::{Instr, Reg};
@@ -87,7 +87,7 @@ pub enum Outcome {
     /// implicit registers left out (control and status registers).
     Measured(Vec<SubLatency>, Vec<Reg>),
     /// Not measured, on purpose, with the reason.
-    Skipped(String),
+    Skipped(Skip),
     /// No instruction of the form could be encoded or decode-checked,
     /// with the reason.
     NoKernel(String),
@@ -360,7 +360,7 @@ fn measure(
 /// The job measuring `steps` (with `breaker`), or why there is none.
 fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Breaker>) -> Result<Job, Failure> {
     let chain = chain::chain(t, &steps, breaker).map_err(|why| Failure::NoChain {
-        kind: "the chain cannot be built".into(),
+        gap: ChainGap::Unbuildable,
         detail: Some(why),
     })?;
     kernel::build(t, &chain.body, 1).map_err(|e| Failure::NoKernel(e.to_string()))?;
@@ -895,10 +895,7 @@ impl<'a> Lat<'a> {
                 t.copies_bits(all[c].1.form) && a.file() == key.1.file() && *b == key.0
             });
             return copy.map(|c| vec![c]).ok_or_else(|| Failure::NoChain {
-                kind: format!(
-                    "no form copying bits leads back from {} to the address",
-                    key.1.file()
-                ),
+                gap: ChainGap::NoBitCopy { from: key.1.file() },
                 detail: Some(format!("from {} to {}", key.1, key.0)),
             });
         }
@@ -924,11 +921,10 @@ impl<'a> Lat<'a> {
             })
         });
         path.ok_or_else(|| Failure::NoChain {
-            kind: format!(
-                "no helper chain leads back from {} to {}",
-                key.1.file(),
-                key.0.file()
-            ),
+            gap: ChainGap::NoHelperPath {
+                from: key.1.file(),
+                to: key.0.file(),
+            },
             detail: Some(format!("from {} to {}", key.1, key.0)),
         })
     }
@@ -1062,13 +1058,10 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         // A branch to the next instruction writes nothing a chain
         // could follow: its cost is TP's (taken and not taken).
         let branch = form.has(crate::isa::Flag::IsBranch);
-        edgeless.then(|| {
-            if branch {
-                return "a branch: latency is not meaningful (it writes no register; TP measures \
-                        its throughput, taken and not taken)"
-                    .to_string();
-            }
-            "no sub-latency: reads or writes no register a chain can run through".to_string()
+        edgeless.then_some(if branch {
+            Skip::Branch
+        } else {
+            Skip::NoSubLatency
         })
     });
     if let Some(why) = skip {
@@ -1089,12 +1082,12 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
 fn reload_step(t: &dyn Target, e: &Edge) -> Result<Edge, Failure> {
     let End::Op(k) = e.source else {
         return Err(Failure::NoChain {
-            kind: "no register is stored".into(),
+            gap: ChainGap::NoStoredRegister,
             detail: None,
         });
     };
     let (form, memory, result) = t.reload(e.form, k).ok_or_else(|| Failure::NoChain {
-        kind: "no load reads the stored bytes back into a register of their class".into(),
+        gap: ChainGap::NoReload,
         detail: Some(type_of(e.form, e.source).to_string()),
     })?;
     Ok(Edge {
@@ -1215,7 +1208,7 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
 /// sub-latencies exact, ranges and failed per reason; wall time.
 pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let (mut measured, mut exact, mut ranges, mut failed, mut no_kernel) = (0, 0, 0, 0, 0);
-    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut skipped: BTreeMap<&Skip, usize> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut cross = 0;
     let mut cross_files: BTreeMap<Files, usize> = BTreeMap::new();

@@ -1,7 +1,7 @@
 use super::*;
 use crate::arch::target;
 use crate::isa::{Arch, Isa};
-use crate::mode::reason::Failure;
+use crate::mode::reason::{ChainGap, Failure};
 
 fn quick() -> Options {
     let mut opts = Options::default();
@@ -175,7 +175,10 @@ fn summary_groups_reasons_by_kind_and_report_shows_failed_chains() {
             cost: Box::default(),
         }),
         Err(Failure::NoChain {
-            kind: "no helper chain leads back from EFLAGS to RAX".into(),
+            gap: ChainGap::NoHelperPath {
+                from: "EFLAGS",
+                to: "RAX",
+            },
             detail: None,
         }),
         Ok((1.0, 3.0)),
@@ -329,7 +332,10 @@ fn a_fraction_reaches_the_database_and_the_report() {
                 Ok((0.19, 0.19))
             } else {
                 Err(Failure::NoChain {
-                    kind: "no helper chain leads back from EFLAGS".into(),
+                    gap: ChainGap::NoHelperPath {
+                        from: "EFLAGS",
+                        to: "RAX",
+                    },
                     detail: None,
                 })
             },

@@ -344,13 +344,15 @@ pub(crate) fn measure_singles(
     let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
     let mut body_of: Vec<Option<usize>> = Vec::new();
     for &form in forms {
-        let why = early_skip(t, form, false).or_else(|| {
-            (!implicit_dependency(t, form).is_empty()).then(|| {
-                "reads and writes a register implicitly (EFLAGS of adc): its copies depend on \
+        let why = early_skip(t, form, false)
+            .map(|s| s.to_string())
+            .or_else(|| {
+                (!implicit_dependency(t, form).is_empty()).then(|| {
+                    "reads and writes a register implicitly (EFLAGS of adc): its copies depend on \
                  each other"
-                    .to_string()
-            })
-        });
+                        .to_string()
+                })
+            });
         let body = match why {
             Some(w) => Err(w),
             None => shape::throughput(t, form, shape::COPIES).map_err(|e| e.to_string()),
