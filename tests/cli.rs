@@ -275,7 +275,7 @@ fn selfcheck_meets_the_encoder_targets() {
 
 /// A file with a loop of 12 dependent adds for the host arch, in the
 /// syntax winic prints, and its function name.
-fn add_loop_file() -> (std::path::PathBuf, &'static str) {
+fn add_loop_file() -> (common::Scratch, std::path::PathBuf, &'static str) {
     let text = if cfg!(target_arch = "x86_64") {
         ".intel_syntax noprefix\n.text\n.globl tp\ntp:\nloop:\n.rept 12\n  add rax, rbx\n.endr\n  dec rdi\n  jne loop\n  ret\n"
     } else if cfg!(target_arch = "aarch64") {
@@ -283,16 +283,15 @@ fn add_loop_file() -> (std::path::PathBuf, &'static str) {
     } else {
         ".text\n.globl tp\ntp:\nloop:\n.rept 12\n  add t0, t0, t1\n.endr\n  addi a0, a0, -1\n  bnez a0, loop\n  ret\n"
     };
-    let dir = std::env::temp_dir().join(format!("winic-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("cli");
     let path = dir.join("adds.s");
     std::fs::write(&path, text).unwrap();
-    (path, "tp")
+    (dir, path, "tp")
 }
 
 #[test]
 fn man_times_a_function_of_an_assembly_file() {
-    let (path, func) = add_loop_file();
+    let (_dir, path, func) = add_loop_file();
     let p = path.to_str().unwrap();
     let o = winic(&["MAN", "--path", p, "--funcName", func, "--nInst", "12"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -353,7 +352,7 @@ fn man_refuses_a_function_that_does_not_loop() {
 
 #[test]
 fn man_reports_bad_input_with_its_place() {
-    let (path, func) = add_loop_file();
+    let (_dir, path, func) = add_loop_file();
     let p = path.to_str().unwrap();
     let o = winic(&["MAN", "-p", p, "--funcName", "nope", "-n", "12"]);
     assert_eq!(o.status.code(), Some(2));
@@ -546,7 +545,8 @@ fn dumped_kernels_run_in_man_mode() {
         "aarch64" => "MADDXrrr",
         _ => "MUL",
     };
-    let dir = std::env::temp_dir().join(format!("winic-dump-{}", std::process::id()));
+    let scratch = common::Scratch::new("dump");
+    let dir = scratch.path();
     let d = dir.to_str().unwrap();
     let o = winic(&["emit", "-i", form, "--unroll", "4", "--dump-asm", d]);
     assert!(o.status.success(), "{}", stderr(&o));

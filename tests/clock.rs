@@ -21,7 +21,8 @@ fn form() -> &'static str {
 
 #[test]
 fn a_run_names_its_floor_and_clock_or_says_the_clock_cannot_be_measured() {
-    let db = std::env::temp_dir().join(format!("winic-clock-{}.yaml", std::process::id()));
+    let dir = common::Scratch::new("clock");
+    let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     let o = winic(&["TP", "-i", form(), "-o", db_arg, "--noReport"]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -38,7 +39,6 @@ fn a_run_names_its_floor_and_clock_or_says_the_clock_cannot_be_measured() {
         }
         c => panic!("exit {c:?}\n{out}\n{err}"),
     }
-    let _ = std::fs::remove_file(&db);
 }
 
 #[test]
@@ -47,7 +47,8 @@ fn a_fixed_clock_far_from_the_real_one_is_flagged() {
         common::skip("under an emulator no clock is real");
         return;
     }
-    let db = std::env::temp_dir().join(format!("winic-clock-f-{}.yaml", std::process::id()));
+    let dir = common::Scratch::new("clock-f");
+    let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     // No core of these machines runs at 19 GHz.
     let o = winic(&["-f", "19", "TP", "-i", form(), "-o", db_arg, "--noReport"]);
@@ -57,5 +58,4 @@ fn a_fixed_clock_far_from_the_real_one_is_flagged() {
         out.contains("1 kernels ran more than 5% off the clock used"),
         "{out}"
     );
-    let _ = std::fs::remove_file(&db);
 }

@@ -2,6 +2,8 @@
 //! hand-made TableGen dump: deterministic output and exact resolution of
 //! register-class set expressions, tuples, ties and predicates.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -34,16 +36,11 @@ fn compact(out: &Path) -> String {
     }
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("winic-compaction-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn compaction_is_deterministic_and_resolves_set_expressions() {
-    let first = compact(&temp("a.json"));
-    let second = compact(&temp("b.json"));
+    let dir = common::Scratch::new("compaction");
+    let first = compact(&dir.join("a.json"));
+    let second = compact(&dir.join("b.json"));
     assert_eq!(first, second, "two runs gave different bytes");
     let v: serde_json::Value = serde_json::from_str(&first).unwrap();
     let members = |c: &str| -> Vec<String> {
