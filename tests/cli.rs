@@ -313,6 +313,53 @@ fn man_times_a_function_of_an_assembly_file() {
     );
 }
 
+/// A function that overwrites the registers the calling convention says
+/// a callee keeps (x86 `rbx`, `rbp`, `r12`-`r15` and the direction flag;
+/// AArch64 `x19`-`x29`; RISC-V `s0`-`s11`) is timed like any other: winic
+/// saves and restores them around the call. Before, the child went on
+/// with the function's values in its own registers and hung until the
+/// deadline, or printed `inf` cycles.
+#[test]
+fn man_times_a_function_that_breaks_the_calling_convention() {
+    let (text, n) = if cfg!(target_arch = "x86_64") {
+        (
+            ".intel_syntax noprefix\ntp:\n  std\nloop:\n  mov rbx, rdi\n  mov rbp, rdi\n  mov r12, rdi\n  \
+             mov r13, rdi\n  mov r14, rdi\n  mov r15, rdi\n  dec rdi\n  jne loop\n  ret\n"
+                .to_string(),
+            "8",
+        )
+    } else if cfg!(target_arch = "aarch64") {
+        let movs: String = (19..=29).map(|r| format!("  mov x{r}, x0\n")).collect();
+        (
+            format!("tp:\nloop:\n{movs}  subs x0, x0, #1\n  b.ne loop\n  ret\n"),
+            "13",
+        )
+    } else {
+        let movs: String = (0..=11).map(|r| format!("  mv s{r}, a0\n")).collect();
+        (
+            format!("tp:\nloop:\n{movs}  addi a0, a0, -1\n  bnez a0, loop\n  ret\n"),
+            "14",
+        )
+    };
+    let dir = common::Scratch::new("cli-clobber");
+    let path = dir.join("clobber.s");
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let o = winic(&["-f", "3", "MAN", "-p", p, "--funcName", "tp", "-n", n]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    let cpi: f64 = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no cycles per instruction in {out}"));
+    assert!(cpi.is_finite() && cpi > 0.0, "{out}");
+    if !emulated() {
+        // Register moves: a few per cycle, not dozens of cycles each.
+        assert!(cpi < 5.0, "{out}");
+    }
+}
+
 /// A function that ignores its iteration count takes no longer for more
 /// iterations: 0 cycles per instruction is no cost a core can have, so
 /// MAN refuses it and says what the function must do.

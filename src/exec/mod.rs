@@ -5,6 +5,7 @@
 
 mod child;
 pub mod data;
+pub mod guard;
 mod jail;
 pub mod once;
 pub mod run;

@@ -380,13 +380,20 @@ pub fn function_cost(
     let cal = calibration(t)?;
     let calf = unsafe { (cal.0.entry(), cal.1.entry()) };
     let plan = opts.plan;
+    // The user's functions run through the guard: one that breaks the
+    // calling convention cannot break the child's own code.
+    let guarded = |f: extern "C" fn(u64), n: u64| {
+        let t = Instant::now();
+        super::guard::call(f, n);
+        t.elapsed()
+    };
     let got = in_child(opts.cpu, opts.deadline, move || {
         if let Some(i) = init {
-            i(1);
+            super::guard::call(i, 1);
         }
-        f(1);
+        super::guard::call(f, 1);
         let before = ns_per_cycle(&plan, calf);
-        let a = measure::time(&plan, |n| timed(f, n));
+        let a = measure::time(&plan, |n| guarded(f, n));
         let after = ns_per_cycle(&plan, calf);
         let mut out = timing_values(&a);
         out.extend([before, after]);

@@ -76,6 +76,15 @@ pub fn run(
             c.ns * c.timing.iterations as f64
         )));
     }
+    if !(c.cycles.is_finite() && c.cycles > 0.0) {
+        // No cost a function can have: the times did not measure it.
+        return Err(Error::Failed(format!(
+            "{name}: {func_name}: the timing gave {} cycles per call ({:.3} ns per call at \
+             {:.2} GHz), which no function costs: run it again, and if it repeats, check that \
+             the function returns to its caller with the stack as it found it",
+            c.cycles, c.ns, c.ghz
+        )));
+    }
     let how = match req.clock {
         Clock::Auto => format!("-f auto: measured, drift {:.1}%", 100.0 * c.clock_drift),
         Clock::Fixed(_) => "-f: given".into(),
