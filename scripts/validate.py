@@ -333,6 +333,79 @@ def osaca_cli(python, arch, path, lines, home):
     return parse_osaca(r.stdout)
 
 
+# ---------------------------------------------------------------- llvm-mca
+
+# llvm-mca's -mcpu for a core: x86 by CPUID vendor, family and model
+# (OSACA has no Zen 5 model, LLVM 19 has znver5), AArch64 by OSACA's code
+# of the core.
+MCA_AARCH64 = {"N1": "neoverse-n1", "V2": "neoverse-v2", "A72": "cortex-a72",
+               "A64FX": "a64fx", "TSV110": "tsv110", "TX2": "thunderx2t99", "M1": "apple-m1"}
+
+
+def mca_cpu(cpu):
+    """llvm-mca's -mcpu for this core, or None for one it is not mapped
+    to."""
+    family, model = cpu["family"], cpu["model"]
+    if cpu["vendor"] == "AuthenticAMD" and family == 0x1a:
+        return "znver5"
+    if cpu["vendor"] == "AuthenticAMD" and family == 0x19:
+        return "znver4" if osaca_arch(cpu) == "ZEN4" else "znver3"
+    if cpu["vendor"] == "GenuineIntel" and family == 6 and osaca_arch(cpu) == "SPR":
+        return "emeraldrapids" if model == 0xcf else "sapphirerapids"
+    return MCA_AARCH64.get(osaca_arch(cpu) or "")
+
+
+def find_mca(given):
+    """The llvm-mca binary: the one given, else llvm-mca-19 or llvm-mca on
+    PATH; None when there is none."""
+    for b in ([given] if given else ["llvm-mca-19", "llvm-mca"]):
+        if shutil.which(b):
+            return shutil.which(b)
+    if given:
+        die("llvm-mca `%s` not found (Debian: apt-get install llvm-19; or --no-mca)" % given)
+    return None
+
+
+MCA_TRIPLE = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu",
+              "riscv64": "riscv64-unknown-linux-gnu"}
+MCA_ITERATIONS = 500
+
+
+def mca_source(text, lines, target):
+    """The marked loop (lines, 1-based, inclusive) as llvm-mca reads it:
+    x86 in Intel syntax, as gcc wrote it, behind `.intel_syntax noprefix`."""
+    a, b = lines
+    body = "\n".join(text.splitlines()[a - 1:b]) + "\n"
+    return (".intel_syntax noprefix\n" if target == "x86_64" else "") + body
+
+
+def parse_mca(out):
+    """Cycles per iteration from llvm-mca's summary (Total Cycles over
+    Iterations: the simulated loop, its dependences included)."""
+    it = re.search(r"^Iterations:\s+(\d+)", out, re.M)
+    cyc = re.search(r"^Total Cycles:\s+(\d+)", out, re.M)
+    if not it or not cyc:
+        raise ValueError("no `Iterations` and `Total Cycles` in llvm-mca's output")
+    return int(cyc.group(1)) / int(it.group(1))
+
+
+def mca_predict(binary, mcpu, target, jobs):
+    """llvm-mca's cycles per iteration of every job ({file, lines}), or
+    {"error": why} for one it cannot read."""
+    out = []
+    for job in jobs:
+        src = mca_source(open(job["file"]).read(), job["lines"], target)
+        r = subprocess.run([binary, "-mtriple=" + MCA_TRIPLE[target], "-mcpu=" + mcpu,
+                            "-iterations=%d" % MCA_ITERATIONS, "-"],
+                           input=src, capture_output=True, text=True)
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[0]
+            out.append({"error": first})
+            continue
+        out.append({"cycles": parse_mca(r.stdout)})
+    return out
+
+
 # ---------------------------------------------------------------- measurements
 
 def write_measured(path, cpu, rows):
@@ -408,7 +481,7 @@ def yes_no(x):
 
 def table(rows):
     head = ["kernel", "isa", "measured", "shipped", "err", "exported", "err", "no base", "err",
-            "latency-bound", "within 5% (shipped/exported)", "note"]
+            "llvm-mca", "err", "latency-bound", "within 5% (shipped/exported)", "note"]
     body = []
     for r in rows:
         lat = ""
@@ -418,7 +491,8 @@ def table(rows):
         body.append([r["kernel"], r["isa"], fmt(r["measured"]), fmt(r["shipped"]),
                      fmt(rel(r["shipped"], r["measured"]), True), fmt(r["exported"]),
                      fmt(rel(r["exported"], r["measured"]), True), fmt(r.get("nobase")),
-                     fmt(rel(r.get("nobase"), r["measured"]), True), r["latency_bound"], lat,
+                     fmt(rel(r.get("nobase"), r["measured"]), True), fmt(r.get("mca")),
+                     fmt(rel(r.get("mca"), r["measured"]), True), r["latency_bound"], lat,
                      r["note"]])
     md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     md += ["| " + " | ".join(b) + " |" for b in body]
@@ -426,12 +500,27 @@ def table(rows):
     txt = ["  ".join(str(x).ljust(n) for x, n in zip(line, w)).rstrip() for line in [head] + body]
     summary = []
     label = {"shipped": "shipped model", "exported": "exported model",
-             "nobase": "exported model without a base (winic's inferred ports)"}
-    for model in MODELS:
-        errs = [abs(rel(r.get(model), r["measured"])) for r in rows
+             "nobase": "exported model without a base (winic's inferred ports)",
+             "mca": "llvm-mca"}
+    def mare(rs, model):
+        errs = [abs(rel(r.get(model), r["measured"])) for r in rs
                 if rel(r.get(model), r["measured"]) is not None]
+        return "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)
+
+    for model in MODELS + ("mca",):
         summary.append("mean absolute relative error, %s: %s over %d kernels" % (
-            label[model], "%.1f%%" % (100 * sum(errs) / len(errs)) if errs else "-", len(errs)))
+            (label[model],) + mare(rows, model)))
+    # The same where every model analyses the loop and the measurement is
+    # possible (not faster than its own chain), by kind of loop: the
+    # figures models are compared on.
+    fair = [r for r in rows if r["measured"] is not None and not faster_than_chain(r)
+            and all(r.get(m) is not None for m in MODELS)]
+    for kind, rs in (("all", fair), ("throughput-bound", [r for r in fair if not r["latency_bound"]]),
+                     ("latency-bound", [r for r in fair if r["latency_bound"]])):
+        summary.append("%s loops every OSACA model analyses, not measured faster than their "
+                       "chain (%d): %s" % (kind, len(rs), ", ".join(
+                           "%s %s" % (label[m].split(" (")[0], mare(rs, m)[0])
+                           for m in MODELS + ("mca",))))
     lat = [r for r in rows if r["latency_bound"] and r["measured"] is not None]
     red = [r for r in lat if "reduction" in r["latency_bound"]]
     def hits(rs, model):
@@ -575,6 +664,28 @@ def self_test():
     assert man_pair(None, None, None, drift[:1]) == (250.0, 1000.0, "NOISY")
     assert not faster_than_chain({"exported_lcd": 32.0, "measured": 30.5})
     assert not faster_than_chain({"exported_lcd": None, "measured": 1.0})
+
+    # llvm-mca: the core's -mcpu, the loop it reads, its summary.
+    for vendor, family, model, flags, mcpu in [
+            ("AuthenticAMD", 0x1a, 0x02, "avx512f", "znver5"),
+            ("AuthenticAMD", 0x19, 0x11, "avx512f", "znver4"),
+            ("AuthenticAMD", 0x19, 0x01, "avx2", "znver3"),
+            ("GenuineIntel", 6, 0xcf, "amx_tile", "emeraldrapids"),
+            ("GenuineIntel", 6, 0x8f, "amx_tile", "sapphirerapids"),
+            ("GenuineIntel", 6, 0x55, "avx512f", None)]:
+        got = mca_cpu(cpu_of(CPUINFO % (vendor, family, model, flags)))
+        assert got == mcpu, (vendor, family, model, got)
+    assert mca_cpu(n1) == "neoverse-n1"
+    src = mca_source(text, (a, b), "x86_64")
+    assert src.startswith(".intel_syntax noprefix\n.L") and src.rstrip().splitlines()[-1].strip().startswith("jne"), src
+    summary = ("Iterations:        500\nInstructions:      3500\nTotal Cycles:      2006\n"
+               "Total uOps:        3500\n\nDispatch Width:    6\n")
+    assert parse_mca(summary) == 2006 / 500
+    try:
+        parse_mca("error: invalid instruction")
+        raise AssertionError("parse_mca took an output without a summary")
+    except ValueError:
+        pass
     print("self-test: ok")
 
 
@@ -599,6 +710,11 @@ def main():
                     help="also write the measured cycles per iteration to this JSON file")
     ap.add_argument("--reuse-measured", metavar="FILE",
                     help="take the measurements from a --measured file instead of timing")
+    ap.add_argument("--llvm-mca", metavar="BINARY",
+                    help="the llvm-mca to predict with beside OSACA (default llvm-mca-19 or "
+                    "llvm-mca on PATH; none found: that column stays empty, said so)")
+    ap.add_argument("--mcpu", help="llvm-mca's -mcpu (default: this CPU's core, e.g. znver5)")
+    ap.add_argument("--no-mca", action="store_true", help="no llvm-mca column")
     ap.add_argument("--compare-cli", type=int, default=0, metavar="N",
                     help="check the first N kernels' predictions against OSACA's command line")
     ap.add_argument("--regenerate", action="store_true",
@@ -724,6 +840,26 @@ def main():
         none = {"error": "OSACA 0.7.1 reads no %s code" % a.target}
         predictions = {m: [none] * len(jobs) for m in MODELS}
 
+    # llvm-mca beside OSACA: LLVM's own scheduling model of the core.
+    mca, mcpu, mca_why = None, None, None
+    if not a.no_mca:
+        mca = find_mca(a.llvm_mca)
+        mcpu = a.mcpu or mca_cpu(cpu)
+        if mca is None:
+            mca_why = "no llvm-mca on PATH (Debian: apt-get install llvm-19)"
+        elif mcpu is None:
+            mca_why = "no llvm-mca -mcpu known for %s: give --mcpu" % cpu_text(cpu)
+    else:
+        mca_why = "--no-mca"
+    if mca_why is None:
+        t0 = time.monotonic()
+        predictions["mca"] = mca_predict(mca, mcpu, a.target, jobs)
+        print("llvm-mca -mcpu=%s: %d kernels in %.0f s" % (
+            mcpu, len(jobs), time.monotonic() - t0), file=sys.stderr)
+    else:
+        print("validate.py: no llvm-mca column: %s" % mca_why, file=sys.stderr)
+        predictions["mca"] = [{"error": mca_why}] * len(jobs)
+
     for job in (jobs[:a.compare_cli] if predicted else []):
         for name, h in (("shipped", None), ("exported", home)):
             cli = osaca_cli(a.osaca_python, arch, job["file"], tuple(job["lines"]), h)
@@ -762,6 +898,10 @@ def main():
                     notes.append("%s: %d unknown" % (name, p["unknown"]))
                 if p["lcd_timed_out"]:
                     notes.append("%s: LCD search timed out" % name)
+            m = predictions["mca"][n]
+            row["mca"] = m.get("cycles")
+            if "error" in m and mca_why is None:
+                notes.append("llvm-mca: " + m["error"])
             if measured is not None:
                 row["measured"], row["measure_note"] = measured.get(
                     k["file"], (None, "not in " + os.path.basename(a.reuse_measured)))
@@ -807,16 +947,22 @@ def main():
             row["note"] = "; ".join(notes)
             rows.append(row)
             print("%-14s %-6s measured %s  shipped %s (tp %s, lcd %s)  exported %s (tp %s, lcd %s)  "
-                  "no base %s (tp %s, lcd %s)  %s" % (
+                  "no base %s (tp %s, lcd %s)  llvm-mca %s  %s" % (
                       k["kernel"], k["isa"], fmt(row["measured"]), fmt(row["shipped"]),
                       fmt(row["shipped_tp"]), fmt(row["shipped_lcd"]), fmt(row["exported"]),
                       fmt(row["exported_tp"]), fmt(row["exported_lcd"]), fmt(row["nobase"]),
-                      fmt(row["nobase_tp"]), fmt(row["nobase_lcd"]), row["note"]),
+                      fmt(row["nobase_tp"]), fmt(row["nobase_lcd"]), fmt(row["mca"]),
+                      row["note"]),
                   file=sys.stderr)
     if a.measured:
         write_measured(a.measured, cpu, rows)
         print("measurements written to %s" % a.measured, file=sys.stderr)
     txt, md, summary = table(rows)
+    if mca_why is None:
+        summary.insert(0, "llvm-mca: `%s -mcpu=%s -iterations=%d`, cycles per iteration = Total "
+                       "Cycles / Iterations" % (os.path.basename(mca), mcpu, MCA_ITERATIONS))
+    else:
+        summary.insert(0, "llvm-mca: not run (%s)" % mca_why)
     if predicted:
         dbs = " ".join(os.path.basename(d) for d in a.db)
         title = ("Cycles per iteration of the marked loop on %s; OSACA %s `--arch %s`, "
