@@ -483,8 +483,10 @@ fn fit_from(
 }
 
 /// The token positions machine operand `k` prints to: those that change
-/// when it alone changes. `None` when changing it changes the length of
-/// the text (such operands cannot be aligned this way).
+/// when it alone changes, over all the values it is probed with (an
+/// AArch64 shifter prints its type and its amount: `lsl #3`, `lsr #3`).
+/// `None` when changing it changes the length of the text (such operands
+/// cannot be aligned this way).
 fn positions(
     t: &Spelled,
     example: &Inst,
@@ -493,6 +495,7 @@ fn positions(
     base: &[Tok],
     line: &[Tok],
 ) -> Option<Vec<usize>> {
+    let mut at: Vec<usize> = Vec::new();
     for alt in alternatives(example, k) {
         let mut probe = example.clone();
         set(&mut probe.ops, ties, k, alt);
@@ -502,14 +505,11 @@ fn positions(
         if p.len() != base.len() {
             continue;
         }
-        let at: Vec<usize> = (0..p.len())
-            .filter(|&i| !same_tok(&p[i], &base[i]))
-            .collect();
-        if !at.is_empty() {
-            return Some(at);
-        }
+        at.extend((0..p.len()).filter(|&i| !same_tok(&p[i], &base[i])));
     }
-    Some(Vec::new())
+    at.sort_unstable();
+    at.dedup();
+    Some(at)
 }
 
 /// Other values to probe operand `k` with.
@@ -534,7 +534,8 @@ fn alternatives(example: &Inst, k: usize) -> Vec<OpValue> {
                 .filter(|&a| a != v)
                 .map(OpValue::Imm)
                 .collect(),
-            _ => [v + 1, v - 1, v ^ 4, 0]
+            // v ^ 64: a shifter's type (its bits 6 and up).
+            _ => [v + 1, v - 1, v ^ 4, v ^ 64, 0]
                 .into_iter()
                 .filter(|&a| a != v)
                 .map(OpValue::Imm)
@@ -634,11 +635,13 @@ fn imm_candidates(m: &McOperand, at: &[usize], line: &[Tok]) -> Vec<OpValue> {
         }
     }
     // Width unknown to the tables: the small fields such operands have
-    // (SVE patterns, prefetch kinds …).
+    // (SVE patterns, prefetch kinds …) and AArch64's shifters, `(type << 6)
+    // | amount` up to MSL's 4: 9 bits, so that `lsr #63` (127) and `ror
+    // #5` (197) are found, not only the `lsl`s below 64.
     // A range the tables state gives the width (`movz`'s 0..=65535: 16).
     let bits = match (bits, info.and_then(|i| i.min), info.and_then(|i| i.max)) {
         (0, Some(lo), Some(hi)) if hi > lo => 64 - ((hi - lo) as u64).leading_zeros(),
-        (0, _, _) => 6,
+        (0, _, _) => 9,
         (b, _, _) => b,
     };
     if (1..=13).contains(&bits) {

@@ -443,12 +443,17 @@ fn gcc_aarch64_kernels_assemble() {
     ignore = "arch-independent, and slow under qemu: the x86-64 run covers it"
 )]
 fn aarch64_aliases_assemble_to_llvm_mc_bytes() {
-    let cases: [(&str, [u8; 4]); 13] = [
+    let cases: [(&str, [u8; 4]); 16] = [
         ("cmp x0, 0", [0x1f, 0x00, 0x00, 0xf1]),
         ("mov x19, 4598175219545276416", [0x13, 0xfa, 0xe7, 0xd2]),
         ("cinc x0, x1, lt", [0x20, 0xa4, 0x81, 0x9a]),
         ("cmp x0, #-5", [0x1f, 0x14, 0x00, 0xb1]),
         ("lsl x1, x2, 3", [0x41, 0xf0, 0x7d, 0xd3]),
+        // Shifted registers of every type, as gcc writes them (no `#`):
+        // llvm-mc 19's encodings.
+        ("add x4, x3, x3, lsr 63", [0x64, 0xfc, 0x43, 0x8b]),
+        ("eor x1, x2, x3, ror #5", [0x41, 0x14, 0xc3, 0xca]),
+        ("sub w1, w2, w3, asr #7", [0x41, 0x1c, 0x83, 0x4b]),
         ("mov w20, 1048576000", [0x14, 0xd0, 0xa7, 0x52]),
         ("mov x0, -2", [0x20, 0x00, 0x80, 0x92]),
         ("and x1, x6, -4", [0xc1, 0xf4, 0x7e, 0x92]),
