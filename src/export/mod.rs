@@ -1307,9 +1307,15 @@ fn top_level_without_base(
     for (k, l) in &memory.load {
         lat.insert(Value::from(*k), l.map_or(Value::Null, num));
     }
-    let memory_ports = units
+    // The memory pools' ports, unless the inferred ones name them already
+    // (`winic ports -o` writes L* and S* into the database): a port named
+    // twice is two columns in OSACA's table.
+    let memory_ports: Vec<String> = units
         .map(|u| [u.load.ports.clone(), u.store.ports.clone()].concat())
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| !ports.names.contains(p))
+        .collect();
     let port_list = Value::Sequence(
         ports
             .names

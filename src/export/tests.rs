@@ -511,4 +511,18 @@ fn a_store_sharing_the_loads_address_units_takes_one_in_the_file() {
     assert_eq!(doc["store_throughput_default"], both);
     let f = forms(&text);
     assert_eq!(find(&f, "VMOVAPSYmr")["port_pressure"], both);
+    // The store's inferred ports name L* and S* already: the file's port
+    // list has each once (twice, OSACA's table had two columns of each,
+    // seen on zen5's full export 2026-11-29).
+    let names: Vec<&str> = doc["ports"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut once = names.clone();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(once.len(), names.len(), "{names:?}");
+    assert!(names.contains(&"L3") && names.contains(&"S1"), "{names:?}");
 }
