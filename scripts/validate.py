@@ -31,6 +31,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASM = os.path.join(ROOT, "validation", "asm")
+# The loop suites validation/gen.py compiles, by name: their assembly.
+SUITES = {"kernels": ASM, "lfk": os.path.join(ROOT, "validation", "asm-lfk")}
 PREDICT = os.path.join(ROOT, "scripts", "osaca-predict.py")
 # Kernels winic's assembler cannot read yet, and why (docs/validation.md);
 # --check-assembly fails when one of them starts to assemble, so that this
@@ -152,24 +154,37 @@ def man_source(text):
     markers (outside the loop, and `mov ebx` would clobber rbx) and gcc's
     `.file`/`.ident`, and with the spellings it lacks (docs/validation.md)
     replaced by the same instruction: `sal` is `shl`; `movsx r64, DWORD PTR`
-    is `movsxd`; `lea r, [0+x*S]` (no base register) is `lea r, [x+x]`
-    once for S=2, then `lea r, [r+r]` (no flags, as lea). Returns the text
-    and the rewritten lines."""
+    is `movsxd`; RISC-V `fgt.d rd, a, b` is `flt.d rd, b, a` (`fge`:
+    `fle`); `lea r, [d+x*S]` (no base register, which winic's
+    assembler does not encode yet) is `lea r, [x+x]` once for S=2, then
+    `lea r, [r+r]`, then `lea r, [r+d]` when d is not 0 (no flags, as lea).
+    Returns the text and the rewritten lines inside the marked loop (whose
+    time the rewrite would change)."""
     out, changed = [], []
+    inside = False
     for line in text.splitlines():
         if "OSACA START MARKER" in line or "OSACA END MARKER" in line:
+            inside = "OSACA START MARKER" in line
             continue
         if re.match(r"^\s*\.(file|ident)\b", line):
             continue
         new = re.sub(r"^(\s*)sal(\s)", r"\1shl\2", line)
+        # RISC-V `fgt.d rd, a, b` is `flt.d rd, b, a` (fge: fle), an alias
+        # winic reads no RISC-V alias of.
+        new = re.sub(r"^(\s*)f(g)([te])\.([sdh])(\s+)(\w+),\s*(\w+),\s*(\w+)\s*$",
+                     lambda g: "%sfl%s.%s%s%s,%s,%s" % (g.group(1), g.group(3), g.group(4),
+                                                       g.group(5), g.group(6), g.group(8),
+                                                       g.group(7)), new)
         new = re.sub(r"^(\s*)movsx(\s+r\w+,\s*DWORD PTR)", r"\1movsxd\2", new)
-        g = re.match(r"^(\s*)lea\s+(\w+),\s*\[0\+(\w+)\*([248])\]\s*$", new)
+        g = re.match(r"^(\s*)lea\s+(\w+),\s*\[(-?\d+)\+(\w+)\*([248])\]\s*$", new)
         if g:
-            ind, r, x, s = g.group(1), g.group(2), g.group(3), int(g.group(4))
+            ind, r, d, x, s = g.group(1), g.group(2), int(g.group(3)), g.group(4), int(g.group(5))
             seq = ["%slea\t%s, [%s+%s]" % (ind, r, x, x)]
             seq += ["%slea\t%s, [%s+%s]" % (ind, r, r, r)] * {2: 0, 4: 1, 8: 2}[s]
+            if d:
+                seq.append("%slea\t%s, [%s%+d]" % (ind, r, r, d))
             new = "\n".join(seq)
-        if new != line:
+        if new != line and inside:
             changed.append(line.strip())
         out.append(new)
     return "\n".join(out) + "\n", changed
@@ -604,6 +619,15 @@ def self_test():
     text = open(os.path.join(ASM, "sum_f64.avx2.s")).read()
     src, _ = man_source(text)
     assert "OSACA" not in src and "\tsal\t" not in src
+    # A base-less address: the same value through leas, and a rewritten
+    # line inside the loop is named (its time would not be the loop's).
+    src, inside = man_source("\tlea\trbp, [8+rdi*8]\n\tmov ebx, 111\t# OSACA START MARKER\n"
+                             ".L3:\n\tlea\trax, [0+rax*4]\n\tmov ebx, 222\t# OSACA END MARKER\n")
+    assert src.split("\n")[:4] == ["\tlea\trbp, [rdi+rdi]", "\tlea\trbp, [rbp+rbp]",
+                                   "\tlea\trbp, [rbp+rbp]", "\tlea\trbp, [rbp+8]"], src
+    assert inside == ["lea\trax, [0+rax*4]"], inside
+    assert man_source("\tfgt.d\ta7,fa5,fa4\n")[0] == "\tflt.d\ta7,fa4,fa5\n"
+    assert man_source("\tfge.s\ta0, ft1, ft2\n")[0] == "\tfle.s\ta0,ft2,ft1\n"
     a, b = marked_lines(text)
     assert text.splitlines()[a - 1].startswith(".L") and "jne" in text.splitlines()[b - 1]
 
@@ -698,6 +722,9 @@ def main():
                     help="a python with osaca==0.7.1 (default $WINIC_OSACA_PYTHON, else python3)")
     ap.add_argument("--arch", help="OSACA's model to use (e.g. SPR, ZEN4; default: this CPU's core)")
     ap.add_argument("--winic", help="the winic binary (default: build target/release/winic)")
+    ap.add_argument("--suite", default="kernels", choices=sorted(SUITES),
+                    help="the loops: the project's own (kernels, the default) or the Livermore "
+                    "loops (lfk, validation/lfk/README.md)")
     ap.add_argument("--filter", default="", help="only kernels whose file name matches this regex")
     ap.add_argument("--target", default=host_arch(), choices=ARCHES,
                     help="the arch whose kernels to run (default this machine's, %(default)s)")
@@ -737,9 +764,11 @@ def main():
         if shutil.which("gcc") is None:
             die("gcc not found: --regenerate compiles validation/kernels/*.c with gcc "
                 "(apt-get install gcc); without it the committed assembly is used")
-        subprocess.run([sys.executable, os.path.join(ROOT, "validation", "gen.py")], check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "validation", "gen.py"),
+                        "--suite", a.suite], check=True)
 
-    index = [k for k in json.load(open(os.path.join(ASM, "kernels.json")))
+    asm = SUITES[a.suite]
+    index = [k for k in json.load(open(os.path.join(asm, "kernels.json")))
              if re.search(a.filter, k["file"]) and k["arch"] == a.target]
     if not index:
         die("no %s kernel matches --filter `%s`" % (a.target, a.filter))
@@ -779,7 +808,7 @@ def main():
         bad = 0
         with tempfile.TemporaryDirectory() as tmp:
             for k in index:
-                src, _ = man_source(open(os.path.join(ASM, k["file"])).read())
+                src, _ = man_source(open(os.path.join(asm, k["file"])).read())
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
                 err = dry_assemble(winic, p)
@@ -799,7 +828,7 @@ def main():
 
     jobs = []
     for k in index:
-        path = os.path.join(ASM, k["file"])
+        path = os.path.join(asm, k["file"])
         jobs.append({"file": path, "lines": list(marked_lines(open(path).read()))})
     home = None
     if predicted:
@@ -910,7 +939,14 @@ def main():
             elif not_read(k) is not None:
                 row["measure_note"] = "not assembled: " + not_read(k)
             else:
-                src, _ = man_source(text)
+                src, rewritten = man_source(text)
+                if rewritten:
+                    # Not the loop gcc wrote: its time is not the loop's.
+                    row["measure_note"] = "not timed: lines of the loop rewritten for winic's " \
+                        "assembler: " + "; ".join(rewritten)
+                    rows.append(dict(row, latency_bound=latency_bound(k, row),
+                                     note="; ".join(notes + [row["measure_note"]])))
+                    continue
                 p = os.path.join(tmp, k["file"])
                 open(p, "w").write(src)
                 small, large, note = man_pair(winic, p, k["init"])

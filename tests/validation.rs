@@ -34,8 +34,10 @@ fn the_harness_reads_osacas_report() {
     assert!(harness(&["--self-test"]).contains("self-test: ok"));
 }
 
-#[test]
-fn every_validation_kernel_assembles_with_winic() {
+/// Runs `validate.py --check-assembly` on the kernels of `suite` matching
+/// `filter` for the arch under test, and checks that at least `least`
+/// were checked, with no problem.
+fn assembles(suite: &str, filter: &str, least: usize) {
     // The harness (host python) runs this build's binary: natively, or
     // under the emulator the tests themselves run under.
     let runner = std::env::var("WINIC_TEST_RUNNER").unwrap_or_default();
@@ -43,19 +45,9 @@ fn every_validation_kernel_assembles_with_winic() {
         common::skip("emulated, and WINIC_TEST_RUNNER names no emulator to run winic under");
         return;
     }
-    // Reading an x86 line takes about 1 ms in a release build, ten times
-    // that in a debug one; a debug build under qemu takes 11 s a RISC-V
-    // file and about 40 s an AArch64 one (its aliases make ~170 `mov`
-    // candidates): the AVX2 variants or all 25 AArch64 (NEON) or RISC-V
-    // (RV64GC) kernels in release, four x86 or two others in debug (all
-    // 25 NEON files assemble in `cargo test`'s gcc_aarch64_kernels_assemble).
-    let (filter, least) = match (host_arch(), cfg!(debug_assertions)) {
-        ("x86_64", true) => (r"^(triad|sum_f64|jacobi3d|gather)\.avx2", 4),
-        ("x86_64", false) => (r"\.avx2\.s$", 20),
-        (_, true) => (r"^(triad|jacobi3d)\.", 2),
-        (_, false) => ("", 20),
-    };
     let out = harness(&[
+        "--suite",
+        suite,
         "--winic",
         env!("CARGO_BIN_EXE_winic"),
         "--runner",
@@ -73,4 +65,35 @@ fn every_validation_kernel_assembles_with_winic() {
         .parse()
         .unwrap();
     assert!(n >= least, "only {n} kernels checked:\n{out}");
+}
+
+#[test]
+fn every_validation_kernel_assembles_with_winic() {
+    // Reading an x86 line takes about 1 ms in a release build, ten times
+    // that in a debug one; a debug build under qemu takes 11 s a RISC-V
+    // file and about 40 s an AArch64 one (its aliases make ~170 `mov`
+    // candidates): the AVX2 variants or all 25 AArch64 (NEON) or RISC-V
+    // (RV64GC) kernels in release, four x86 or two others in debug (all
+    // 25 NEON files assemble in `cargo test`'s gcc_aarch64_kernels_assemble).
+    let (filter, least) = match (host_arch(), cfg!(debug_assertions)) {
+        ("x86_64", true) => (r"^(triad|sum_f64|jacobi3d|gather)\.avx2", 4),
+        ("x86_64", false) => (r"\.avx2\.s$", 20),
+        (_, true) => (r"^(triad|jacobi3d)\.", 2),
+        (_, false) => ("", 20),
+    };
+    assembles("kernels", filter, least);
+}
+
+/// The second suite, the Livermore loops (validation/lfk/README.md): every
+/// x86 variant in a release build natively (48 files, about 2 s), four
+/// kernels of the other arches (under qemu a file takes seconds), two in
+/// debug.
+#[test]
+fn the_livermore_loops_assemble_with_winic() {
+    let (filter, least) = match (host_arch(), cfg!(debug_assertions)) {
+        (_, true) => (r"^lfk(07|18)_\w+\.(avx2|neon|rv64gc)\.s$", 2),
+        ("x86_64", false) => ("", 48),
+        (_, false) => (r"^lfk(01|07|18|23)_", 4),
+    };
+    assembles("lfk", filter, least);
 }
