@@ -365,36 +365,56 @@ fn man_times_a_function_that_breaks_the_calling_convention() {
 /// MAN refuses it and says what the function must do.
 #[test]
 fn man_refuses_a_function_that_does_not_loop() {
-    let text = if cfg!(target_arch = "x86_64") {
-        ".intel_syntax noprefix\ntp:\n  add rax, rbx\n  ret\n"
+    // Two that ignore their count: one that returns at once (its scaling
+    // runs to the cap), one that spins a fixed 19,922,944 times, so that
+    // even the first run seems long enough (as one slow run on a busy
+    // machine can: seen once in CI under qemu-riscv64, 2026-11-29) and
+    // only four times the count taking as long gives it away.
+    let (once, fixed) = if cfg!(target_arch = "x86_64") {
+        (
+            ".intel_syntax noprefix\ntp:\n  add rax, rbx\n  ret\n",
+            ".intel_syntax noprefix\ntp:\n  mov rcx, 19922944\nspin:\n  dec rcx\n  jne spin\n  ret\n",
+        )
     } else if cfg!(target_arch = "aarch64") {
-        "tp:\n  add x1, x1, x2\n  ret\n"
+        (
+            "tp:\n  add x1, x1, x2\n  ret\n",
+            "tp:\n  mov x9, 19922944\nspin:\n  subs x9, x9, #1\n  b.ne spin\n  ret\n",
+        )
     } else {
-        "tp:\n  add t0, t0, t1\n  ret\n"
+        (
+            "tp:\n  add t0, t0, t1\n  ret\n",
+            "tp:\n  li t1, 19922944\nspin:\n  addi t1, t1, -1\n  bnez t1, spin\n  ret\n",
+        )
     };
-    let dir = std::env::temp_dir().join(format!("winic-cli-noloop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("once.s");
-    std::fs::write(&path, text).unwrap();
-    let o = winic(&[
-        "-f",
-        "3",
-        "MAN",
-        "-p",
-        path.to_str().unwrap(),
-        "--funcName",
-        "tp",
-        "-n",
-        "1",
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
-    assert!(
-        stderr(&o).contains("must run its own loop"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::Scratch::new("cli-noloop");
+    for (name, text) in [("once.s", once), ("fixed.s", fixed)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let o = winic(&[
+            "-f",
+            "3",
+            "MAN",
+            "-p",
+            path.to_str().unwrap(),
+            "--funcName",
+            "tp",
+            "-n",
+            "1",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{name}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("must run its own loop"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{name}: {}", stdout(&o));
+    }
 }
 
 #[test]

@@ -351,6 +351,11 @@ pub struct FnCost {
     pub clock_drift: f64,
     /// The timing.
     pub timing: Timing,
+    /// The time of a run of four times the timing's iterations over the
+    /// time of one of them (the fastest of three each): about 4 for a
+    /// function that loops as told, about 1 for one that does not (whose
+    /// scaling a slow run on a busy machine can stop early).
+    pub growth: f64,
 }
 
 /// Times the function at offset `entry` of `code` (it takes the iteration
@@ -395,12 +400,19 @@ pub fn function_cost(
         let before = ns_per_cycle(&plan, calf);
         let a = measure::time(&plan, |n| guarded(f, n));
         let after = ns_per_cycle(&plan, calf);
+        let fastest = |n: u64| {
+            (0..3)
+                .map(|_| guarded(f, n).as_secs_f64())
+                .fold(f64::INFINITY, f64::min)
+        };
+        let n = a.iterations.min(measure::MAX_ITERATIONS / 4);
+        let growth = fastest(4 * n) / fastest(n).max(1e-12);
         let mut out = timing_values(&a);
-        out.extend([before, after]);
+        out.extend([before, after, growth]);
         out
     })
     .map_err(RunError::Child)?;
-    expect_len(&got, TIMING_LEN + 2)?;
+    expect_len(&got, TIMING_LEN + 3)?;
     let timing = timing_from(&got[..TIMING_LEN]);
     let (ghz, clock_drift, _) = frequency(opts, got[TIMING_LEN], got[TIMING_LEN + 1])?;
     Ok(FnCost {
@@ -409,6 +421,7 @@ pub fn function_cost(
         ghz,
         clock_drift,
         timing,
+        growth: got[TIMING_LEN + 2],
     })
 }
 
