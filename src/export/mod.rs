@@ -293,7 +293,15 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 counts.inferred += inferred.is_some() as usize;
                 let composed = match (&memory, memory_access(entry), &inferred) {
                     (Some(m), Some((read, write)), None) => {
+                        // A load into a register, or a store of one, whose
+                        // register form is a plain copy (`movupd xmm, m128`
+                        // of `movupd xmm, xmm`) is the access alone: the
+                        // copy's micro-op is no part of it.
                         let op: Vec<Value> = register_variant(&keys, &by_name, c)
+                            .filter(|r| {
+                                !isa.instr(&r.entries[0].0.llvm_name)
+                                    .is_some_and(|f| f.is_register_copy())
+                            })
                             .and_then(|r| pressure_without_base(r, &ports))
                             .and_then(|pp| pp.as_sequence().cloned())
                             .unwrap_or_default();

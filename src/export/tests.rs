@@ -438,6 +438,8 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
             entry("MOV64rm", Some(0.25), Some(4.0)),
             entry("MOV64mr", Some(0.5), None),
             entry("VMOVAPSYrm", Some(0.5), Some(7.0)),
+            // Its register form, a copy: no part of the load.
+            entry("VMOVAPSYrr", Some(0.25), Some(0.0)),
             entry("VADDPDYrr", Some(0.5), Some(3.0)),
             entry("VADDPDYrm", Some(0.5), Some(10.0)),
             entry("VMASKMOVPSYmr", Some(12.0), None),
@@ -467,7 +469,8 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
     );
     let f = forms(&text);
     let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
-    // A 256-bit load: two of the four load ports' cycles (0.5 a load).
+    // A 256-bit load: two of the four load ports' cycles (0.5 a load),
+    // and no micro-op of `vmovaps ymm, ymm` beside them.
     assert_eq!(pp("VMOVAPSYrm"), yaml("[[2.0, ['L0', 'L1', 'L2', 'L3']]]"));
     // The load-op form: vaddpd's ports and the load's, each bound at 0.5.
     let vadd = pp("VADDPDYrm");

@@ -443,6 +443,31 @@ impl Instr {
         &self.isa.instrs[self.opcode as usize]
     }
 
+    /// Whether the form copies one register to another and does nothing
+    /// else: LLVM's `isMoveReg`, or, where LLVM leaves that flag off a
+    /// plain copy (`movdqa`, `vmovdqu ymm`), one register read and one
+    /// written of the same class, neither tied, with no immediate and no
+    /// implicit register. `inc`, `not` (tied) and `add r, imm` (an
+    /// immediate) are no copies.
+    pub fn is_register_copy(self) -> bool {
+        if self.has(Flag::IsMoveReg) {
+            return true;
+        }
+        let ops: Vec<Operand> = self.operands().collect();
+        let [a, b] = ops[..] else {
+            return false;
+        };
+        let (Some(ca), Some(cb)) = (a.ty().class(), b.ty().class()) else {
+            return false;
+        };
+        a.is_def() != b.is_def()
+            && ca.name() == cb.name()
+            && a.tied_to().is_none()
+            && b.tied_to().is_none()
+            && self.implicit_uses().next().is_none()
+            && self.implicit_defs().next().is_none()
+    }
+
     /// The tables this form belongs to.
     pub fn isa(&self) -> &'static Isa {
         self.isa

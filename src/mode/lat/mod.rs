@@ -1109,31 +1109,11 @@ fn through_memory_bound(m: &Measurement) -> String {
     )
 }
 
-/// Whether `form` copies one register to another and does nothing else,
-/// so that a chain of it under one cycle is its elimination at rename
-/// (latency 0, see [`solve::read_alone`]): LLVM's `isMoveReg`, or, where
-/// LLVM leaves that flag off a plain copy (`movdqa`, `vmovdqu ymm`), one
-/// register read and one written of the same class, neither tied, with no
-/// immediate and no implicit register. `inc`, `not` (tied) and `add r,
-/// imm` (an immediate) are no copies: a fast chain of them stays a
-/// fraction.
+/// Whether `form` copies one register to another and does nothing else
+/// ([`Instr::is_register_copy`]), so that a chain of it under one cycle is
+/// its elimination at rename (latency 0, see [`solve::read_alone`]).
 pub fn is_copy(form: Instr) -> bool {
-    if form.has(crate::isa::Flag::IsMoveReg) {
-        return true;
-    }
-    let ops: Vec<crate::isa::Operand> = form.operands().collect();
-    let [a, b] = ops[..] else {
-        return false;
-    };
-    let (Some(ca), Some(cb)) = (a.ty().class(), b.ty().class()) else {
-        return false;
-    };
-    a.is_def() != b.is_def()
-        && ca.name() == cb.name()
-        && a.tied_to().is_none()
-        && b.tied_to().is_none()
-        && form.implicit_uses().next().is_none()
-        && form.implicit_defs().next().is_none()
+    form.is_register_copy()
 }
 
 /// A key of an edge: its form's opcode and its two ends.
