@@ -273,6 +273,15 @@ fn selfcheck_meets_the_encoder_targets() {
     }
 }
 
+/// The cycles per instruction of MAN's result line (`tp: 0.993 cycles per
+/// instruction (...)`).
+fn cycles_per_instruction(out: &str) -> f64 {
+    out.split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no cycles per instruction in {out}"))
+}
+
 /// A file with a loop of 12 dependent adds for the host arch, in the
 /// syntax winic prints, and its function name.
 fn add_loop_file() -> (common::Scratch, std::path::PathBuf, &'static str) {
@@ -297,11 +306,7 @@ fn man_times_a_function_of_an_assembly_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("-f not given"), "{}", stderr(&o));
     let out = stdout(&o);
-    let cpi: f64 = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no cycles per instruction in {out}"));
+    let cpi = cycles_per_instruction(&out);
     assert!(out.contains("cycles per instruction"), "{out}");
     assert!(cpi > 0.0, "{out}");
     let o = winic(&["-f", "2.5", "MAN", "-p", p, "--funcName", func, "-n", "12"]);
@@ -348,11 +353,7 @@ fn man_times_a_function_that_breaks_the_calling_convention() {
     let o = winic(&["-f", "3", "MAN", "-p", p, "--funcName", "tp", "-n", n]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
-    let cpi: f64 = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no cycles per instruction in {out}"));
+    let cpi = cycles_per_instruction(&out);
     assert!(cpi.is_finite() && cpi > 0.0, "{out}");
     if !emulated() {
         // Register moves: a few per cycle, not dozens of cycles each.

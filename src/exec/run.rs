@@ -351,8 +351,8 @@ pub struct FnCost {
     pub clock_drift: f64,
     /// The timing.
     pub timing: Timing,
-    /// The time of a run of four times the timing's iterations over the
-    /// time of one of them (the fastest of three each): about 4 for a
+    /// The time of a run of four times the timing's iterations (the
+    /// fastest of three) over the timing's fastest run: about 4 for a
     /// function that loops as told, about 1 for one that does not (whose
     /// scaling a slow run on a busy machine can stop early).
     pub growth: f64,
@@ -400,13 +400,12 @@ pub fn function_cost(
         let before = ns_per_cycle(&plan, calf);
         let a = measure::time(&plan, |n| guarded(f, n));
         let after = ns_per_cycle(&plan, calf);
-        let fastest = |n: u64| {
-            (0..3)
-                .map(|_| guarded(f, n).as_secs_f64())
-                .fold(f64::INFINITY, f64::min)
-        };
-        let n = a.iterations.min(measure::MAX_ITERATIONS / 4);
-        let growth = fastest(4 * n) / fastest(n).max(1e-12);
+        // Four times the count, the fastest of three runs, over the
+        // timing's own fastest run at the count.
+        let four = (0..3)
+            .map(|_| guarded(f, 4 * a.iterations).as_nanos() as f64)
+            .fold(f64::INFINITY, f64::min);
+        let growth = four / (a.ns_per_iter * a.iterations as f64).max(1e-3);
         let mut out = timing_values(&a);
         out.extend([before, after, growth]);
         out

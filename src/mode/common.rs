@@ -96,9 +96,7 @@ pub(crate) fn helper_candidates(t: &dyn Target, reg: Reg) -> Vec<Instr> {
         .filter(|f| f.implicit_defs().any(|d| t.aliases(d, reg)))
         .filter(|f| !f.implicit_uses().any(|u| t.aliases(u, reg)))
         .filter(|f| implicit_dependency(t, *f).is_empty() && !is_x87(*f))
-        .filter(|f| {
-            shape::skip_reason(t, *f).is_none() && crate::probe::host_lacks(t, *f).is_none()
-        })
+        .filter(|f| early_skip(t, *f, true).is_none())
         .collect();
     out.sort_by_key(|f| !f.has(crate::isa::Flag::IsCompare));
     out
@@ -120,9 +118,7 @@ pub(crate) fn immediate_writers(t: &dyn Target, reg: Reg) -> Vec<(Instr, usize, 
         .real_instrs()
         .filter(|f| f.has(crate::isa::Flag::IsMoveImm))
         .filter(|f| f.implicit_uses().next().is_none() && f.implicit_defs().next().is_none())
-        .filter(|f| {
-            shape::skip_reason(t, *f).is_none() && crate::probe::host_lacks(t, *f).is_none()
-        })
+        .filter(|f| early_skip(t, *f, true).is_none())
         .filter_map(|f| {
             let mc = f.mc_operands();
             let defs: Vec<usize> = (0..mc.len()).filter(|&k| mc[k].operand.is_def()).collect();

@@ -597,7 +597,9 @@ impl<'a> Lat<'a> {
         }
         // How the lap reads (whole cycles, a fraction, an upper bound)
         // is solve.rs's: it has the other chains.
-        let eliminable = ids.len() == 1 && is_copy(m.steps[0].form);
+        // A chain of a register copy alone under one cycle is its
+        // elimination at rename (latency 0, see [`solve::read_alone`]).
+        let eliminable = ids.len() == 1 && m.steps[0].form.is_register_copy();
         self.equations.push(Equation {
             unknowns: ids,
             cycles: m.cycles,
@@ -625,7 +627,7 @@ impl<'a> Lat<'a> {
         for (u, got) in measure_each(t, plans, self.opts, "symmetric", progress) {
             match got {
                 Ok(m) => {
-                    let move_reg = m.bound.is_none() && is_copy(m.steps[0].form);
+                    let move_reg = m.bound.is_none() && m.steps[0].form.is_register_copy();
                     if matches!(
                         solve::read_alone(m.cycles, move_reg),
                         solve::Reading::Fraction(_)
@@ -1107,13 +1109,6 @@ fn through_memory_bound(m: &Measurement) -> String {
          no timing splits it, and a core that renames memory runs the pair at the \
          stores' rate, so the store's share is written as [0; lap]"
     )
-}
-
-/// Whether `form` copies one register to another and does nothing else
-/// ([`Instr::is_register_copy`]), so that a chain of it under one cycle is
-/// its elimination at rename (latency 0, see [`solve::read_alone`]).
-pub fn is_copy(form: Instr) -> bool {
-    form.is_register_copy()
 }
 
 /// A key of an edge: its form's opcode and its two ends.

@@ -9,7 +9,7 @@
 //! itself, and [`read_alone`] reads its lap: within [`WHOLE`] (0.1 cycle)
 //! of a whole number it is that number (3.98 is 4, 1.02 is 1); at most
 //! [`NOTHING`] (0.05) it is 0, and so is a lap under one cycle of a
-//! register copy ([`super::is_copy`]: the renamer eliminated it, and the
+//! register copy ([`crate::isa::Instr::is_register_copy`]: the renamer eliminated it, and the
 //! lap is the rename width, not a latency); any other lap is kept to 0.01
 //! cycles (`haddpd`'s 4.43, the 0.19 of a dependent `add rax, 1` on a core
 //! that folds immediates at rename). LAT times such a chain twice, and
@@ -61,7 +61,7 @@ pub struct Equation {
     pub cycles: f64,
     /// The lap is the cycle's sum; otherwise an upper bound of it.
     pub exact: bool,
-    /// The chain runs through a register copy alone ([`super::is_copy`]):
+    /// The chain runs through a register copy alone ([`crate::isa::Instr::is_register_copy`]):
     /// a lap under one cycle is its elimination (see [`read_alone`]).
     pub eliminable: bool,
 }

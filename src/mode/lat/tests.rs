@@ -381,7 +381,7 @@ fn copies_are_moves_by_flag_or_by_shape() {
         "VMOVDQUYrr",
         "KMOVWkk",
     ] {
-        assert!(is_copy(f(name)), "{name}");
+        assert!(f(name).is_register_copy(), "{name}");
     }
     for name in [
         "INC64r",
@@ -393,7 +393,7 @@ fn copies_are_moves_by_flag_or_by_shape() {
         "CDQ",
         "MOVZX32rr8",
     ] {
-        assert!(!is_copy(f(name)), "{name}");
+        assert!(!f(name).is_register_copy(), "{name}");
     }
     // The reason for the shape rule: LLVM has no isMoveReg on movdqa.
     assert!(!f("MOVDQArr").has(crate::isa::Flag::IsMoveReg));
