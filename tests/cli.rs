@@ -1646,6 +1646,64 @@ fn ports_measures_every_pair_against_each_form_alone() {
     std::fs::remove_dir_all(&work).ok();
 }
 
+/// `winic ports` with the plain loads and stores also times each aligned,
+/// with every access across two cache lines, and as a stream half an
+/// access off alignment, and writes the two costs into the database;
+/// `winic analyse` of its raw file writes the same database. A split
+/// access is never cheaper than an aligned one. x86 only: AArch64's and
+/// RISC-V's immediate offsets cannot reach a split address.
+#[test]
+fn ports_times_loads_and_stores_across_cache_lines() {
+    if host_arch() != "x86_64" {
+        skip("the line-split experiment runs on x86 only");
+        return;
+    }
+    let dir = common::Scratch::new("split");
+    let forms = ["MOV64rm", "MOV64mr", "MOVUPSrm", "MOVUPSmr"];
+    let mut args = vec!["-f", "2.0", "ports", "-o", "db.yaml", "-i"];
+    args.extend(forms);
+    let run = |args: &[&str]| {
+        winic_command(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("line splits (cycles an access"), "{out}");
+    let db = winic::db::Database::load(dir.join("db.yaml")).unwrap();
+    for name in forms {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} (")))
+            .unwrap_or_else(|| panic!("no line for {name}: {out}"));
+        let e = db.get(name).unwrap_or_else(|| panic!("{name} not written"));
+        let split = e
+            .line_split_throughput
+            .unwrap_or_else(|| panic!("{name}: {line}"));
+        let stream = e
+            .misaligned_throughput
+            .unwrap_or_else(|| panic!("{name}: {line}"));
+        let aligned: f64 = line
+            .split("aligned ")
+            .nth(1)
+            .and_then(|r| r.split(',').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(aligned > 0.0, "{line}");
+        // Noise may make either a little faster; a split costs at least
+        // the aligned access's work.
+        assert!(split >= 0.8 * aligned && stream >= 0.8 * aligned, "{line}");
+        assert!(split < 1e3 && stream < 1e3, "{line}");
+    }
+    let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        std::fs::read(dir.join("db.yaml")).unwrap(),
+        std::fs::read(dir.join("again.yaml")).unwrap()
+    );
+}
+
 /// More than 64 forms make a full run: every form alone, a seed in every
 /// pair, probes, and every other single-micro-op form placed in a class;
 /// every placed form is listed in exactly one class. Under a fixed clock

@@ -260,6 +260,8 @@ pub(super) fn entry(name: &str) -> Entry {
         vector_state: None,
         vector_configs: vec![],
         inferred_ports: vec![],
+        line_split_throughput: None,
+        misaligned_throughput: None,
     }
 }
 

@@ -45,7 +45,8 @@ use crate::isa::Instr;
 pub use journal::{Journal, JournalRun, Resumed};
 pub use naming::operand_key;
 pub use schema::{
-    form_latency, Entry, Measured, OperandEntry, OperandLatency, PortUse, VectorConfig, MAX_CYCLES,
+    form_latency, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
+    VectorConfig, MAX_CYCLES,
 };
 
 /// A database: entries in file order.
@@ -144,6 +145,25 @@ impl Database {
             .zip(&self.entries)
             .filter(|(had, e)| **had && e.inferred_ports.is_empty())
             .count()
+    }
+
+    /// Sets each form's line-split and misaligned throughputs from
+    /// `measured` (forms not yet in the database are added), after
+    /// removing every form's: a `ports` run replaces an earlier one's, as
+    /// its inferred ports do.
+    pub fn replace_access_costs(&mut self, measured: &[(Instr, AccessCosts)]) {
+        for e in &mut self.entries {
+            e.line_split_throughput = None;
+            e.misaligned_throughput = None;
+        }
+        for &(form, costs) in measured {
+            if self.get_mut(form.name()).is_none() {
+                self.entries.push(Entry::for_form(form));
+            }
+            let e = self.get_mut(form.name()).expect("added above");
+            e.line_split_throughput = Some(costs.line_split);
+            e.misaligned_throughput = Some(costs.misaligned);
+        }
     }
 
     /// [`Database::merge_throughput`] (`latencies` false) or

@@ -40,6 +40,28 @@ pub struct Entry {
     /// replaces every form's. Written only when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inferred_ports: Vec<PortUse>,
+    /// winic's addition, for the plain load and store of each register
+    /// kind: cycles an access when every access has bytes in two cache
+    /// lines (`winic ports`' line-split experiment); `throughput` is the
+    /// aligned access's. Like the inferred ports, a run replaces every
+    /// form's. Written only when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_split_throughput: Option<f64>,
+    /// winic's addition, beside [`Entry::line_split_throughput`]: cycles
+    /// an access of a stream half an access off its alignment (every
+    /// `64 / bytes`-th access splits a line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub misaligned_throughput: Option<f64>,
+}
+
+/// The line-split and misaligned-stream cycles of one access form
+/// ([`Entry::line_split_throughput`], [`Entry::misaligned_throughput`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AccessCosts {
+    /// Cycles an access, every access across two lines.
+    pub line_split: f64,
+    /// Cycles an access of a stream half an access off alignment.
+    pub misaligned: f64,
 }
 
 /// More cycles than any form takes: a value above is no measurement
@@ -61,6 +83,17 @@ impl Entry {
                     .into_iter()
                     .map(|d| at.clone() + &d),
             );
+        }
+        for (what, value) in [
+            ("line-split", &mut self.line_split_throughput),
+            ("misaligned", &mut self.misaligned_throughput),
+        ] {
+            if let Some(c) = *value {
+                if !(c.is_finite() && c > 0.0 && c <= MAX_CYCLES) {
+                    dropped.push(format!("{what} throughput of {c} cycles"));
+                    *value = None;
+                }
+            }
         }
         self.inferred_ports.retain(|u| {
             let ok = u.cycles.is_finite() && u.cycles > 0.0 && u.cycles <= MAX_CYCLES;

@@ -212,6 +212,39 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
     assert_eq!(Database::parse(&db.to_yaml()).unwrap(), db);
 }
 
+/// A `ports` run's line-split and misaligned costs are written after the
+/// inferred ports, read back equal, and replace an earlier run's.
+#[test]
+fn a_ports_run_replaces_every_forms_access_costs() {
+    let mut db = Database::parse(X60).unwrap();
+    let costs = |line_split, misaligned| AccessCosts {
+        line_split,
+        misaligned,
+    };
+    db.replace_access_costs(&[
+        (form(Arch::Riscv64, "ADD"), costs(2.08, 0.56)),
+        (form(Arch::Riscv64, "XORI"), costs(1.0, 0.5)),
+    ]);
+    let text = db.to_yaml();
+    assert!(
+        text.contains("  lineSplitThroughput: 2.08\n  misalignedThroughput: 0.56\n"),
+        "{text}"
+    );
+    assert_eq!(Database::parse(&text).unwrap(), db);
+    db.replace_access_costs(&[(form(Arch::Riscv64, "MUL"), costs(1.0, 1.0))]);
+    let add = db.get("ADD").unwrap();
+    assert_eq!(
+        (add.line_split_throughput, add.misaligned_throughput),
+        (None, None)
+    );
+    assert_eq!(db.get("MUL").unwrap().line_split_throughput, Some(1.0));
+    // An impossible value is dropped with the others.
+    let mut e = db.get("MUL").unwrap().clone();
+    e.misaligned_throughput = Some(f64::NAN);
+    assert_eq!(e.drop_impossible(), ["misaligned throughput of NaN cycles"]);
+    assert_eq!(e.misaligned_throughput, None);
+}
+
 /// A form that failed gets no entry of nulls (issue 46: TP's failed
 /// helper pass and LAT's all-failed pairs wrote them); one already in the
 /// database is merged as before.

@@ -68,6 +68,14 @@ impl Database {
                 field(out, "    - ", "cycles", &format_g(u.cycles))?;
                 field(out, "      ", "ports", &format!("[ {} ]", ports.join(", ")))?;
             }
+            for (key, value) in [
+                ("lineSplitThroughput", e.line_split_throughput),
+                ("misalignedThroughput", e.misaligned_throughput),
+            ] {
+                if let Some(v) = value {
+                    field(out, "  ", key, &format_g(v))?;
+                }
+            }
         }
         writeln!(out, "...")
     }

@@ -65,6 +65,34 @@ pub(crate) fn general_load_and_store(arch: Arch) -> (&'static str, &'static str)
     }
 }
 
+/// What `db` says of accesses across cache lines (`winic ports`'
+/// line-split experiment), as comment lines for the machine file: OSACA
+/// has no address-dependent cost, so the file says it without using it.
+/// Empty when the database has none.
+pub(super) fn access_costs_note(db: &Database) -> String {
+    let rows: Vec<String> = db
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let (s, m) = (e.line_split_throughput?, e.misaligned_throughput?);
+            let tp = e.throughput.map_or("~".into(), |t| format!("{t}"));
+            Some(format!("{} {tp} / {s} / {m}", e.llvm_name))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "# Not in this file, as OSACA has no address-dependent cost: what an access\n\
+         #   across two cache lines costs (`winic ports`), cycles an access, aligned /\n\
+         #   every access split / a stream half an access off alignment:\n",
+    );
+    for chunk in rows.chunks(3) {
+        text.push_str(&format!("#   {}\n", chunk.join("; ")));
+    }
+    text
+}
+
 /// One side (loads or stores) of winic's memory ports: the ports, and per
 /// register kind the cycles one access of that kind puts on them.
 #[derive(Debug, Clone, PartialEq)]

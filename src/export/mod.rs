@@ -280,6 +280,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 }
             }
             header(&mut out, req, &counts, Some(base));
+            out.push_str(&memory::access_costs_note(&db));
             out.push_str(&base.top);
         }
         None => {
@@ -329,6 +330,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
             header(&mut out, req, &counts, None);
+            out.push_str(&memory::access_costs_note(&db));
             top_level_without_base(
                 &mut out,
                 req,
@@ -1221,8 +1223,6 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
              #   not place) are spread over the first round(1/t) ports by their reciprocal\n\
              #   throughput t, so each alone is bound at t, but whom they compete with is\n\
              #   unknown; one measured for its latency only takes a cycle on the first.\n\
-             # Not known: a load or store that splits a cache line costs two (measured on\n\
-             #   the zen5 guest), which depends on addresses no file can see.\n\
              {MEMORY_NOTE}",
             c.added,
             c.inferred,

@@ -392,6 +392,25 @@ fn without_a_base_loads_and_stores_give_the_memory_latencies() {
     assert_eq!(doc["store_to_load_forward_latency"].as_f64(), Some(0.0));
 }
 
+/// The line-split costs `winic ports` wrote reach the machine file as a
+/// comment, with and without a base, and nowhere else; a database without
+/// them adds no such lines.
+#[test]
+fn line_split_costs_are_named_in_a_comment() {
+    let mut load = entry("VMOVUPSZrm", Some(0.5), None);
+    load.line_split_throughput = Some(1.0);
+    load.misaligned_throughput = Some(1.01);
+    let plain = entry("ADD64rr", Some(0.25), Some(1.0));
+    for base in [None, Some(BASE)] {
+        let (_, text) = export("split", vec![load.clone(), plain.clone()], base);
+        assert!(text.contains("#   VMOVUPSZrm 0.5 / 1 / 1.01\n"), "{text}");
+        let doc: Value = serde_yaml::from_str(&text).unwrap();
+        assert!(!serde_yaml::to_string(&doc).unwrap().contains("1.01"));
+        let (_, text) = export("no-split", vec![plain.clone()], base);
+        assert!(!text.contains("across two cache lines"), "{text}");
+    }
+}
+
 /// `winic ports --compare` reads a form's ports where the machine file
 /// has it as one micro-op: `add r64, r64` on the four ALUs, `vaddpd zmm`
 /// on two; a form the file lacks, or one of several micro-ops, has none;

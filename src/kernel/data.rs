@@ -77,19 +77,74 @@ const _: () = assert!((LINKED + 64) as u64 <= VALUE_BYTES);
 #[derive(Clone, Debug, Default)]
 pub struct Slots {
     next: i32,
+    placement: Placement,
 }
 
+/// How [`Slots`] places a kernel's accesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Each access in a block of its own size, aligned to it: no access
+    /// splits a cache line (how every mode measures).
+    #[default]
+    Aligned,
+    /// Each access across the boundary of two 64-byte cache lines, half
+    /// in each, no two in one line and none across a 4 KiB page: what a
+    /// split itself costs (`winic ports`' line-split experiment).
+    LineSplit,
+    /// One access after the other, each half its size off its alignment:
+    /// a stream through an array that starts off a vector's alignment,
+    /// where every `64 / size`-th access splits a line (each 64-byte one)
+    /// and one in a page's lines crosses a page.
+    Misaligned,
+}
+
+/// The cache line every core winic targets has.
+pub const LINE: i32 = 64;
+
+/// The page the line-split placement never crosses.
+const PAGE: i32 = 4096;
+
 impl Slots {
+    /// Slots placing accesses as `placement` says.
+    pub fn new(placement: Placement) -> Slots {
+        Slots { next: 0, placement }
+    }
+
     /// The displacement (from a base holding [`VALUES`]) of the next
     /// access of `bytes` bytes.
     pub fn next(&mut self, bytes: u32) -> i32 {
         let size = (bytes.clamp(8, 64)).next_power_of_two() as i32;
+        let off = match self.placement {
+            Placement::LineSplit => return self.next_split(size),
+            Placement::Aligned => 0,
+            Placement::Misaligned => size / 2,
+        };
         let mut at = (self.next + size - 1) / size * size;
-        if at + size > SPAN {
+        if at + off + size > SPAN {
             at = 0;
         }
         self.next = at + size;
-        FIRST_DISP + at
+        FIRST_DISP + at + off
+    }
+
+    /// The next access of `size` bytes across a line boundary: half of
+    /// it before the boundary, half after. The next access starts in the
+    /// line after this one's second (so no line holds two: stores to one
+    /// line could merge); boundaries a page starts at are skipped.
+    fn next_split(&mut self, size: i32) -> i32 {
+        let boundary = |from: i32| {
+            let mut b = (from + size / 2 + LINE - 1) / LINE * LINE;
+            while b % PAGE == 0 {
+                b += LINE;
+            }
+            b
+        };
+        let mut b = boundary(self.next);
+        if b + size / 2 > SPAN {
+            b = boundary(0);
+        }
+        self.next = b + LINE;
+        FIRST_DISP + b - size / 2
     }
 }
 
@@ -169,5 +224,67 @@ mod tests {
         let d: Vec<i32> = (0..=n).map(|_| s.next(64)).collect();
         assert_eq!(d[n], FIRST_DISP);
         assert!(((d[n - 1] + 64) as u64) <= VALUE_BYTES);
+    }
+
+    /// Split placement: every access, of every size, has bytes in two
+    /// lines and none in two pages; none overlaps another before the
+    /// slots wrap; all stay inside the span.
+    #[test]
+    fn split_accesses_cross_a_line_never_a_page_and_never_overlap() {
+        for bytes in [8, 16, 32, 64] {
+            let mut s = Slots::new(Placement::LineSplit);
+            let mut seen: Vec<(i32, i32)> = Vec::new();
+            for _ in 0..2 * SPAN / LINE {
+                let at = s.next(bytes) - FIRST_DISP;
+                let end = at + bytes as i32;
+                assert!(at >= 0 && end <= SPAN, "{bytes} bytes at {at}");
+                assert_ne!(
+                    at / LINE,
+                    (end - 1) / LINE,
+                    "{bytes} bytes at {at}: one line"
+                );
+                let page = |x: i32| (FIRST_DISP + x) / PAGE;
+                assert_eq!(page(at), page(end - 1), "{bytes} bytes at {at}: two pages");
+                if seen.last().is_some_and(|&(a, _)| at < a) {
+                    seen.clear(); // wrapped round the span
+                }
+                let line = |x: i32| x.div_euclid(LINE);
+                assert!(
+                    seen.iter()
+                        .all(|&(a, e)| line(end - 1) < line(a) || line(at) > line(e - 1)),
+                    "{bytes} at {at}: a line of another access"
+                );
+                seen.push((at, end));
+            }
+        }
+        // 16 bytes: 8 on each side of the second line's start, then of
+        // the fourth.
+        let mut s = Slots::new(Placement::LineSplit);
+        assert_eq!(s.next(16) - FIRST_DISP, 56);
+        assert_eq!(s.next(16) - FIRST_DISP, 184);
+        let mut s = Slots::new(Placement::LineSplit);
+        assert_eq!(s.next(64) - FIRST_DISP, 32);
+        assert_eq!(s.next(64) - FIRST_DISP, 160);
+    }
+
+    /// Misaligned placement: a stream of accesses half their size off
+    /// alignment; of 64-byte ones each splits, of 16-byte ones every
+    /// fourth.
+    #[test]
+    fn a_misaligned_stream_splits_every_64_over_size_th_access() {
+        for (bytes, every) in [(8, 8), (16, 4), (32, 2), (64, 1)] {
+            let mut s = Slots::new(Placement::Misaligned);
+            let at: Vec<i32> = (0..64).map(|_| s.next(bytes) - FIRST_DISP).collect();
+            assert_eq!(at[0], bytes as i32 / 2);
+            assert!(
+                at.windows(2).all(|w| w[1] == w[0] + bytes as i32),
+                "{bytes}: {at:?}"
+            );
+            let splits = at
+                .iter()
+                .filter(|&&a| a / LINE != (a + bytes as i32 - 1) / LINE)
+                .count();
+            assert_eq!(splits, 64 / every, "{bytes} bytes");
+        }
     }
 }

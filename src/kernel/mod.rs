@@ -121,6 +121,17 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
 /// memory through ([`crate::arch::Operands::address_bases`]) are set to
 /// the area ([`data::VALUES`]).
 pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, KernelError> {
+    build_placed(t, body, unroll, data::Placement::Aligned)
+}
+
+/// [`build`] with the body's accesses placed as `placement` says (across
+/// cache lines, for the line-split experiment).
+pub fn build_placed(
+    t: &dyn Target,
+    body: &[Inst],
+    unroll: usize,
+    placement: data::Placement,
+) -> Result<Kernel, KernelError> {
     // A base the body also writes is a pointer chase (a latency chain
     // through a load's address): it starts in the chase part, and its
     // loads stay at offset 0, where each returns the address it read.
@@ -147,7 +158,7 @@ pub fn build(t: &dyn Target, body: &[Inst], unroll: usize) -> Result<Kernel, Ker
         .iter()
         .any(|i| placeable(i) && t.at_offset(i, 0).is_some());
     let reps = if accesses { unroll.max(1) } else { 1 };
-    let mut slots = data::Slots::default();
+    let mut slots = data::Slots::new(placement);
     let mut lines = Vec::with_capacity(body.len() * reps);
     for _ in 0..reps {
         for inst in body {

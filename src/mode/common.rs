@@ -34,8 +34,20 @@ pub(crate) fn pair_of_kernels(
     t: &dyn Target,
     body: &[crate::arch::Inst],
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    placed_pair(t, body, kernel::data::Placement::Aligned)
+}
+
+/// [`pair_of_kernels`] with the accesses placed as `placement` says.
+pub(crate) fn placed_pair(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+    placement: kernel::data::Placement,
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     let u = unroll_for(body.len());
-    Ok((kernel::build(t, body, u)?, kernel::build(t, body, 2 * u)?))
+    Ok((
+        kernel::build_placed(t, body, u, placement)?,
+        kernel::build_placed(t, body, 2 * u, placement)?,
+    ))
 }
 
 /// Whether `form` uses the x87 register stack (measured only with

@@ -7,17 +7,19 @@
 //! together than the slower form alone shares ports with it, and how much
 //! longer says how many.
 
-use super::common::{early_skip, implicit_dependency, pair_of_kernels, per_copy};
+use super::common::{early_skip, implicit_dependency, per_copy, placed_pair};
 use crate::arch::{Inst, Target};
 use crate::error::Error;
 use crate::exec::run::{batch_costs, Options};
 use crate::isa::{Arch, Instr, Reg};
+use crate::kernel::data::Placement;
 use crate::kernel::{self, shape};
 use std::collections::BTreeMap;
 
 pub mod classes;
 pub mod memory;
 pub mod session;
+pub mod split;
 
 /// The most forms a run measures in every pair: their pairs grow as the
 /// square (64 forms are 2016 pairs, a minute); more make a full run
@@ -258,9 +260,20 @@ fn measure_bodies(
     opts: &Options,
     progress: &mut dyn FnMut(usize),
 ) -> Vec<(Result<f64, String>, bool)> {
+    measure_placed(t, bodies, Placement::Aligned, opts, progress)
+}
+
+/// [`measure_bodies`] with the accesses placed as `placement` says.
+fn measure_placed(
+    t: &dyn Target,
+    bodies: &[(Vec<Inst>, usize)],
+    placement: Placement,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<(Result<f64, String>, bool)> {
     let mut got: Vec<(Result<f64, String>, bool)> =
         vec![(Err("not measured".into()), false); bodies.len()];
-    let make = |i: usize| pair_of_kernels(t, &bodies[i].0);
+    let make = |i: usize| placed_pair(t, &bodies[i].0, placement);
     let width = |i: usize| kernel::widest_bits(&bodies[i].0);
     let mut done = 0;
     batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, c| {

@@ -130,6 +130,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let (opts, raw_note) = options(req, t)?;
     let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
     let units = super::memory::measure(t, &selected, &opts);
+    let splits = super::split::measure(t, &selected, &opts);
     let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
     let compared: Vec<(String, Vec<Option<Vec<String>>>)> = req
         .compare
@@ -145,8 +146,17 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     if let Some(u) = &units {
         text.push_str(&u.render());
     }
+    if let Some(s) = &splits {
+        text.push_str(&s.render());
+    }
     if let (Some(path), Some((_lock, db))) = (&req.output, database) {
-        text.push_str(&write_ports(&found, units.as_ref(), path, db)?);
+        text.push_str(&write_ports(
+            &found,
+            units.as_ref(),
+            splits.as_ref(),
+            path,
+            db,
+        )?);
     }
     text.push_str(&raw_note);
     Ok(text)
@@ -184,17 +194,19 @@ fn options(req: &PortsRequest, t: &dyn crate::arch::Target) -> Result<(Options, 
 }
 
 /// Writes the inferred ports of `found` and of the loads and stores
-/// (`units`) into the database `db` at `path`: what was written, as a
-/// line.
+/// (`units`), and the line-split throughputs (`splits`), into the
+/// database `db` at `path`: what was written, as a line.
 fn write_ports(
     found: &Conflicts,
     units: Option<&super::memory::Units>,
+    splits: Option<&super::split::LineSplits>,
     path: &Path,
     mut db: crate::db::Database,
 ) -> Result<String, Error> {
     let mut inferred = found.inferred_ports();
     inferred.extend(units.map(|u| u.inferred_ports()).unwrap_or_default());
-    if inferred.is_empty() {
+    let split = splits.map(|s| s.values()).unwrap_or_default();
+    if inferred.is_empty() && split.is_empty() {
         return Ok(format!(
             "no port mapping was fitted: {} left as it was\n",
             path.display()
@@ -202,9 +214,16 @@ fn write_ports(
     }
     let n = inferred.len();
     let dropped = db.replace_inferred_ports(inferred);
+    if splits.is_some() {
+        db.replace_access_costs(&split);
+    }
     db.save(path)?;
+    let with_splits = match split.len() {
+        0 => String::new(),
+        k => format!(" and the line-split costs of {k}"),
+    };
     Ok(format!(
-        "wrote the inferred ports of {n} forms into {}{}\n",
+        "wrote the inferred ports of {n} forms{with_splits} into {}{}\n",
         path.display(),
         match dropped {
             0 => String::new(),

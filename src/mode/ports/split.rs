@@ -1,0 +1,239 @@
+//! Accesses across cache lines: what the plain load and store of each
+//! register kind cost when every access has bytes in two cache lines.
+//!
+//! Each access form runs alone, 8 copies a body, three times: with every
+//! access in a block of its own size (as every other experiment places
+//! them); with every access across a line boundary, half in each line,
+//! no two in one line, never across a page ([`Placement::LineSplit`]:
+//! what a split costs); and as a stream half an access off alignment
+//! ([`Placement::Misaligned`]: what a loop over an array that starts off
+//! a vector's alignment pays an access, where every `64 / size`-th access
+//! splits). They are the database's `lineSplitThroughput` and
+//! `misalignedThroughput` of the form. On the zen5 guest (2026-11-29) a
+//! 512-bit load takes 0.50 cycles aligned and 1.00 split or misaligned;
+//! a 512-bit store 1.00 aligned, 2.00 split, but 1.00 misaligned: the
+//! stream's two stores into each line cost one line's write. Whether an
+//! access splits depends on its address, which no machine file names:
+//! the figures tell a reader what a misaligned stream costs, beside the
+//! aligned throughput a model takes.
+//!
+//! x86 only: there every displacement reaches every byte of the data
+//! area. AArch64's and RISC-V's immediate offsets are scaled or short, so
+//! a kernel's accesses there land on the area's aligned blocks
+//! ([`crate::arch::slot_in_reach`]) and would measure no split.
+
+use super::{measure_placed, mixed};
+use crate::arch::Target;
+use crate::exec::run::Options;
+use crate::isa::{Arch, Instr, Isa};
+use crate::kernel::data::Placement;
+
+/// Per register kind, the plain load and store that take any alignment
+/// (`movups`, not `movaps`, which faults on a split address).
+const ACCESSES: [(Arch, &str, &str, &str); 4] = [
+    (Arch::X86_64, "gpr", "MOV64rm", "MOV64mr"),
+    (Arch::X86_64, "xmm", "MOVUPSrm", "MOVUPSmr"),
+    (Arch::X86_64, "ymm", "VMOVUPSYrm", "VMOVUPSYmr"),
+    (Arch::X86_64, "zmm", "VMOVUPSZrm", "VMOVUPSZmr"),
+];
+
+/// Copies of the access a body holds.
+const COPIES: usize = 8;
+
+/// One access form, placed three ways.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// The form (a plain load or store).
+    pub form: Instr,
+    /// Its register kind (`zmm`), as OSACA names it.
+    pub kind: &'static str,
+    /// Whether it is the kind's store.
+    pub store: bool,
+    /// Cycles an access with every access aligned.
+    pub aligned: f64,
+    /// Cycles an access with every access across two lines.
+    pub split: f64,
+    /// Cycles an access of a stream half an access off alignment.
+    pub misaligned: f64,
+    /// Whether any timing was noisy.
+    pub noisy: bool,
+}
+
+/// What the experiment found: the forms measured, and those that gave no
+/// value with why.
+#[derive(Clone, Debug, Default)]
+pub struct LineSplits {
+    /// The forms that gave both timings.
+    pub measured: Vec<Split>,
+    /// The forms that did not, each with why.
+    pub failed: Vec<(Instr, String)>,
+}
+
+/// The access forms of `arch` the experiment measures among `forms`,
+/// each with its kind and whether it is the store.
+fn accesses(arch: Arch, forms: &[Instr]) -> Vec<(Instr, &'static str, bool)> {
+    let isa = Isa::get(arch);
+    ACCESSES
+        .iter()
+        .filter(|a| a.0 == arch)
+        .flat_map(|&(_, kind, load, store)| [(load, kind, false), (store, kind, true)])
+        .filter_map(|(name, kind, store)| Some((isa.instr(name)?, kind, store)))
+        .filter(|(f, _, _)| forms.iter().any(|x| x.opcode() == f.opcode()))
+        .collect()
+}
+
+/// Measures the access forms among `forms` that this host runs, placed
+/// the three ways; `None` when there are none, or in a replay of a run
+/// that measured none of them (a raw file of an earlier winic).
+pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSplits> {
+    let runnable: Vec<_> = accesses(t.arch(), forms)
+        .into_iter()
+        .filter(|(f, _, _)| crate::mode::common::early_skip(t, *f, false).is_none())
+        .collect();
+    if runnable.is_empty() {
+        return None;
+    }
+    let mut out = LineSplits::default();
+    let mut bodies = Vec::new();
+    let mut built = Vec::new();
+    for &(form, kind, store) in &runnable {
+        match mixed(t, &[(form, COPIES)]) {
+            Some((body, _)) => {
+                bodies.push((body, COPIES));
+                built.push((form, kind, store));
+            }
+            None => out
+                .failed
+                .push((form, "no body of independent copies".into())),
+        }
+    }
+    let [aligned, split, misaligned] = [
+        Placement::Aligned,
+        Placement::LineSplit,
+        Placement::Misaligned,
+    ]
+    .map(|p| measure_placed(t, &bodies, p, opts, &mut |_| {}));
+    let replay = opts.raw.as_deref().is_some_and(|r| r.replay_only());
+    if replay && split.iter().chain(&misaligned).all(|g| g.0.is_err()) {
+        return None;
+    }
+    for (k, (form, kind, store)) in built.into_iter().enumerate() {
+        let got = [&aligned[k], &split[k], &misaligned[k]];
+        match got.map(|g| g.0.clone()) {
+            [Ok(a), Ok(s), Ok(m)] => out.measured.push(Split {
+                form,
+                kind,
+                store,
+                aligned: a,
+                split: s,
+                misaligned: m,
+                noisy: got.iter().any(|g| g.1),
+            }),
+            [Err(e), ..] | [_, Err(e), _] | [.., Err(e)] => out.failed.push((form, e)),
+        }
+    }
+    Some(out)
+}
+
+impl LineSplits {
+    /// The report's lines.
+    pub fn render(&self) -> String {
+        let mut text = String::from(
+            "line splits (cycles an access: aligned; every access across two cache lines, no \
+             two in a line; a stream half an access off alignment):\n",
+        );
+        for s in &self.measured {
+            text.push_str(&format!(
+                "  {} ({} {}): aligned {:.2}, split {:.2} ({:.1}x), misaligned stream {:.2} \
+                 ({:.1}x){}\n",
+                s.form.name(),
+                s.kind,
+                if s.store { "store" } else { "load" },
+                s.aligned,
+                s.split,
+                s.split / s.aligned,
+                s.misaligned,
+                s.misaligned / s.aligned,
+                if s.noisy { "; noisy" } else { "" }
+            ));
+        }
+        for (f, why) in &self.failed {
+            text.push_str(&format!("  {}: not measured: {why}\n", f.name()));
+        }
+        text
+    }
+
+    /// Each measured form with its split and misaligned cycles an access,
+    /// for the database (rounded as the inferred ports are).
+    pub fn values(&self) -> Vec<(Instr, crate::db::AccessCosts)> {
+        let round = |x: f64| (x * 100.0).round() / 100.0;
+        self.measured
+            .iter()
+            .map(|s| {
+                let costs = crate::db::AccessCosts {
+                    line_split: round(s.split),
+                    misaligned: round(s.misaligned),
+                };
+                (s.form, costs)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_x86_access_form_exists_and_is_a_plain_access_of_its_kind() {
+        let isa = Isa::get(Arch::X86_64);
+        let all: Vec<Instr> = isa.real_instrs().collect();
+        let got = accesses(Arch::X86_64, &all);
+        assert_eq!(got.len(), 8, "{got:?}");
+        for (f, _, store) in &got {
+            assert_eq!(*store, f.name().ends_with("mr"), "{}", f.name());
+            let ops: Vec<_> = f.operands().collect();
+            assert_eq!(ops.len(), 2, "{}: a register and an address", f.name());
+        }
+        // Only the selected forms, and none on the other arches.
+        assert_eq!(accesses(Arch::X86_64, &all[..1]).len(), 0);
+        let a64: Vec<Instr> = Isa::get(Arch::Aarch64).real_instrs().collect();
+        assert!(accesses(Arch::Aarch64, &a64).is_empty());
+    }
+
+    #[test]
+    fn render_names_each_form_its_ratios_and_what_failed() {
+        let isa = Isa::get(Arch::X86_64);
+        let f = |n: &str| isa.instr(n).unwrap();
+        let found = LineSplits {
+            measured: vec![Split {
+                form: f("VMOVUPSZmr"),
+                kind: "zmm",
+                store: true,
+                aligned: 0.998,
+                split: 2.004,
+                misaligned: 1.0,
+                noisy: false,
+            }],
+            failed: vec![(f("VMOVUPSZrm"), "the child died of SIGILL".into())],
+        };
+        let text = found.render();
+        assert!(
+            text.contains(
+                "VMOVUPSZmr (zmm store): aligned 1.00, split 2.00 (2.0x), misaligned stream \
+                 1.00 (1.0x)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("VMOVUPSZrm: not measured: the child died"),
+            "{text}"
+        );
+        let v = found.values();
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            (v[0].0.name(), v[0].1.line_split, v[0].1.misaligned),
+            ("VMOVUPSZmr", 2.0, 1.0)
+        );
+    }
+}
