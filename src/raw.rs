@@ -148,6 +148,23 @@ pub struct Sample {
     pub clock: (f64, f64),
 }
 
+/// What a measuring child measured of a function of the user's (`winic
+/// MAN`): its timing, the clock beside it (ns per cycle before and after;
+/// not positive: the calibration gave no value), and how its time grew
+/// at four times the iterations (about 4 for a function that loops as
+/// told).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionSample {
+    /// The timing of the function.
+    pub timing: Timing,
+    /// Nanoseconds per cycle before and after the timing.
+    #[serde(with = "finite_or_text::pair")]
+    pub clock: (f64, f64),
+    /// The time at four times the iterations over the time at the timing's.
+    #[serde(with = "finite_or_text")]
+    pub growth: f64,
+}
+
 /// Why a child gave no result for a kernel pair, as recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -192,6 +209,11 @@ pub enum Record {
         look: u8,
         /// What it gave.
         got: Got,
+    },
+    /// What a `winic MAN` run measured of its function.
+    Function {
+        /// The measurement.
+        sample: FunctionSample,
     },
     /// A throughput the run took from its database (a helper's cost that
     /// was not measured again).
@@ -243,6 +265,8 @@ struct State {
     /// How many of a key's episodes were handed out.
     taken: HashMap<u64, usize>,
     known: HashMap<String, f64>,
+    /// The functions a MAN run measured, in order.
+    functions: Vec<FunctionSample>,
     /// The next batch's number.
     batch: u32,
     /// Only what was recorded: a replay measures nothing.
@@ -312,6 +336,7 @@ impl Raw {
         // order a replay asks for them, batch by batch, body by body.
         let mut places: HashMap<u64, Vec<(u32, u32, Episode)>> = HashMap::new();
         let mut known = HashMap::new();
+        let mut functions = Vec::new();
         // The episode each (key, batch, body) is collecting.
         let mut open: HashMap<(u64, u32, u32), usize> = HashMap::new();
         let mut batches = 0;
@@ -338,6 +363,7 @@ impl Raw {
                 Record::Known { name, throughput } => {
                     known.insert(name, throughput);
                 }
+                Record::Function { sample } => functions.push(sample),
             }
         }
         let episodes = places
@@ -354,6 +380,7 @@ impl Raw {
                 episodes,
                 taken: HashMap::new(),
                 known,
+                functions,
                 // A resumed run's batches follow the recorded ones.
                 batch: batches,
                 replay_only,
@@ -429,6 +456,18 @@ impl Raw {
         self.append(&record)?;
         self.state().written += 1;
         Ok(())
+    }
+
+    /// Appends what a MAN run measured of its function.
+    pub fn put_function(&self, sample: &FunctionSample) -> Result<(), Error> {
+        self.append(&Record::Function { sample: *sample })?;
+        self.state().written += 1;
+        Ok(())
+    }
+
+    /// The function measurement the file holds (a MAN run's), or `None`.
+    pub fn function(&self) -> Option<FunctionSample> {
+        self.state().functions.first().copied()
     }
 
     /// A throughput taken from the database, as the run used it; in a

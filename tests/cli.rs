@@ -318,6 +318,55 @@ fn man_times_a_function_of_an_assembly_file() {
     );
 }
 
+/// `winic MAN --raw FILE` keeps what it measured: `winic analyse FILE`
+/// prints the same line, measuring nothing; a database or a comparison
+/// asked of it is refused, as is a file without a measurement.
+#[test]
+fn man_keeps_a_raw_file_that_analyse_prints_again() {
+    let (dir, path, func) = add_loop_file();
+    let p = path.to_str().unwrap();
+    let raw = dir.join("adds.raw");
+    let r = raw.to_str().unwrap();
+    let o = winic(&[
+        "-f",
+        "2.5",
+        "MAN",
+        "-p",
+        p,
+        "--funcName",
+        func,
+        "-n",
+        "12",
+        "--raw",
+        r,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o);
+    assert!(line.contains("cycles per instruction"), "{line}");
+    // The source may be gone: the raw file holds what the analysis needs.
+    std::fs::remove_file(&path).unwrap();
+    let again = winic(&["analyse", r]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(stdout(&again), line);
+    let o = winic(&["analyse", r, "-o", "db.yaml"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no database: drop -o"),
+        "{}",
+        stderr(&o)
+    );
+    // Only the header: the measurement never came.
+    let header = std::fs::read_to_string(&raw).unwrap();
+    std::fs::write(&raw, header.lines().next().unwrap().to_string() + "\n").unwrap();
+    let o = winic(&["analyse", r]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no measurement of its function"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// A function that overwrites the registers the calling convention says
 /// a callee keeps (x86 `rbx`, `rbp`, `r12`-`r15` and the direction flag;
 /// AArch64 `x19`-`x29`; RISC-V `s0`-`s11`) is timed like any other: winic

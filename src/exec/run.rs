@@ -8,7 +8,7 @@ use super::{in_child, ChildError, Code};
 use crate::arch::Target;
 use crate::kernel::{add_chain, Kernel, KernelError};
 use crate::measure::{self, Plan, Timing};
-use crate::raw::{self, Episode, Got, Raw, Sample};
+use crate::raw::{self, Episode, FunctionSample, Got, Raw, Sample};
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -358,16 +358,36 @@ pub struct FnCost {
     pub growth: f64,
 }
 
+impl FnCost {
+    /// The cost of what a child measured of a function (`sample`), its
+    /// time converted to cycles by `opts`' clock: the analysis of MAN's
+    /// raw record, the same in the run and in a replay.
+    pub fn of(sample: &FunctionSample, opts: &Options) -> Result<FnCost, RunError> {
+        let timing = sample.timing;
+        let (ghz, clock_drift, _) = frequency(opts, sample.clock.0, sample.clock.1)?;
+        Ok(FnCost {
+            ns: timing.ns_per_iter,
+            cycles: measure::cycles(timing.ns_per_iter, ghz),
+            ghz,
+            clock_drift,
+            timing,
+            growth: sample.growth,
+        })
+    }
+}
+
 /// Times the function at offset `entry` of `code` (it takes the iteration
 /// count in the first argument register), after the function at `init`,
-/// if any, has run once (with 1 as its argument) and a warm-up call.
-pub fn function_cost(
+/// if any, has run once (with 1 as its argument) and a warm-up call:
+/// what the child measured, as MAN's raw file records it ([`FnCost::of`]
+/// makes it a cost).
+pub fn function_sample(
     t: &dyn Target,
     code: &[u8],
     entry: usize,
     init: Option<usize>,
     opts: &Options,
-) -> Result<FnCost, RunError> {
+) -> Result<FunctionSample, RunError> {
     let mapped = Code::new(code).map_err(|e| RunError::Map(e.to_string()))?;
     let outside = |o: usize| {
         RunError::Map(format!(
@@ -412,14 +432,9 @@ pub fn function_cost(
     })
     .map_err(RunError::Child)?;
     expect_len(&got, TIMING_LEN + 3)?;
-    let timing = timing_from(&got[..TIMING_LEN]);
-    let (ghz, clock_drift, _) = frequency(opts, got[TIMING_LEN], got[TIMING_LEN + 1])?;
-    Ok(FnCost {
-        ns: timing.ns_per_iter,
-        cycles: measure::cycles(timing.ns_per_iter, ghz),
-        ghz,
-        clock_drift,
-        timing,
+    Ok(FunctionSample {
+        timing: timing_from(&got[..TIMING_LEN]),
+        clock: (got[TIMING_LEN], got[TIMING_LEN + 1]),
         growth: got[TIMING_LEN + 2],
     })
 }

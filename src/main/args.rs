@@ -313,6 +313,11 @@ pub struct ManArgs {
     /// standard error first.
     #[arg(long)]
     pub listing: bool,
+    /// Keep what was measured (the timing, the clock beside it) in this
+    /// raw file: `winic analyse FILE` prints the result line from it again,
+    /// on any machine, measuring nothing.
+    #[arg(long, value_name = "FILE")]
+    pub raw: Option<std::path::PathBuf>,
 }
 
 /// The options of `winic selfcheck`.
@@ -336,7 +341,8 @@ pub struct SelfcheckArgs {
 /// The options of `winic analyse`.
 #[derive(clap::Args)]
 pub struct AnalyseArgs {
-    /// The raw file (FILE.TP.raw, FILE.LAT.raw, FILE.ports.raw).
+    /// The raw file (FILE.TP.raw, FILE.LAT.raw, FILE.ports.raw, or one
+    /// `winic MAN --raw` wrote).
     #[arg(value_name = "RAW")]
     pub raw: std::path::PathBuf,
     /// The database the results are merged into (created if absent);

@@ -29,6 +29,7 @@ pub fn man(a: ManArgs, frequency: Option<Clock>, out: &mut impl Write) -> Result
         n_inst: a.n_inst,
         init_name: a.init_name,
         clock: clock_of(frequency),
+        raw: a.raw,
     };
     let t = arch::target(arch_or_host(None)?);
     let line = winic::mode::man::run(t, &req, &mut |l| {
@@ -139,6 +140,17 @@ pub fn analyse(
         )));
     }
     let (file, header) = winic::raw::Raw::replay(&a.raw)?;
+    if header.run.mode == "MAN" {
+        if a.output.is_some() || !a.compare.is_empty() {
+            return Err(Error::BadInput(format!(
+                "{}: a MAN raw file gives its result line, no database: drop -o and --compare",
+                a.raw.display()
+            )));
+        }
+        let (req, sample) = winic::mode::man::ManRequest::replaying(&file, &header)?;
+        let line = winic::mode::man::judge(&req, &sample)?;
+        return writeln!(out, "{line}").map_err(io);
+    }
     if header.run.mode == "ports" {
         let req = PortsRequest::replaying(file, header, a.compare, a.output)?;
         return run_ports(&req, out);

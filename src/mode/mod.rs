@@ -645,7 +645,12 @@ pub(crate) fn replay_options(clock: Clock, raw: &Arc<Raw>, header: &Header) -> r
 
 /// The header of a raw file of `run`, measured now on this `arch` host
 /// (`ghz`: the clock measured at the start).
-fn raw_header(t: &dyn arch::Target, arch: Arch, run: JournalRun, ghz: Option<f64>) -> Header {
+pub(crate) fn raw_header(
+    t: &dyn arch::Target,
+    arch: Arch,
+    run: JournalRun,
+    ghz: Option<f64>,
+) -> Header {
     let cpu = crate::report::cpu_name(arch);
     Header::new(
         run,
