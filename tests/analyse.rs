@@ -87,13 +87,20 @@ fn analyse_draws_the_same_tp_and_lat_database_from_the_raw_files() {
 }
 
 /// `winic ports` keeps a raw file too: its replay prints the same
-/// experiments, fit and held-back mixes, and writes the same inferred
-/// ports; `--resume` after a finished run measures nothing again.
+/// experiments, fit, held-back mixes and mixes with memory forms (with
+/// the general-purpose load and store in the selection), and writes the
+/// same inferred ports; `--resume` after a finished run measures nothing
+/// again.
 #[test]
 fn a_ports_run_replays_to_the_same_text_and_ports() {
     let dir = scratch("ports");
     let mut args = vec!["ports", "-o", "run.yaml", "--held-back", "2", "-i"];
     args.extend(forms().iter().take(4));
+    args.extend(match common::host_arch() {
+        "x86_64" => ["MOV64rm", "MOV64mr"],
+        "aarch64" => ["LDRXui", "STRXui"],
+        _ => ["LD", "SD"],
+    });
     let args = with_clock(&args);
     let args: Vec<&str> = args.into_iter().filter(|a| *a != "--noReport").collect();
     let out = common::winic_command(&args)
@@ -104,6 +111,7 @@ fn a_ports_run_replays_to_the_same_text_and_ports() {
     assert!(out.status.success(), "{err}");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("raw results: run.yaml.ports.raw"), "{text}");
+    assert!(text.contains("\nmixes with memory forms, composed as the export"), "{text}");
     let again = common::winic_command(&["analyse", "run.yaml.ports.raw", "-o", "again.yaml"])
         .current_dir(&dir)
         .output()

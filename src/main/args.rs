@@ -398,7 +398,11 @@ pub struct PortsArgs {
     /// After the fit, measure this many mixes of three of the fitted
     /// forms (each with as many copies as it has ports), chosen by a
     /// fixed sequence, and report how well the mapping predicts them:
-    /// a test on mixes it was not fitted to.
+    /// a test on mixes it was not fitted to. As many mixes again with a
+    /// memory form in each, predicted as `export --osaca` composes memory
+    /// forms (the register form's ports, the access on the load and
+    /// store ports), when the selection holds the general-purpose load
+    /// and store.
     #[arg(long = "held-back", value_name = "N", default_value_t = 0, value_parser = whole::<usize>(0, 1000), allow_negative_numbers = true)]
     pub held_back: usize,
     /// An OSACA machine file of this core (e.g. spr.yml, zen4.yml from

@@ -17,6 +17,7 @@ use crate::kernel::{self, shape};
 use std::collections::BTreeMap;
 
 pub mod classes;
+pub mod memmix;
 pub mod memory;
 pub mod session;
 pub mod split;

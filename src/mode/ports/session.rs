@@ -131,6 +131,17 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
     let units = super::memory::measure(t, &selected, &opts);
     let splits = super::split::measure(t, &selected, &opts);
+    let memory_mixes = units.as_ref().and_then(|u| {
+        super::memmix::measure(
+            t,
+            &found,
+            u,
+            splits.as_ref(),
+            &selected,
+            req.held_back,
+            &opts,
+        )
+    });
     let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();
     let compared: Vec<(String, Vec<Option<Vec<String>>>)> = req
         .compare
@@ -148,6 +159,9 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     }
     if let Some(s) = &splits {
         text.push_str(&s.render());
+    }
+    if let Some(m) = &memory_mixes {
+        text.push_str(&m.render(&found));
     }
     if let (Some(path), Some((_lock, db))) = (&req.output, database) {
         text.push_str(&write_ports(

@@ -1,0 +1,510 @@
+//! Mixes with memory forms: the memory model the export composes, tested
+//! on what it was not built from.
+//!
+//! `winic export --osaca` without a base makes a memory form its register
+//! form's ports plus its access on winic's load ports `L*` or store ports
+//! `S*` (and, where stores share the loads' address units, a slot on
+//! `L*`), each access taking the cycles the plain access of its width
+//! takes ([`super::memory`], [`super::split`]). This experiment measures
+//! mixes of three forms, at least one of them a load-op or a store of a
+//! register form the fit placed, or a plain load or store, beside each
+//! part's copies alone, and predicts them with that composition: the
+//! register parts by the fitted mapping (its wide mode and issue width),
+//! the accesses on the `L` and `S` ports. A mix bound by one part's own
+//! copies alone tests no port and is listed, not counted, as with the
+//! held-back mixes of register forms.
+
+use super::memory::Units;
+use super::split::LineSplits;
+use super::{bottleneck, measure_bodies, mixed, Conflicts, Mapping};
+use crate::arch::{Inst, Target};
+use crate::exec::run::Options;
+use crate::isa::{Arch, Flag, Instr, Isa};
+use crate::kernel::shape;
+
+/// The first bit of the load ports in a port set: above the fitted ports
+/// and the lost-port marks of the wide mode (below 16), below [`super::MOVES`].
+const L_BIT: u32 = 16;
+
+/// The first bit of the store ports.
+const S_BIT: u32 = 24;
+
+/// Most copies of one part per unit.
+const MOST_RATIO: usize = 4;
+
+/// The accesses of the model: ports and, per access width in bytes, the
+/// cycles one access takes on its ports (one access a cycle on one of N
+/// ports is N/N = 1: cycles times ports).
+#[derive(Clone, Debug)]
+pub struct Accesses {
+    /// Load and store ports.
+    pub ports: (u32, u32),
+    /// Whether a store also takes a load port's slot (shared address units).
+    pub shared: bool,
+    /// Per width (bytes), load and store cycles an access alone.
+    pub by_width: Vec<(u32, f64, f64)>,
+}
+
+impl Accesses {
+    /// The model `units` (loads and stores together) and, where measured,
+    /// the plain access of each width alone (`splits`' aligned times)
+    /// give; `None` with more ports than the port sets have room for.
+    pub fn of(units: &Units, splits: Option<&LineSplits>) -> Option<Accesses> {
+        let (l, s) = (units.ports.0 as u32, units.ports.1 as u32);
+        if l > S_BIT - L_BIT || s > 31 - S_BIT {
+            return None;
+        }
+        let mut by_width = vec![(8, units.load.1, units.store.1)];
+        if let Some(splits) = splits {
+            for m in &splits.measured {
+                let bytes = match m.kind {
+                    "xmm" => 16,
+                    "ymm" => 32,
+                    "zmm" => 64,
+                    _ => 8,
+                };
+                if !by_width.iter().any(|w| w.0 == bytes) {
+                    by_width.push((bytes, f64::NAN, f64::NAN));
+                }
+                let w = by_width.iter_mut().find(|w| w.0 == bytes).unwrap();
+                if bytes != 8 {
+                    if m.store {
+                        w.2 = m.aligned;
+                    } else {
+                        w.1 = m.aligned;
+                    }
+                }
+            }
+        }
+        by_width.retain(|w| w.1.is_finite() && w.2.is_finite());
+        by_width.sort_by_key(|w| w.0);
+        Some(Accesses {
+            ports: (l, s),
+            shared: units.shared().is_some(),
+            by_width,
+        })
+    }
+
+    /// The micro-ops of one access of `bytes` bytes (a store when
+    /// `store`): cycles on the `L` or `S` set, and a slot on `L` for a
+    /// store where the units are shared. The cost of the narrowest width
+    /// not narrower than `bytes` (the widest known otherwise).
+    pub fn uops(&self, bytes: u32, store: bool) -> Vec<(u32, f64)> {
+        let w = self
+            .by_width
+            .iter()
+            .find(|w| w.0 >= bytes)
+            .or(self.by_width.last())
+            .expect("the general-purpose width is always known");
+        let set = |first: u32, n: u32| ((1u32 << n) - 1) << first;
+        let (l, s) = (set(L_BIT, self.ports.0), set(S_BIT, self.ports.1));
+        if store {
+            let mut out = vec![(s, w.2 * f64::from(self.ports.1))];
+            if self.shared {
+                out.push((l, 1.0));
+            }
+            out
+        } else {
+            vec![(l, w.1 * f64::from(self.ports.0))]
+        }
+    }
+}
+
+/// One form of a mix: its register form's micro-ops (a single the fit
+/// placed; `None` for a plain load or store) and its access.
+#[derive(Clone, Debug)]
+struct Part {
+    form: Instr,
+    /// The register form, an index into the singles.
+    register: Option<usize>,
+    /// The access: its bytes and whether it stores.
+    access: Option<(u32, bool)>,
+}
+
+/// A mix measured: its parts with their copies per unit, and cycles per
+/// unit of the mix and of its slowest part alone, or why there are none.
+#[derive(Clone, Debug)]
+pub struct MemoryMix {
+    parts: Vec<(Part, usize)>,
+    cycles: Result<f64, String>,
+    floor: Result<f64, String>,
+    noisy: bool,
+}
+
+/// What the experiment found.
+#[derive(Clone, Debug)]
+pub struct MemoryMixes {
+    accesses: Accesses,
+    mixes: Vec<MemoryMix>,
+}
+
+/// The register form of x86 memory form `form`: the same name with `rr`
+/// for its `rm` or `mr`, or `ri` for its `mi` (`ADD64rm` → `ADD64rr`,
+/// `VADDPDZrmk` → `VADDPDZrrk`), and the same mnemonic.
+fn register_twin(form: Instr) -> Option<Instr> {
+    let isa = Isa::get(form.isa().arch());
+    let name = form.name();
+    [("rm", "rr"), ("mr", "rr"), ("mi", "ri")]
+        .iter()
+        .filter_map(|(m, r)| {
+            let at = name.rfind(m)?;
+            isa.instr(&format!("{}{r}{}", &name[..at], &name[at + 2..]))
+        })
+        .find(|t| t.mnemonic() == form.mnemonic())
+}
+
+/// The memory parts of `forms` this experiment can compose: loads (with
+/// a register operand, reading memory) and stores (writing it, reading
+/// none), not both, whose register form is a copy (the access alone) or
+/// a single of `found` the mapping places. x86 only, where the register
+/// form has a name; on the other arches the general-purpose load and
+/// store of `units`.
+fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr]) -> Vec<Part> {
+    let Some(m) = &found.mapping else {
+        return Vec::new();
+    };
+    let index = |f: Instr| {
+        found
+            .singles
+            .iter()
+            .position(|s| s.form.opcode() == f.opcode())
+    };
+    let bytes = |f: Instr| -> Option<u32> {
+        let inst: Inst = shape::throughput(t, f, 1).ok()?.into_iter().next()?;
+        Some(t.access_bytes(&inst))
+    };
+    if t.arch() != Arch::X86_64 {
+        return [(units.load.0, false), (units.store.0, true)]
+            .into_iter()
+            .filter_map(|(f, store)| {
+                Some(Part {
+                    form: f,
+                    register: None,
+                    access: Some((bytes(f)?, store)),
+                })
+            })
+            .collect();
+    }
+    // A load (reads its memory operand) or a store (writes it, reads
+    // none), as iced-x86 says: LLVM's flags leave some off (`mov [m], r`
+    // has no mayStore in the records).
+    let access = |f: Instr| -> Option<(u32, bool)> {
+        match t.memory_access(f)? {
+            (true, false) => Some((bytes(f)?, false)),
+            (false, true) => Some((bytes(f)?, true)),
+            _ => None,
+        }
+    };
+    forms
+        .iter()
+        .filter(|f| crate::mode::common::early_skip(t, **f, false).is_none())
+        .filter_map(|&f| {
+            let access = access(f)?;
+            let twin = register_twin(f)?;
+            let register = if twin.is_register_copy() {
+                None
+            } else {
+                Some(index(twin).filter(|&k| m.uops_of(k).is_some())?)
+            };
+            Some(Part {
+                form: f,
+                register,
+                access: Some(access),
+            })
+        })
+        .collect()
+}
+
+impl MemoryMix {
+    /// The micro-ops of the mix under `m` and `a`, and the cycles per
+    /// unit they predict: the busiest set of ports, never below the
+    /// register parts' micro-ops issued at the mapping's issue width (the
+    /// accesses are not counted there: a load-op form issues as one), nor
+    /// below `floor`.
+    fn predicted(&self, m: &Mapping, a: &Accesses, floor: f64) -> Option<f64> {
+        let registers: Vec<usize> = self.parts.iter().filter_map(|p| p.0.register).collect();
+        let mut uops: Vec<(u32, f64)> = Vec::new();
+        let mut issued = 0.0;
+        for (p, r) in &self.parts {
+            let r = *r as f64;
+            if let Some(k) = p.register {
+                let others = registers.iter().copied().filter(|&o| o != k);
+                let lost = m.lost(k, others);
+                for set in m.uops_of(k)? {
+                    uops.push((super::without(set | m.mark(k), lost), r));
+                    issued += r;
+                }
+            }
+            if let Some((bytes, store)) = p.access {
+                uops.extend(a.uops(bytes, store).into_iter().map(|(s, c)| (s, c * r)));
+            }
+        }
+        Some(bottleneck(&uops).max(issued / m.issue_width()).max(floor))
+    }
+
+    fn name(&self) -> String {
+        let names: Vec<&str> = self.parts.iter().map(|p| p.0.form.name()).collect();
+        names.join(" + ")
+    }
+}
+
+/// The cycles per copy `part` takes alone in the model.
+fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
+    let mix = MemoryMix {
+        parts: vec![(part.clone(), 1)],
+        cycles: Err(String::new()),
+        floor: Err(String::new()),
+        noisy: false,
+    };
+    mix.predicted(m, a, 0.0)
+}
+
+/// Measures `count` mixes of three forms, the first a memory form of
+/// `forms` ([`memory_parts`]), the others memory forms or register forms
+/// the mapping places, drawn by a fixed pseudo-random sequence; each part
+/// with copies in inverse proportion to its predicted time alone (at most
+/// [`MOST_RATIO`] to one), beside each part's copies alone. `None` without
+/// a mapping or memory forms, or in a replay of a run that measured none
+/// of them.
+pub fn measure(
+    t: &dyn Target,
+    found: &Conflicts,
+    units: &Units,
+    splits: Option<&LineSplits>,
+    forms: &[Instr],
+    count: usize,
+    opts: &Options,
+) -> Option<MemoryMixes> {
+    let m = found.mapping.as_ref()?;
+    let accesses = Accesses::of(units, splits)?;
+    let memory = memory_parts(t, found, units, forms);
+    if memory.is_empty() || count == 0 {
+        return None;
+    }
+    // Register forms the mapping places (a memory form the fit placed
+    // whole is not one: its access is the model's to compose).
+    let register: Vec<Part> = m
+        .sets
+        .iter()
+        .filter(|&&(k, _)| {
+            let f = found.singles[k].form;
+            let touches = t.memory_access(f).is_some_and(|(r, w)| r || w);
+            !touches && !f.has(Flag::MayLoad) && !f.has(Flag::MayStore)
+        })
+        .map(|&(k, _)| Part {
+            form: found.singles[k].form,
+            register: Some(k),
+            access: None,
+        })
+        .collect();
+    let n = memory.len();
+    let pool: Vec<Part> = memory.into_iter().chain(register).collect();
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |below: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % below as u64) as usize
+    };
+    let mut chosen: Vec<[usize; 3]> = Vec::new();
+    let mut draws = 0;
+    while chosen.len() < count && draws < 100 * count + 1000 {
+        draws += 1;
+        let mut three = [next(n), next(pool.len()), next(pool.len())];
+        three[1..].sort_unstable();
+        let distinct = three[0] != three[1] && three[0] != three[2] && three[1] != three[2];
+        let apart = [(0, 1), (0, 2), (1, 2)].iter().any(|&(x, y)| {
+            t.cannot_mix(pool[three[x]].form, pool[three[y]].form)
+                .is_some()
+        });
+        if distinct && !apart && !chosen.contains(&three) {
+            chosen.push(three);
+        }
+    }
+    let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
+    let mut plans: Vec<Option<(usize, Vec<usize>)>> = Vec::new();
+    let mut mixes = Vec::new();
+    for three in &chosen {
+        let times: Vec<f64> = three
+            .iter()
+            .map(|&i| alone(m, &accesses, &pool[i]).unwrap_or(1.0).max(1e-3))
+            .collect();
+        let slowest = times.iter().copied().fold(0.0, f64::max);
+        let parts: Vec<(Part, usize)> = three
+            .iter()
+            .zip(&times)
+            .map(|(&i, t)| {
+                let r = ((slowest / t).round() as usize).clamp(1, MOST_RATIO);
+                (pool[i].clone(), r)
+            })
+            .collect();
+        let forms: Vec<(Instr, usize)> = parts.iter().map(|(p, r)| (p.form, *r)).collect();
+        let plan = mixed(t, &forms).and_then(|(body, units)| {
+            let alone: Option<Vec<usize>> = forms
+                .iter()
+                .map(|&(f, r)| {
+                    bodies.push((super::exactly(t, f, r * units)?, units));
+                    Some(bodies.len() - 1)
+                })
+                .collect();
+            bodies.push((body, units));
+            Some((bodies.len() - 1, alone?))
+        });
+        plans.push(plan);
+        mixes.push(MemoryMix {
+            parts,
+            cycles: Err("no registers left to mix them".into()),
+            floor: Err("no registers left to mix them".into()),
+            noisy: false,
+        });
+    }
+    let got = measure_bodies(t, &bodies, opts, &mut |_| {});
+    let replay = opts.raw.as_deref().is_some_and(|r| r.replay_only());
+    if replay && got.iter().all(|g| g.0.is_err()) {
+        return None;
+    }
+    for (mix, plan) in mixes.iter_mut().zip(plans) {
+        let Some((body, alone)) = plan else { continue };
+        (mix.cycles, mix.noisy) = got[body].clone();
+        mix.floor = alone
+            .iter()
+            .map(|&i| got[i].0.clone())
+            .try_fold(0.0f64, |most, c| c.map(|c| most.max(c)));
+        mix.noisy |= alone.iter().any(|&i| got[i].1);
+    }
+    Some(MemoryMixes { accesses, mixes })
+}
+
+impl MemoryMixes {
+    /// The report's section: the model, how many mixes it predicts within
+    /// 10%, then each, the worst first.
+    pub fn render(&self, found: &Conflicts) -> String {
+        let Some(m) = &found.mapping else {
+            return String::new();
+        };
+        let a = &self.accesses;
+        let widths: Vec<String> = a
+            .by_width
+            .iter()
+            .map(|w| format!("{} bytes {:.2}/{:.2}", w.0, w.1, w.2))
+            .collect();
+        // Each row: name, ratio, measured, predicted, whether a part's
+        // own copies decided, noisy; or why there is none.
+        let mut rows: Vec<(String, String, Result<(f64, f64, bool), String>, bool)> = self
+            .mixes
+            .iter()
+            .map(|x| {
+                let ratio: Vec<String> = x.parts.iter().map(|p| p.1.to_string()).collect();
+                let value = match (&x.cycles, &x.floor) {
+                    (Ok(c), Ok(floor)) => x
+                        .predicted(m, a, 0.0)
+                        .map(|p| (*c, p.max(*floor), *floor > p * 1.02))
+                        .ok_or_else(|| "a form is not mapped".to_string()),
+                    (Err(w), _) | (_, Err(w)) => Err(w.clone()),
+                };
+                (x.name(), ratio.join(":"), value, x.noisy)
+            })
+            .collect();
+        let tested = |v: &Result<(f64, f64, bool), String>| v.as_ref().is_ok_and(|v| !v.2);
+        let error = |v: &Result<(f64, f64, bool), String>| {
+            v.as_ref()
+                .map_or(f64::INFINITY, |(c, p, _)| ((p - c) / c).abs())
+        };
+        rows.sort_by(|x, y| {
+            (tested(&y.2), error(&y.2))
+                .partial_cmp(&(tested(&x.2), error(&x.2)))
+                .unwrap()
+        });
+        let counted = rows.iter().filter(|r| tested(&r.2)).count();
+        let within = rows
+            .iter()
+            .filter(|r| tested(&r.2) && error(&r.2) <= 0.10)
+            .count();
+        let chained = rows
+            .iter()
+            .filter(|r| r.2.as_ref().is_ok_and(|v| v.2))
+            .count();
+        let mut s = format!(
+            "mixes with memory forms, composed as the export composes them (the register form's \
+             ports, then each access on {} load ports and {} store ports{}; cycles an access \
+             alone, load/store: {}): {within} of {counted} predicted within 10%{}\n",
+            a.ports.0,
+            a.ports.1,
+            if a.shared {
+                ", a store also on a load port"
+            } else {
+                ""
+            },
+            widths.join(", "),
+            if chained > 0 {
+                format!(" ({chained} more bound by one part's own copies alone, not counted)")
+            } else {
+                String::new()
+            }
+        );
+        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        for (name, ratio, value, noisy) in rows {
+            let line = match value {
+                Ok((c, p, chain)) => format!(
+                    "{c:>8.3}  {p:>8.3}  {:>+6.1}%{}{}",
+                    100.0 * (p - c) / c,
+                    if chain { " (a part's own copies)" } else { "" },
+                    if noisy { " (noisy)" } else { "" }
+                ),
+                Err(w) => format!("-  {w}"),
+            };
+            s.push_str(&format!("  {name:<w$}  {ratio:>7}  {line}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_x86_memory_form_finds_its_register_form() {
+        let isa = Isa::get(Arch::X86_64);
+        let twin = |n: &str| register_twin(isa.instr(n).unwrap()).map(|t| t.name());
+        assert_eq!(twin("ADD64rm"), Some("ADD64rr"));
+        assert_eq!(twin("MOV64mr"), Some("MOV64rr"));
+        assert_eq!(twin("VADDPDZrmk"), Some("VADDPDZrrk"));
+        assert_eq!(twin("IMUL64rmi32"), Some("IMUL64rri32"));
+        assert_eq!(twin("ADD64rr"), None);
+    }
+
+    fn units(tl: f64, ts: f64, ports: (usize, usize), together: f64) -> Units {
+        let isa = Isa::get(Arch::X86_64);
+        Units {
+            load: (isa.instr("MOV64rm").unwrap(), tl),
+            store: (isa.instr("MOV64mr").unwrap(), ts),
+            ports,
+            together,
+        }
+    }
+
+    /// zen5's loads and stores: 4 load ports, 2 store ports, shared
+    /// address units; a general-purpose load is one slot of the four, a
+    /// store one of the two store ports and one load slot.
+    #[test]
+    fn an_access_takes_its_width_s_cycles_on_its_ports() {
+        let a = Accesses::of(&units(0.25, 0.5, (4, 2), 1.5), None).unwrap();
+        assert!(a.shared);
+        let l = 0b1111 << L_BIT;
+        let s = 0b11 << S_BIT;
+        assert_eq!(a.uops(8, false), vec![(l, 1.0)]);
+        assert_eq!(a.uops(8, true), vec![(s, 1.0), (l, 1.0)]);
+        // Only the general-purpose width known: a wider access costs as
+        // much.
+        assert_eq!(a.uops(64, false), vec![(l, 1.0)]);
+        // 8 loads and 4 stores a unit: 12 slots on 4 load ports.
+        let uops: Vec<(u32, f64)> = a
+            .uops(8, false)
+            .into_iter()
+            .map(|(s, c)| (s, 8.0 * c))
+            .chain(a.uops(8, true).into_iter().map(|(s, c)| (s, 4.0 * c)))
+            .collect();
+        assert_eq!(bottleneck(&uops), 3.0);
+    }
+}
