@@ -111,7 +111,10 @@ fn a_ports_run_replays_to_the_same_text_and_ports() {
     assert!(out.status.success(), "{err}");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("raw results: run.yaml.ports.raw"), "{text}");
-    assert!(text.contains("\nmixes with memory forms, composed as the export"), "{text}");
+    assert!(
+        text.contains("\nmixes with memory forms, composed as the export"),
+        "{text}"
+    );
     let again = common::winic_command(&["analyse", "run.yaml.ports.raw", "-o", "again.yaml"])
         .current_dir(&dir)
         .output()

@@ -222,13 +222,16 @@ pub(crate) fn sigill_net(forms: &[Instr]) -> String {
 /// The `skipped:` lines of a summary (TP's and LAT's): the total, then
 /// each reason with its count, most frequent first.
 pub(crate) fn skipped_lines<K: std::fmt::Display>(
-    skipped: &std::collections::BTreeMap<K, usize>,
+    skipped: impl IntoIterator<Item = (K, usize)>,
 ) -> String {
-    let mut s = format!("  skipped:    {}\n", skipped.values().sum::<usize>());
     let mut by_count: Vec<(String, usize)> = skipped
-        .iter()
-        .map(|(why, n)| (why.to_string(), *n))
+        .into_iter()
+        .map(|(why, n)| (why.to_string(), n))
         .collect();
+    let mut s = format!(
+        "  skipped:    {}\n",
+        by_count.iter().map(|(_, n)| n).sum::<usize>()
+    );
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (why, n) in by_count {
         s.push_str(&format!("    {n:6}  {why}\n"));

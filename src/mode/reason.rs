@@ -315,6 +315,67 @@ impl fmt::Display for Failure {
     }
 }
 
+/// Why `winic ports` has no time for a form alone, a pair, a mix or a
+/// part of one: the report renders it, a full run's summary counts the
+/// variant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unmeasured {
+    /// Its body was not measured.
+    NotMeasured,
+    /// Skipped before anything was built (x87, features, unrunnable).
+    Skip(Skip),
+    /// It reads and writes a register implicitly: its copies depend on
+    /// each other.
+    ImplicitDependency,
+    /// A full run does not time a form that loads or stores.
+    Memory,
+    /// No body of its copies could be built.
+    NoBody(crate::arch::EncodeError),
+    /// No registers were left to put its forms in one body.
+    NoRegisters,
+    /// Its two forms may not share a body (why, as the arch says).
+    Apart(&'static str),
+    /// The unroll difference was not positive.
+    Noise,
+    /// A pair's form: no body of its copies alone was timed.
+    NotAlone,
+    /// A form of a mix has no place in the fitted mapping.
+    NotMapped,
+    /// The kernels gave no time.
+    Run(RunError),
+}
+
+impl Unmeasured {
+    /// Whether this is a replay's missing record: the recorded run did
+    /// not measure this body (an experiment it did not have).
+    pub fn not_recorded(&self) -> bool {
+        matches!(self, Unmeasured::Run(RunError::NotRecorded))
+    }
+}
+
+impl fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unmeasured::NotMeasured => f.write_str("not measured"),
+            Unmeasured::Skip(s) => write!(f, "{s}"),
+            Unmeasured::ImplicitDependency => f.write_str(
+                "reads and writes a register implicitly (EFLAGS of adc): its copies depend on \
+                 each other",
+            ),
+            Unmeasured::Memory => f.write_str(
+                "loads or stores: a micro-op of its own beside the operation, not placed",
+            ),
+            Unmeasured::NoBody(e) => write!(f, "{e}"),
+            Unmeasured::NoRegisters => f.write_str("no registers left to mix them"),
+            Unmeasured::Apart(why) => f.write_str(why),
+            Unmeasured::Noise => f.write_str("the unroll difference was not positive: noise"),
+            Unmeasured::NotAlone => f.write_str("its copies of the mix do not run alone"),
+            Unmeasured::NotMapped => f.write_str("a form is not mapped"),
+            Unmeasured::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,5 +464,35 @@ mod tests {
             f.kind(),
             "no form copying bits leads back from K0 to the address"
         );
+    }
+
+    /// `winic ports`' reasons keep the texts its reports always had (the
+    /// recorded runs replay to the same text), and a replay's missing
+    /// record is told by its variant, not its text.
+    #[test]
+    fn ports_reasons_render_their_texts_and_name_a_missing_record() {
+        let texts = [
+            (Unmeasured::NotMeasured, "not measured"),
+            (Unmeasured::NoRegisters, "no registers left to mix them"),
+            (
+                Unmeasured::Noise,
+                "the unroll difference was not positive: noise",
+            ),
+            (
+                Unmeasured::NotAlone,
+                "its copies of the mix do not run alone",
+            ),
+            (Unmeasured::NotMapped, "a form is not mapped"),
+            (
+                Unmeasured::Memory,
+                "loads or stores: a micro-op of its own beside the operation, not placed",
+            ),
+        ];
+        for (u, text) in texts {
+            assert_eq!(u.to_string(), text);
+            assert!(!u.not_recorded());
+        }
+        assert!(Unmeasured::Run(RunError::NotRecorded).not_recorded());
+        assert!(!Unmeasured::Run(RunError::Map("x".into())).not_recorded());
     }
 }

@@ -739,7 +739,7 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         s.push_str(&format!("    {n:6}  {why}\n"));
     }
     s.push_str(&format!("  no kernel:  {no_kernel}\n"));
-    s.push_str(&skipped_lines(&skipped));
+    s.push_str(&skipped_lines(skipped.iter().map(|(k, n)| (k, *n))));
     // Every kernel that ran, held back ones too: a clock far off is
     // what holds values back.
     s.push_str(&clock_line(rows.iter().filter_map(|r| match &r.outcome {

@@ -1294,7 +1294,7 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
         ));
     }
     s.push_str(&format!("  no kernel:  {no_kernel} forms\n"));
-    s.push_str(&tp::skipped_lines(&skipped));
+    s.push_str(&tp::skipped_lines(skipped.iter().map(|(k, n)| (k, *n))));
     let sigill: Vec<Instr> = run
         .rows
         .iter()

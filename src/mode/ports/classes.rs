@@ -20,6 +20,7 @@ use crate::arch::Target;
 use crate::exec::run::Options;
 use crate::isa::{Flag, Instr};
 use crate::mode::common::{accesses_memory, skipped_lines, widest_operand};
+use crate::mode::reason::Unmeasured;
 use std::collections::BTreeMap;
 
 /// Seed forms by default: their pairs (780 for 40) take seconds.
@@ -176,9 +177,6 @@ fn keeps_two(error: f64, ties: usize, typical: f64) -> bool {
     error <= (MISFIT * typical).min(TWO_UOPS) && ties <= ALIKE
 }
 
-/// Why a full run does not time a form that loads or stores.
-const MEMORY: &str = "loads or stores: a micro-op of its own beside the operation, not placed";
-
 /// The single-micro-op forms of `singles` (measured at 1/N cycles, N up
 /// to [`MAX_PORTS`]; forms that load or store are not measured).
 fn single_uop_forms(singles: &[Single]) -> Vec<(usize, u32)> {
@@ -286,7 +284,7 @@ pub fn run(
     let (mut singles, alone) = measure_singles(t, &timed, opts, &mut |d| progress(d, n));
     singles.extend(memory.into_iter().map(|form| Single {
         form,
-        cycles: Err(MEMORY.into()),
+        cycles: Err(Unmeasured::Memory),
         noisy: false,
         vector: t.vector_bits(form),
     }));
@@ -731,10 +729,14 @@ impl Conflicts {
     pub(super) fn render_classes(&self, seed: &Seed, m: Option<&Mapping>) -> String {
         let single = seed.candidates;
         let measured = self.singles.iter().filter(|s| s.cycles.is_ok()).count();
-        let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+        // Counted by reason, rendered at the edge.
+        let mut skipped: Vec<(&Unmeasured, usize)> = Vec::new();
         for x in &self.singles {
             if let Err(w) = &x.cycles {
-                *skipped.entry(w.as_str()).or_default() += 1;
+                match skipped.iter_mut().find(|(r, _)| *r == w) {
+                    Some((_, n)) => *n += 1,
+                    None => skipped.push((w, 1)),
+                }
             }
         }
         let name = |k: usize| self.singles[k].form.name();
@@ -749,7 +751,7 @@ impl Conflicts {
             self.singles.len()
         );
         if !skipped.is_empty() {
-            s.push_str(&skipped_lines(&skipped));
+            s.push_str(&skipped_lines(skipped));
         }
         let Some(m) = m else {
             s.push_str(&format!(

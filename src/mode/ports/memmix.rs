@@ -16,11 +16,12 @@
 
 use super::memory::Units;
 use super::split::LineSplits;
-use super::{bottleneck, measure_bodies, mixed, Conflicts, Mapping};
+use super::{bottleneck, measure_bodies, mixed, Conflicts, HeldRow, Mapping, MixTable};
 use crate::arch::{Inst, Target};
 use crate::exec::run::Options;
 use crate::isa::{Arch, Flag, Instr, Isa};
 use crate::kernel::shape;
+use crate::mode::reason::Unmeasured;
 
 /// The first bit of the load ports in a port set: above the fitted ports
 /// and the lost-port marks of the wide mode (below 16), below [`super::MOVES`].
@@ -126,8 +127,8 @@ struct Part {
 #[derive(Clone, Debug)]
 pub struct MemoryMix {
     parts: Vec<(Part, usize)>,
-    cycles: Result<f64, String>,
-    floor: Result<f64, String>,
+    cycles: Result<f64, Unmeasured>,
+    floor: Result<f64, Unmeasured>,
     noisy: bool,
 }
 
@@ -252,8 +253,8 @@ impl MemoryMix {
 fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
     let mix = MemoryMix {
         parts: vec![(part.clone(), 1)],
-        cycles: Err(String::new()),
-        floor: Err(String::new()),
+        cycles: Err(Unmeasured::NotMeasured),
+        floor: Err(Unmeasured::NotMeasured),
         noisy: false,
     };
     mix.predicted(m, a, 0.0)
@@ -353,14 +354,17 @@ pub fn measure(
         plans.push(plan);
         mixes.push(MemoryMix {
             parts,
-            cycles: Err("no registers left to mix them".into()),
-            floor: Err("no registers left to mix them".into()),
+            cycles: Err(Unmeasured::NoRegisters),
+            floor: Err(Unmeasured::NoRegisters),
             noisy: false,
         });
     }
     let got = measure_bodies(t, &bodies, opts, &mut |_| {});
-    let replay = opts.raw.as_deref().is_some_and(|r| r.replay_only());
-    if replay && got.iter().all(|g| g.0.is_err()) {
+    // A raw file of a run without this experiment: left out, as it was.
+    if got
+        .iter()
+        .any(|g| g.0.as_ref().is_err_and(Unmeasured::not_recorded))
+    {
         return None;
     }
     for (mix, plan) in mixes.iter_mut().zip(plans) {
@@ -388,9 +392,7 @@ impl MemoryMixes {
             .iter()
             .map(|w| format!("{} bytes {:.2}/{:.2}", w.0, w.1, w.2))
             .collect();
-        // Each row: name, ratio, measured, predicted, whether a part's
-        // own copies decided, noisy; or why there is none.
-        let mut rows: Vec<(String, String, Result<(f64, f64, bool), String>, bool)> = self
+        let rows: Vec<HeldRow> = self
             .mixes
             .iter()
             .map(|x| {
@@ -399,35 +401,23 @@ impl MemoryMixes {
                     (Ok(c), Ok(floor)) => x
                         .predicted(m, a, 0.0)
                         .map(|p| (*c, p.max(*floor), *floor > p * 1.02))
-                        .ok_or_else(|| "a form is not mapped".to_string()),
+                        .ok_or(Unmeasured::NotMapped),
                     (Err(w), _) | (_, Err(w)) => Err(w.clone()),
                 };
-                (x.name(), ratio.join(":"), value, x.noisy)
+                HeldRow {
+                    name: x.name(),
+                    ratio: ratio.join(":"),
+                    value,
+                    noisy: x.noisy,
+                }
             })
             .collect();
-        let tested = |v: &Result<(f64, f64, bool), String>| v.as_ref().is_ok_and(|v| !v.2);
-        let error = |v: &Result<(f64, f64, bool), String>| {
-            v.as_ref()
-                .map_or(f64::INFINITY, |(c, p, _)| ((p - c) / c).abs())
-        };
-        rows.sort_by(|x, y| {
-            (tested(&y.2), error(&y.2))
-                .partial_cmp(&(tested(&x.2), error(&x.2)))
-                .unwrap()
-        });
-        let counted = rows.iter().filter(|r| tested(&r.2)).count();
-        let within = rows
-            .iter()
-            .filter(|r| tested(&r.2) && error(&r.2) <= 0.10)
-            .count();
-        let chained = rows
-            .iter()
-            .filter(|r| r.2.as_ref().is_ok_and(|v| v.2))
-            .count();
-        let mut s = format!(
+        let table = MixTable::of(rows, "a part's own copies");
+        let (within, counted, chained) = (table.within, table.counted, table.chained);
+        format!(
             "mixes with memory forms, composed as the export composes them (the register form's \
              ports, then each access on {} load ports and {} store ports{}; cycles an access \
-             alone, load/store: {}): {within} of {counted} predicted within 10%{}\n",
+             alone, load/store: {}): {within} of {counted} predicted within 10%{}\n{}",
             a.ports.0,
             a.ports.1,
             if a.shared {
@@ -440,22 +430,9 @@ impl MemoryMixes {
                 format!(" ({chained} more bound by one part's own copies alone, not counted)")
             } else {
                 String::new()
-            }
-        );
-        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        for (name, ratio, value, noisy) in rows {
-            let line = match value {
-                Ok((c, p, chain)) => format!(
-                    "{c:>8.3}  {p:>8.3}  {:>+6.1}%{}{}",
-                    100.0 * (p - c) / c,
-                    if chain { " (a part's own copies)" } else { "" },
-                    if noisy { " (noisy)" } else { "" }
-                ),
-                Err(w) => format!("-  {w}"),
-            };
-            s.push_str(&format!("  {name:<w$}  {ratio:>7}  {line}\n"));
-        }
-        s
+            },
+            table.lines
+        )
     }
 }
 

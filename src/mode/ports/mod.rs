@@ -8,6 +8,7 @@
 //! longer says how many.
 
 use super::common::{early_skip, implicit_dependency, per_copy, placed_pair};
+use super::reason::Unmeasured;
 use crate::arch::{Inst, Target};
 use crate::error::Error;
 use crate::exec::run::{batch_costs, Options};
@@ -138,7 +139,7 @@ pub struct Single {
     /// The form.
     pub form: Instr,
     /// Cycles per instruction, or why there is none.
-    pub cycles: Result<f64, String>,
+    pub cycles: Result<f64, Unmeasured>,
     /// Its timings were noisy.
     pub noisy: bool,
     /// The width of the vector registers it computes on
@@ -169,9 +170,9 @@ pub struct HeldBack {
     /// as its ports, so that each part alone takes as long.
     pub parts: Vec<(usize, usize)>,
     /// Cycles per unit of the mix, or why there is none.
-    pub cycles: Result<f64, String>,
+    pub cycles: Result<f64, Unmeasured>,
     /// Cycles per unit of the slowest part's copies alone: the floor.
-    pub floor: Result<f64, String>,
+    pub floor: Result<f64, Unmeasured>,
     /// Its timings were noisy.
     pub noisy: bool,
 }
@@ -188,11 +189,11 @@ pub struct Pair {
     /// Units in the body (each form's copies are `ratio` times this).
     pub units: usize,
     /// Cycles per unit of the mix, or why there is none.
-    pub cycles: Result<f64, String>,
+    pub cycles: Result<f64, Unmeasured>,
     /// Cycles per unit of each form's copies alone (without the other
     /// form's): the floor the mix cannot beat, chains included; from the
     /// form's fewest copies in any mix measured alone ([`measure_pairs`]).
-    pub alone: (Result<f64, String>, Result<f64, String>),
+    pub alone: (Result<f64, Unmeasured>, Result<f64, Unmeasured>),
     /// Its timings were noisy.
     pub noisy: bool,
 }
@@ -260,7 +261,7 @@ fn measure_bodies(
     bodies: &[(Vec<Inst>, usize)],
     opts: &Options,
     progress: &mut dyn FnMut(usize),
-) -> Vec<(Result<f64, String>, bool)> {
+) -> Vec<(Result<f64, Unmeasured>, bool)> {
     measure_placed(t, bodies, Placement::Aligned, opts, progress)
 }
 
@@ -271,9 +272,9 @@ fn measure_placed(
     placement: Placement,
     opts: &Options,
     progress: &mut dyn FnMut(usize),
-) -> Vec<(Result<f64, String>, bool)> {
-    let mut got: Vec<(Result<f64, String>, bool)> =
-        vec![(Err("not measured".into()), false); bodies.len()];
+) -> Vec<(Result<f64, Unmeasured>, bool)> {
+    let mut got: Vec<(Result<f64, Unmeasured>, bool)> =
+        vec![(Err(Unmeasured::NotMeasured), false); bodies.len()];
     let make = |i: usize| placed_pair(t, &bodies[i].0, placement);
     let width = |i: usize| kernel::widest_bits(&bodies[i].0);
     let mut done = 0;
@@ -281,11 +282,8 @@ fn measure_placed(
         let (body, per) = &bodies[i];
         got[i] = match c {
             Ok(c) if c.positive() => (Ok(per_copy(&c, body.len(), *per)), c.noisy()),
-            Ok(_) => (
-                Err("the unroll difference was not positive: noise".into()),
-                true,
-            ),
-            Err(e) => (Err(e.to_string()), false),
+            Ok(_) => (Err(Unmeasured::Noise), true),
+            Err(e) => (Err(Unmeasured::Run(e)), false),
         };
         // A body can report more than once (its rounds): never past the
         // total.
@@ -359,23 +357,19 @@ pub(crate) fn measure_singles(
     let mut body_of: Vec<Option<usize>> = Vec::new();
     for &form in forms {
         let why = early_skip(t, form, false)
-            .map(|s| s.to_string())
+            .map(Unmeasured::Skip)
             .or_else(|| {
-                (!implicit_dependency(t, form).is_empty()).then(|| {
-                    "reads and writes a register implicitly (EFLAGS of adc): its copies depend on \
-                 each other"
-                        .to_string()
-                })
+                (!implicit_dependency(t, form).is_empty()).then_some(Unmeasured::ImplicitDependency)
             });
         let body = match why {
             Some(w) => Err(w),
-            None => shape::throughput(t, form, shape::COPIES).map_err(|e| e.to_string()),
+            None => shape::throughput(t, form, shape::COPIES).map_err(Unmeasured::NoBody),
         };
         body_of.push(body.is_ok().then_some(bodies.len()));
         singles.push(Single {
             form,
             cycles: Err(match &body {
-                Ok(_) => "not measured".into(),
+                Ok(_) => Unmeasured::NotMeasured,
                 Err(w) => w.clone(),
             }),
             noisy: false,
@@ -424,14 +418,14 @@ pub(crate) fn measure_pairs(
             .then(|| mixed(t, &[(singles[a].form, ratio.0), (singles[b].form, ratio.1)]))
             .flatten();
         let units = mix.as_ref().map_or(0, |m| m.1);
-        let why = apart.unwrap_or("no registers left to mix them").to_string();
+        let why = apart.map_or(Unmeasured::NoRegisters, Unmeasured::Apart);
         pairs.push(Pair {
             a,
             b,
             ratio,
             units,
             cycles: Err(if mix.is_some() {
-                "not measured".into()
+                Unmeasured::NotMeasured
             } else {
                 why.clone()
             }),
@@ -467,7 +461,7 @@ pub(crate) fn measure_pairs(
                 .map(|c| c.max(copies as f64 * time(&singles[k]))),
             got[i].1,
         ),
-        _ => (Err("its copies of the mix do not run alone".into()), false),
+        _ => (Err(Unmeasured::NotAlone), false),
     };
     for (p, slot) in pairs.iter_mut().zip(slots) {
         let Some(mix) = slot else { continue };
@@ -569,8 +563,8 @@ impl Conflicts {
             plans.push(plan);
             self.held_back.push(HeldBack {
                 parts,
-                cycles: Err("no registers left to mix them".into()),
-                floor: Err("no registers left to mix them".into()),
+                cycles: Err(Unmeasured::NoRegisters),
+                floor: Err(Unmeasured::NoRegisters),
                 noisy: false,
             });
         }
@@ -591,11 +585,74 @@ impl Conflicts {
 /// One held-back mix as the report lists it: its forms, its ratio, and
 /// measured and predicted cycles per unit with whether a part's own chain
 /// (the floor) decided the prediction, or why there are none.
-struct HeldRow {
-    name: String,
-    ratio: String,
-    value: Result<(f64, f64, bool), String>,
-    noisy: bool,
+pub(super) struct HeldRow {
+    pub name: String,
+    pub ratio: String,
+    pub value: Result<(f64, f64, bool), Unmeasured>,
+    pub noisy: bool,
+}
+
+/// Mixes tested against a model, as the report lists them: the worst
+/// first, with how many the model predicts within 10% of those it was
+/// tested on (a mix bound by one part's copies alone, their own chain,
+/// tests the floor, not the model: listed, not counted).
+pub(super) struct MixTable {
+    pub within: usize,
+    pub counted: usize,
+    /// Mixes bound by one part alone.
+    pub chained: usize,
+    /// A line per mix: forms, ratio, measured, predicted, error.
+    pub lines: String,
+}
+
+impl MixTable {
+    /// The table of `rows`; `chain` names a mix bound by one part alone.
+    pub fn of(mut rows: Vec<HeldRow>, chain: &str) -> MixTable {
+        let tested = |r: &HeldRow| r.value.as_ref().is_ok_and(|v| !v.2);
+        let error = |r: &HeldRow| {
+            r.value
+                .as_ref()
+                .map_or(f64::INFINITY, |(c, p, _)| ((p - c) / c).abs())
+        };
+        rows.sort_by(|x, y| {
+            (tested(y), error(y))
+                .partial_cmp(&(tested(x), error(x)))
+                .unwrap()
+        });
+        let counted = rows.iter().filter(|r| tested(r)).count();
+        let within = rows
+            .iter()
+            .filter(|r| tested(r) && error(r) <= 0.10)
+            .count();
+        let chained = rows
+            .iter()
+            .filter(|r| r.value.as_ref().is_ok_and(|v| v.2))
+            .count();
+        let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        let mut lines = String::new();
+        for r in rows {
+            let line = match r.value {
+                Ok((c, p, bound)) => format!(
+                    "{c:>8.3}  {p:>8.3}  {:>+6.1}%{}{}",
+                    100.0 * (p - c) / c,
+                    if bound {
+                        format!(" ({chain})")
+                    } else {
+                        String::new()
+                    },
+                    if r.noisy { " (noisy)" } else { "" }
+                ),
+                Err(w) => format!("-  {w}"),
+            };
+            lines.push_str(&format!("  {:w$}  {:>7}  {line}\n", r.name, r.ratio));
+        }
+        MixTable {
+            within,
+            counted,
+            chained,
+            lines,
+        }
+    }
 }
 
 /// The greatest common divisor.
@@ -758,7 +815,7 @@ impl Conflicts {
     /// The held-back mixes' section: how many the mapping predicts within
     /// 10%, then each, the worst first.
     fn render_held_back(&self, m: &Mapping) -> String {
-        let mut rows: Vec<HeldRow> = self
+        let rows: Vec<HeldRow> = self
             .held_back
             .iter()
             .map(|h| {
@@ -772,7 +829,7 @@ impl Conflicts {
                     (Ok(c), Ok(floor)) => m
                         .predict(&h.parts, 0.0)
                         .map(|ports| (*c, ports.max(*floor), *floor > ports * 1.02))
-                        .ok_or_else(|| "a form is not mapped".to_string()),
+                        .ok_or(Unmeasured::NotMapped),
                     (Err(w), _) | (_, Err(w)) => Err(w.clone()),
                 };
                 HeldRow {
@@ -783,32 +840,12 @@ impl Conflicts {
                 }
             })
             .collect();
-        // A mix bound by one part's copies alone (their own chain) tests
-        // the floor, not the mapping: listed, not counted.
-        let tested = |r: &HeldRow| r.value.as_ref().is_ok_and(|v| !v.2);
-        let error = |r: &HeldRow| {
-            r.value
-                .as_ref()
-                .map_or(f64::INFINITY, |(c, p, _)| ((p - c) / c).abs())
-        };
-        rows.sort_by(|x, y| {
-            (tested(y), error(y))
-                .partial_cmp(&(tested(x), error(x)))
-                .unwrap()
-        });
-        let counted = rows.iter().filter(|r| tested(r)).count();
-        let within = rows
-            .iter()
-            .filter(|r| tested(r) && error(r) <= 0.10)
-            .count();
-        let chained = rows
-            .iter()
-            .filter(|r| r.value.as_ref().is_ok_and(|v| v.2))
-            .count();
-        let mut s = format!(
+        let table = MixTable::of(rows, "a part's own chain");
+        let (within, counted, chained) = (table.within, table.counted, table.chained);
+        format!(
             "held-back mixes of three forms, not used in the fit (each form with as many copies \
              as it has ports; cycles per unit: measured, predicted, error): {within} of \
-             {counted} predicted within 10%{}\n",
+             {counted} predicted within 10%{}\n{}",
             if chained > 0 {
                 format!(
                     " ({chained} more bound by one part's own chain, which tests no port, not \
@@ -816,22 +853,9 @@ impl Conflicts {
                 )
             } else {
                 String::new()
-            }
-        );
-        let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
-        for r in rows {
-            let line = match r.value {
-                Ok((c, p, chain)) => format!(
-                    "{c:>8.3}  {p:>8.3}  {:>+6.1}%{}{}",
-                    100.0 * (p - c) / c,
-                    if chain { " (a part's own chain)" } else { "" },
-                    if r.noisy { " (noisy)" } else { "" }
-                ),
-                Err(w) => format!("-  {w}"),
-            };
-            s.push_str(&format!("  {:w$}  {:>7}  {line}\n", r.name, r.ratio));
-        }
-        s
+            },
+            table.lines
+        )
     }
 
     /// The agreement's section: the count, the renaming, and each form

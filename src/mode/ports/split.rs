@@ -27,6 +27,7 @@ use crate::arch::Target;
 use crate::exec::run::Options;
 use crate::isa::{Arch, Instr, Isa};
 use crate::kernel::data::Placement;
+use crate::mode::reason::Unmeasured;
 
 /// Per register kind, the plain load and store that take any alignment
 /// (`movups`, not `movaps`, which faults on a split address).
@@ -66,7 +67,7 @@ pub struct LineSplits {
     /// The forms that gave both timings.
     pub measured: Vec<Split>,
     /// The forms that did not, each with why.
-    pub failed: Vec<(Instr, String)>,
+    pub failed: Vec<(Instr, Unmeasured)>,
 }
 
 /// The access forms of `arch` the experiment measures among `forms`,
@@ -102,9 +103,7 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSp
                 bodies.push((body, COPIES));
                 built.push((form, kind, store));
             }
-            None => out
-                .failed
-                .push((form, "no body of independent copies".into())),
+            None => out.failed.push((form, Unmeasured::NoRegisters)),
         }
     }
     let [aligned, split, misaligned] = [
@@ -113,8 +112,10 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSp
         Placement::Misaligned,
     ]
     .map(|p| measure_placed(t, &bodies, p, opts, &mut |_| {}));
-    let replay = opts.raw.as_deref().is_some_and(|r| r.replay_only());
-    if replay && split.iter().chain(&misaligned).all(|g| g.0.is_err()) {
+    // A raw file of a run without this experiment: left out, as it was.
+    let missing =
+        |g: &(Result<f64, Unmeasured>, bool)| g.0.as_ref().is_err_and(Unmeasured::not_recorded);
+    if split.iter().chain(&misaligned).any(missing) {
         return None;
     }
     for (k, (form, kind, store)) in built.into_iter().enumerate() {
@@ -215,7 +216,7 @@ mod tests {
                 misaligned: 1.0,
                 noisy: false,
             }],
-            failed: vec![(f("VMOVUPSZrm"), "the child died of SIGILL".into())],
+            failed: vec![(f("VMOVUPSZrm"), Unmeasured::NoRegisters)],
         };
         let text = found.render();
         assert!(
@@ -226,7 +227,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("VMOVUPSZrm: not measured: the child died"),
+            text.contains("VMOVUPSZrm: not measured: no registers left to mix them"),
             "{text}"
         );
         let v = found.values();
