@@ -21,6 +21,7 @@
 
 pub mod arch;
 pub mod asm;
+pub mod compare;
 pub mod db;
 pub mod elf;
 pub mod error;

@@ -38,6 +38,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Show(a) => commands::show(a, &mut out),
         Command::Selfcheck(a) => commands::selfcheck(a, &mut out),
         Command::Analyse(a) => commands::analyse(a, f, &mut out),
+        Command::Compare(a) => commands::compare(a, &mut out),
         Command::Tp(a) => commands::run_mode(Mode::Tp, a, f, &mut out),
         Command::Lat(a) => commands::run_mode(Mode::Lat, a, f, &mut out),
         Command::Runcheck(a) => commands::runcheck(a, &mut out),

@@ -1753,6 +1753,75 @@ fn ports_times_loads_and_stores_across_cache_lines() {
     );
 }
 
+/// `winic compare A B`: the same database twice differs nowhere (exit
+/// 0); a form moved beyond the threshold is listed and gives exit 1,
+/// unless --allow lets it pass; a missing file, a database of another
+/// arch and a bad threshold are refused by name (exit 2).
+#[test]
+fn compare_lists_forms_that_differ_and_fails_beyond_what_is_allowed() {
+    let dir = common::Scratch::new("compare");
+    let entry = |name: &str, tp: f64| {
+        format!(
+            "- llvmName: {name}\n  name: x\n  operands: []\n  latency: 1\n  \
+             operandLatencies: []\n  throughput: {tp}\n  throughputMin: {tp}\n  \
+             throughputMax: {tp}\n"
+        )
+    };
+    let write = |file: &str, entries: &[String]| {
+        let path = dir.join(file);
+        std::fs::write(&path, format!("---\n{}...\n", entries.concat())).unwrap();
+        path.display().to_string()
+    };
+    let a = write("a.yaml", &[entry("ADD64rr", 0.25), entry("IMUL64rr", 1.0)]);
+    let b = write("b.yaml", &[entry("ADD64rr", 0.25), entry("IMUL64rr", 2.0)]);
+    let rv = write("rv.yaml", &[entry("ADDW", 0.5)]);
+    let o = winic(&["compare", &a, &a]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("2 in both, 0 only in A, 0 only in B"),
+        "{}",
+        stdout(&o)
+    );
+    let o = winic(&["compare", &a, &b]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("IMUL64rr  throughput") && out.contains("+100.0%"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("1 forms differ by more than 10%"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(winic(&["compare", &a, &b, "--allow", "1"]).status.success());
+    assert!(winic(&["compare", &a, &b, "--threshold", "150"])
+        .status
+        .success());
+    let missing = dir.join("none.yaml").display().to_string();
+    let o = winic(&["compare", &a, &missing]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("none.yaml: no such database file"),
+        "{}",
+        stderr(&o)
+    );
+    let o = winic(&["compare", &a, &rv]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("holds x86_64 forms and"),
+        "{}",
+        stderr(&o)
+    );
+    let o = winic(&["compare", &a, &b, "--threshold", "-5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`-5` is no whole number"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// More than 64 forms make a full run: every form alone, a seed in every
 /// pair, probes, and every other single-micro-op form placed in a class;
 /// every placed form is listed in exactly one class. Under a fixed clock

@@ -126,6 +126,12 @@ pub enum Command {
     /// run printed; with -o the inferred ports go into that database.
     #[command(name = "analyse", visible_alias = "analyze")]
     Analyse(AnalyseArgs),
+    /// Compare two winic databases: the forms whose throughput or latency
+    /// differ by more than a threshold, the largest first, and a summary
+    /// per extension; exit status 1 when more forms differ than
+    /// --allow says (a CI job's regression check between two runs, two
+    /// machines or two winic versions).
+    Compare(CompareArgs),
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
     /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
@@ -356,6 +362,27 @@ pub struct AnalyseArgs {
     /// `winic ports --compare`.
     #[arg(long, value_name = "FILE")]
     pub compare: Vec<std::path::PathBuf>,
+}
+
+/// The options of `winic compare`.
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    /// The reference database (A).
+    #[arg(value_name = "A")]
+    pub a: std::path::PathBuf,
+    /// The database compared with it (B).
+    #[arg(value_name = "B")]
+    pub b: std::path::PathBuf,
+    /// A value differs when B's moved from A's by more than this many
+    /// percent (and by more than the databases' rounding, 0.01 cycles).
+    #[arg(long, value_name = "PCT", default_value_t = 10, value_parser = whole::<u32>(0, 1000), allow_negative_numbers = true)]
+    pub threshold: u32,
+    /// Forms that may differ before the exit status is 1.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = whole::<usize>(0, u64::MAX), allow_negative_numbers = true)]
+    pub allow: usize,
+    /// Differences listed, the largest first.
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = whole::<usize>(0, u64::MAX), allow_negative_numbers = true)]
+    pub top: usize,
 }
 
 /// The options of `winic runcheck`.

@@ -3,8 +3,8 @@
 //! function per command; `main` only dispatches.
 
 use crate::args::{
-    allowed_cpu, AnalyseArgs, EmitArgs, ExportArgs, ListArgs, ManArgs, ModeArgs, PortsArgs,
-    RuncheckArgs, SelfcheckArgs, ShowArgs,
+    allowed_cpu, AnalyseArgs, CompareArgs, EmitArgs, ExportArgs, ListArgs, ManArgs, ModeArgs,
+    PortsArgs, RuncheckArgs, SelfcheckArgs, ShowArgs,
 };
 use crate::progress::{eta_progress, progress};
 use std::io::Write;
@@ -169,6 +169,38 @@ pub fn analyse(
     };
     let req = Request::replaying(file, header, output, !a.no_report, command_line())?;
     run_request(&req, out)
+}
+
+/// `winic compare`: the forms two databases give different values; an
+/// error (exit 1) after the report when more differ than allowed.
+pub fn compare(a: CompareArgs, out: &mut impl Write) -> Result<(), Error> {
+    let load = |p: &std::path::Path| {
+        if !p.is_file() {
+            return Err(Error::BadInput(format!(
+                "{}: no such database file",
+                p.display()
+            )));
+        }
+        winic::db::Database::load(p)
+    };
+    let (da, db) = (load(&a.a)?, load(&a.b)?);
+    let c = winic::compare::compare(&da, &a.a, &db, &a.b)?;
+    let threshold = f64::from(a.threshold) / 100.0;
+    let labels = (a.a.display().to_string(), a.b.display().to_string());
+    write!(
+        out,
+        "{}",
+        c.render((&labels.0, &labels.1), threshold, a.top)
+    )
+    .map_err(io)?;
+    let n = c.forms_differing(threshold);
+    if n > a.allow {
+        return Err(Error::Failed(format!(
+            "{n} forms differ by more than {}% between {} and {} (--allow {})",
+            a.threshold, labels.0, labels.1, a.allow
+        )));
+    }
+    Ok(())
 }
 
 /// `winic runcheck`: every selected form's kernels run once.
