@@ -111,10 +111,16 @@ fn a_ports_run_replays_to_the_same_text_and_ports() {
     assert!(out.status.success(), "{err}");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("raw results: run.yaml.ports.raw"), "{text}");
-    assert!(
-        text.contains("\nmixes with memory forms, composed as the export"),
-        "{text}"
-    );
+    // The memory mixes test the fitted mapping: with one (always here on
+    // x86; under an emulator the timings may fit none) they are there.
+    if text.contains("\na port mapping of") {
+        assert!(
+            text.contains("\nmixes with memory forms, composed as the export"),
+            "{text}"
+        );
+    } else {
+        common::skip("no port mapping was fitted, so there are no memory mixes to check");
+    }
     let again = common::winic_command(&["analyse", "run.yaml.ports.raw", "-o", "again.yaml"])
         .current_dir(&dir)
         .output()

@@ -397,19 +397,13 @@ impl MemoryMixes {
             .iter()
             .map(|x| {
                 let ratio: Vec<String> = x.parts.iter().map(|p| p.1.to_string()).collect();
-                let value = match (&x.cycles, &x.floor) {
-                    (Ok(c), Ok(floor)) => x
-                        .predicted(m, a, 0.0)
-                        .map(|p| (*c, p.max(*floor), *floor > p * 1.02))
-                        .ok_or(Unmeasured::NotMapped),
-                    (Err(w), _) | (_, Err(w)) => Err(w.clone()),
-                };
-                HeldRow {
-                    name: x.name(),
-                    ratio: ratio.join(":"),
-                    value,
-                    noisy: x.noisy,
-                }
+                HeldRow::new(
+                    x.name(),
+                    ratio.join(":"),
+                    (&x.cycles, &x.floor),
+                    || x.predicted(m, a, 0.0),
+                    x.noisy,
+                )
             })
             .collect();
         let table = MixTable::of(rows, "a part's own copies");
@@ -451,22 +445,16 @@ mod tests {
         assert_eq!(twin("ADD64rr"), None);
     }
 
-    fn units(tl: f64, ts: f64, ports: (usize, usize), together: f64) -> Units {
-        let isa = Isa::get(Arch::X86_64);
-        Units {
-            load: (isa.instr("MOV64rm").unwrap(), tl),
-            store: (isa.instr("MOV64mr").unwrap(), ts),
-            ports,
-            together,
-        }
-    }
-
     /// zen5's loads and stores: 4 load ports, 2 store ports, shared
     /// address units; a general-purpose load is one slot of the four, a
     /// store one of the two store ports and one load slot.
     #[test]
     fn an_access_takes_its_width_s_cycles_on_its_ports() {
-        let a = Accesses::of(&units(0.25, 0.5, (4, 2), 1.5), None).unwrap();
+        let a = Accesses::of(
+            &super::super::memory::tests::units(0.25, 0.5, (4, 2), 1.5),
+            None,
+        )
+        .unwrap();
         assert!(a.shared);
         let l = 0b1111 << L_BIT;
         let s = 0b11 << S_BIT;

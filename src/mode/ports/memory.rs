@@ -122,11 +122,18 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<Units>
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::isa::Arch;
 
-    fn units(tl: f64, ts: f64, ports: (usize, usize), together: f64) -> Units {
+    /// The general-purpose load and store at `tl` and `ts` cycles alone,
+    /// `ports` a cycle, `together` a unit of both.
+    pub(in crate::mode::ports) fn units(
+        tl: f64,
+        ts: f64,
+        ports: (usize, usize),
+        together: f64,
+    ) -> Units {
         let isa = Isa::get(Arch::X86_64);
         Units {
             load: (isa.instr("MOV64rm").unwrap(), tl),

@@ -592,6 +592,33 @@ pub(super) struct HeldRow {
     pub noisy: bool,
 }
 
+impl HeldRow {
+    /// The row of a mix measured at `cycles` per unit, its slowest part
+    /// alone at `floor`, and predicted by `model` (`None`: a form is not
+    /// mapped): the prediction is never below the floor, and a floor more
+    /// than 2% above the model's figure decided it.
+    pub fn new(
+        name: String,
+        ratio: String,
+        (cycles, floor): (&Result<f64, Unmeasured>, &Result<f64, Unmeasured>),
+        model: impl FnOnce() -> Option<f64>,
+        noisy: bool,
+    ) -> HeldRow {
+        let value = match (cycles, floor) {
+            (Ok(c), Ok(floor)) => model()
+                .map(|p| (*c, p.max(*floor), *floor > p * 1.02))
+                .ok_or(Unmeasured::NotMapped),
+            (Err(w), _) | (_, Err(w)) => Err(w.clone()),
+        };
+        HeldRow {
+            name,
+            ratio,
+            value,
+            noisy,
+        }
+    }
+}
+
 /// Mixes tested against a model, as the report lists them: the worst
 /// first, with how many the model predicts within 10% of those it was
 /// tested on (a mix bound by one part's copies alone, their own chain,
@@ -825,19 +852,13 @@ impl Conflicts {
                     .map(|p| self.singles[p.0].form.name())
                     .collect();
                 let ratio: Vec<String> = h.parts.iter().map(|p| p.1.to_string()).collect();
-                let value = match (&h.cycles, &h.floor) {
-                    (Ok(c), Ok(floor)) => m
-                        .predict(&h.parts, 0.0)
-                        .map(|ports| (*c, ports.max(*floor), *floor > ports * 1.02))
-                        .ok_or(Unmeasured::NotMapped),
-                    (Err(w), _) | (_, Err(w)) => Err(w.clone()),
-                };
-                HeldRow {
-                    name: names.join(" + "),
-                    ratio: ratio.join(":"),
-                    value,
-                    noisy: h.noisy,
-                }
+                HeldRow::new(
+                    names.join(" + "),
+                    ratio.join(":"),
+                    (&h.cycles, &h.floor),
+                    || m.predict(&h.parts, 0.0),
+                    h.noisy,
+                )
             })
             .collect();
         let table = MixTable::of(rows, "a part's own chain");
