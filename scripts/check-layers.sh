@@ -34,7 +34,7 @@ LAYERS=(
   "probe"                       # the host's features its source cannot report, tried in a child
   "runcheck"                    # every form's kernels run once
   "db report lock"              # the results database, the report file, one run per database
-  "mode export"                 # TP and LAT runs (their rows' report blocks too); a database as an OSACA file
+  "mode export compare"         # TP and LAT runs (their rows' report blocks too); a database as an OSACA file; two databases compared
   "main"                        # the CLI (src/main.rs and src/main/, through `winic::`)
 )
 
