@@ -645,3 +645,28 @@ fn aarch64_and_riscv_memory_kernels_point_at_the_data_area() {
         }
     }
 }
+
+/// The placements reach the kernel: aligned accesses at their blocks,
+/// split ones across a line boundary, a misaligned stream half an access
+/// off (x86, where a displacement reaches any byte).
+#[test]
+fn placements_put_x86_accesses_where_they_say() {
+    let t = target(Arch::X86_64);
+    let f = crate::isa::Isa::get(Arch::X86_64)
+        .instr("VMOVUPSZrm")
+        .unwrap();
+    let body = shape::throughput(t, f, 2).unwrap();
+    for (placement, want) in [
+        (data::Placement::Aligned, [8192, 8256]),
+        (data::Placement::LineSplit, [8192 + 32, 8192 + 160]),
+        (data::Placement::Misaligned, [8192 + 32, 8192 + 96]),
+    ] {
+        let text = build_placed(t, &body, 1, placement).unwrap().text();
+        for d in want {
+            assert!(
+                text.contains(&format!("[rcx + {d}]")),
+                "{placement:?}: no displacement {d} in {text}"
+            );
+        }
+    }
+}
