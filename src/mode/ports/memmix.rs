@@ -16,7 +16,7 @@
 
 use super::memory::Units;
 use super::split::LineSplits;
-use super::{bottleneck, measure_bodies, mixed, Conflicts, HeldRow, Mapping, MixTable};
+use super::{bottleneck, measure_bodies, Conflicts, HeldRow, Mapping, MixTable};
 use crate::arch::{Inst, Target};
 use crate::exec::run::Options;
 use crate::isa::{Arch, Flag, Instr, Isa};
@@ -55,30 +55,21 @@ impl Accesses {
         if l > S_BIT - L_BIT || s > 31 - S_BIT {
             return None;
         }
+        // The general-purpose width from the loads-and-stores mix; the
+        // wider ones where both their load and store were measured alone.
         let mut by_width = vec![(8, units.load.1, units.store.1)];
-        if let Some(splits) = splits {
-            for m in &splits.measured {
-                let bytes = match m.kind {
-                    "xmm" => 16,
-                    "ymm" => 32,
-                    "zmm" => 64,
-                    _ => 8,
-                };
-                if !by_width.iter().any(|w| w.0 == bytes) {
-                    by_width.push((bytes, f64::NAN, f64::NAN));
-                }
-                let w = by_width.iter_mut().find(|w| w.0 == bytes).unwrap();
-                if bytes != 8 {
-                    if m.store {
-                        w.2 = m.aligned;
-                    } else {
-                        w.1 = m.aligned;
-                    }
-                }
+        let measured = splits.map_or(&[][..], |s| &s.measured[..]);
+        for bytes in [16, 32, 64] {
+            let alone = |store: bool| {
+                measured
+                    .iter()
+                    .find(|m| m.kind.bytes == bytes && m.store == store)
+                    .map(|m| m.aligned)
+            };
+            if let (Some(load), Some(store)) = (alone(false), alone(true)) {
+                by_width.push((bytes, load, store));
             }
         }
-        by_width.retain(|w| w.1.is_finite() && w.2.is_finite());
-        by_width.sort_by_key(|w| w.0);
         Some(Accesses {
             ports: (l, s),
             shared: units.shared().is_some(),
@@ -216,33 +207,32 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
         .collect()
 }
 
-impl MemoryMix {
-    /// The micro-ops of the mix under `m` and `a`, and the cycles per
-    /// unit they predict: the busiest set of ports, never below the
-    /// register parts' micro-ops issued at the mapping's issue width (the
-    /// accesses are not counted there: a load-op form issues as one), nor
-    /// below `floor`.
-    fn predicted(&self, m: &Mapping, a: &Accesses, floor: f64) -> Option<f64> {
-        let registers: Vec<usize> = self.parts.iter().filter_map(|p| p.0.register).collect();
-        let mut uops: Vec<(u32, f64)> = Vec::new();
-        let mut issued = 0.0;
-        for (p, r) in &self.parts {
-            let r = *r as f64;
-            if let Some(k) = p.register {
-                let others = registers.iter().copied().filter(|&o| o != k);
-                let lost = m.lost(k, others);
-                for set in m.uops_of(k)? {
-                    uops.push((super::without(set | m.mark(k), lost), r));
-                    issued += r;
-                }
-            }
-            if let Some((bytes, store)) = p.access {
-                uops.extend(a.uops(bytes, store).into_iter().map(|(s, c)| (s, c * r)));
+/// The cycles per unit `parts` (each with its copies per unit) take under
+/// `m` and `a`: the busiest set of ports over their micro-ops, never below
+/// the register parts' micro-ops issued at the mapping's issue width (the
+/// accesses are not counted there: a load-op form issues as one).
+fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
+    let registers: Vec<usize> = parts.iter().filter_map(|p| p.0.register).collect();
+    let mut uops: Vec<(u32, f64)> = Vec::new();
+    let mut issued = 0.0;
+    for (p, r) in parts {
+        let r = *r as f64;
+        if let Some(k) = p.register {
+            let others = registers.iter().copied().filter(|&o| o != k);
+            let lost = m.lost(k, others);
+            for set in m.uops_of(k)? {
+                uops.push((super::without(set | m.mark(k), lost), r));
+                issued += r;
             }
         }
-        Some(bottleneck(&uops).max(issued / m.issue_width()).max(floor))
+        if let Some((bytes, store)) = p.access {
+            uops.extend(a.uops(bytes, store).into_iter().map(|(s, c)| (s, c * r)));
+        }
     }
+    Some(bottleneck(&uops).max(issued / m.issue_width()))
+}
 
+impl MemoryMix {
     fn name(&self) -> String {
         let names: Vec<&str> = self.parts.iter().map(|p| p.0.form.name()).collect();
         names.join(" + ")
@@ -251,13 +241,7 @@ impl MemoryMix {
 
 /// The cycles per copy `part` takes alone in the model.
 fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
-    let mix = MemoryMix {
-        parts: vec![(part.clone(), 1)],
-        cycles: Err(Unmeasured::NotMeasured),
-        floor: Err(Unmeasured::NotMeasured),
-        noisy: false,
-    };
-    mix.predicted(m, a, 0.0)
+    predict(&[(part.clone(), 1)], m, a)
 }
 
 /// Measures `count` mixes of three forms, the first a memory form of
@@ -300,13 +284,7 @@ pub fn measure(
         .collect();
     let n = memory.len();
     let pool: Vec<Part> = memory.into_iter().chain(register).collect();
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |below: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((state >> 33) % below as u64) as usize
-    };
+    let mut next = super::sequence(0x2545_F491_4F6C_DD1D);
     let mut chosen: Vec<[usize; 3]> = Vec::new();
     let mut draws = 0;
     while chosen.len() < count && draws < 100 * count + 1000 {
@@ -340,18 +318,7 @@ pub fn measure(
             })
             .collect();
         let forms: Vec<(Instr, usize)> = parts.iter().map(|(p, r)| (p.form, *r)).collect();
-        let plan = mixed(t, &forms).and_then(|(body, units)| {
-            let alone: Option<Vec<usize>> = forms
-                .iter()
-                .map(|&(f, r)| {
-                    bodies.push((super::exactly(t, f, r * units)?, units));
-                    Some(bodies.len() - 1)
-                })
-                .collect();
-            bodies.push((body, units));
-            Some((bodies.len() - 1, alone?))
-        });
-        plans.push(plan);
+        plans.push(super::queue_mix(t, &forms, &mut bodies));
         mixes.push(MemoryMix {
             parts,
             cycles: Err(Unmeasured::NoRegisters),
@@ -368,13 +335,9 @@ pub fn measure(
         return None;
     }
     for (mix, plan) in mixes.iter_mut().zip(plans) {
-        let Some((body, alone)) = plan else { continue };
-        (mix.cycles, mix.noisy) = got[body].clone();
-        mix.floor = alone
-            .iter()
-            .map(|&i| got[i].0.clone())
-            .try_fold(0.0f64, |most, c| c.map(|c| most.max(c)));
-        mix.noisy |= alone.iter().any(|&i| got[i].1);
+        if let Some(plan) = plan {
+            (mix.cycles, mix.floor, mix.noisy) = super::mix_result(&got, &plan);
+        }
     }
     Some(MemoryMixes { accesses, mixes })
 }
@@ -401,7 +364,7 @@ impl MemoryMixes {
                     x.name(),
                     ratio.join(":"),
                     (&x.cycles, &x.floor),
-                    || x.predicted(m, a, 0.0),
+                    || predict(&x.parts, m, a),
                     x.noisy,
                 )
             })

@@ -503,13 +503,7 @@ impl Conflicts {
         if n < 3 {
             return;
         }
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = |below: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 33) % below as u64) as usize
-        };
+        let mut next = sequence(0x9E37_79B9_7F4A_7C15);
         let possible = n * (n - 1) * (n - 2) / 6;
         let mut chosen: Vec<[usize; 3]> = Vec::new();
         // Draws are bounded: triples that cannot mix may leave fewer than
@@ -549,18 +543,7 @@ impl Conflicts {
                 .iter()
                 .map(|&(k, r)| (self.singles[k].form, r))
                 .collect();
-            let plan = mixed(t, &forms).and_then(|(body, units)| {
-                let alone: Option<Vec<usize>> = forms
-                    .iter()
-                    .map(|&(f, r)| {
-                        bodies.push((exactly(t, f, r * units)?, units));
-                        Some(bodies.len() - 1)
-                    })
-                    .collect();
-                bodies.push((body, units));
-                Some((bodies.len() - 1, alone?))
-            });
-            plans.push(plan);
+            plans.push(queue_mix(t, &forms, &mut bodies));
             self.held_back.push(HeldBack {
                 parts,
                 cycles: Err(Unmeasured::NoRegisters),
@@ -571,15 +554,57 @@ impl Conflicts {
         let total = bodies.len();
         let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
         for (h, plan) in self.held_back.iter_mut().zip(plans) {
-            let Some((mix, alone)) = plan else { continue };
-            (h.cycles, h.noisy) = got[mix].clone();
-            h.floor = alone
-                .iter()
-                .map(|&i| got[i].0.clone())
-                .try_fold(0.0f64, |most, c| c.map(|c| most.max(c)));
-            h.noisy |= alone.iter().any(|&i| got[i].1);
+            if let Some(plan) = plan {
+                (h.cycles, h.floor, h.noisy) = mix_result(&got, &plan);
+            }
         }
     }
+}
+
+/// A fixed pseudo-random sequence of indices, each below the bound it is
+/// asked with, from `seed`: the same forms give the same mixes.
+fn sequence(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |below: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % below as u64) as usize
+    }
+}
+
+/// Queues on `bodies` a mix of `forms` (each with its copies per unit),
+/// then each form's copies of it alone: the mix's index and the parts',
+/// or `None` when a body cannot be built.
+fn queue_mix(
+    t: &dyn Target,
+    forms: &[(Instr, usize)],
+    bodies: &mut Vec<(Vec<Inst>, usize)>,
+) -> Option<(usize, Vec<usize>)> {
+    let (body, units) = mixed(t, forms)?;
+    let alone: Option<Vec<usize>> = forms
+        .iter()
+        .map(|&(f, r)| {
+            bodies.push((exactly(t, f, r * units)?, units));
+            Some(bodies.len() - 1)
+        })
+        .collect();
+    bodies.push((body, units));
+    Some((bodies.len() - 1, alone?))
+}
+
+/// A mix [`queue_mix`] queued, measured (`got`): cycles per unit, those of
+/// its slowest part alone, and whether any timing was noisy.
+fn mix_result(
+    got: &[(Result<f64, Unmeasured>, bool)],
+    (mix, alone): &(usize, Vec<usize>),
+) -> (Result<f64, Unmeasured>, Result<f64, Unmeasured>, bool) {
+    let floor = alone
+        .iter()
+        .map(|&i| got[i].0.clone())
+        .try_fold(0.0f64, |most, c| c.map(|c| most.max(c)));
+    let noisy = got[*mix].1 || alone.iter().any(|&i| got[i].1);
+    (got[*mix].0.clone(), floor, noisy)
 }
 
 /// One held-back mix as the report lists it: its forms, its ratio, and

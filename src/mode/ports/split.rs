@@ -29,13 +29,27 @@ use crate::isa::{Arch, Instr, Isa};
 use crate::kernel::data::Placement;
 use crate::mode::reason::Unmeasured;
 
+/// A register kind: its name as OSACA gives it, and the bytes its plain
+/// access moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind {
+    /// `gpr`, `xmm`, `ymm`, `zmm`.
+    pub name: &'static str,
+    /// 8, 16, 32, 64.
+    pub bytes: u32,
+}
+
+const fn kind(name: &'static str, bytes: u32) -> Kind {
+    Kind { name, bytes }
+}
+
 /// Per register kind, the plain load and store that take any alignment
 /// (`movups`, not `movaps`, which faults on a split address).
-const ACCESSES: [(Arch, &str, &str, &str); 4] = [
-    (Arch::X86_64, "gpr", "MOV64rm", "MOV64mr"),
-    (Arch::X86_64, "xmm", "MOVUPSrm", "MOVUPSmr"),
-    (Arch::X86_64, "ymm", "VMOVUPSYrm", "VMOVUPSYmr"),
-    (Arch::X86_64, "zmm", "VMOVUPSZrm", "VMOVUPSZmr"),
+const ACCESSES: [(Arch, Kind, &str, &str); 4] = [
+    (Arch::X86_64, kind("gpr", 8), "MOV64rm", "MOV64mr"),
+    (Arch::X86_64, kind("xmm", 16), "MOVUPSrm", "MOVUPSmr"),
+    (Arch::X86_64, kind("ymm", 32), "VMOVUPSYrm", "VMOVUPSYmr"),
+    (Arch::X86_64, kind("zmm", 64), "VMOVUPSZrm", "VMOVUPSZmr"),
 ];
 
 /// Copies of the access a body holds.
@@ -46,8 +60,8 @@ const COPIES: usize = 8;
 pub struct Split {
     /// The form (a plain load or store).
     pub form: Instr,
-    /// Its register kind (`zmm`), as OSACA names it.
-    pub kind: &'static str,
+    /// Its register kind (`zmm`, 64 bytes).
+    pub kind: Kind,
     /// Whether it is the kind's store.
     pub store: bool,
     /// Cycles an access with every access aligned.
@@ -72,7 +86,7 @@ pub struct LineSplits {
 
 /// The access forms of `arch` the experiment measures among `forms`,
 /// each with its kind and whether it is the store.
-fn accesses(arch: Arch, forms: &[Instr]) -> Vec<(Instr, &'static str, bool)> {
+fn accesses(arch: Arch, forms: &[Instr]) -> Vec<(Instr, Kind, bool)> {
     let isa = Isa::get(arch);
     ACCESSES
         .iter()
@@ -148,7 +162,7 @@ impl LineSplits {
                 "  {} ({} {}): aligned {:.2}, split {:.2} ({:.1}x), misaligned stream {:.2} \
                  ({:.1}x){}\n",
                 s.form.name(),
-                s.kind,
+                s.kind.name,
                 if s.store { "store" } else { "load" },
                 s.aligned,
                 s.split,
@@ -209,7 +223,7 @@ mod tests {
         let found = LineSplits {
             measured: vec![Split {
                 form: f("VMOVUPSZmr"),
-                kind: "zmm",
+                kind: kind("zmm", 64),
                 store: true,
                 aligned: 0.998,
                 split: 2.004,
