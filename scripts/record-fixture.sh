@@ -9,7 +9,8 @@
 # row there first. Run on a quiet machine (nothing else timing); it takes
 # about 20 s. The selection: integer ALU, multiply, divide, moves and
 # shifts (with TP's helpers), 128- to 512-bit floating-point and integer
-# vector forms, loads and read-modify-write forms: 588 forms (a full
+# vector forms, loads and read-modify-write forms, and `and r64, imm8`
+# (the way back of a load's address chain) with an extending load: 590 forms (a full
 # `ports` run with classes, and 20 held-back mixes), about 300 KB gzip'd
 # per core.
 set -euo pipefail
@@ -20,7 +21,7 @@ grep -q "\`$id\`" docs/machines.md || {
   exit 2
 }
 [ "$(uname -m)" = x86_64 ] || { echo "record-fixture.sh: the selection is x86's" >&2; exit 2; }
-SELECTION='^(ADD|ADC|SBB|IMUL|MUL|DIV|CMP|MOV|SHL|SHR|RCL|LEA|POPCNT|LZCNT|BSWAP|XCHG|CMPXCHG)(8|16|32|64)(rr|ri|rm|mr|r1|rCL|r)$|^V(ADD|MUL|FMADD231|DIV|SQRT|MAX)P[SD](Z|Z256|Z128|Y)?(rr|rm|r|m)$|^VP(ADD|MULL|SHUF|PERM|TERNLOG)[BWDQ]'
+SELECTION='^(ADD|ADC|SBB|IMUL|MUL|DIV|CMP|MOV|SHL|SHR|RCL|LEA|POPCNT|LZCNT|BSWAP|XCHG|CMPXCHG)(8|16|32|64)(rr|ri|rm|mr|r1|rCL|r)$|^AND64ri8$|^MOVZX32rm8$|^V(ADD|MUL|FMADD231|DIV|SQRT|MAX)P[SD](Z|Z256|Z128|Y)?(rr|rm|r|m)$|^VP(ADD|MULL|SHUF|PERM|TERNLOG)[BWDQ]'
 cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

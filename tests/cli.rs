@@ -1433,7 +1433,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(text.contains("memory: the bases hold 0x40000000"), "{text}");
     let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
     args.extend(forms);
-    args.push("ADD64rr");
+    // The way back of the load-op forms' address chains, and an
+    // extending load.
+    args.extend(["ADD64rr", "AND64ri8", "MOVZX32rm8"]);
     let o = winic(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&db).unwrap();
@@ -1473,6 +1475,33 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(
         lo == 0.0 && (0.45..40.0).contains(&hi),
         "MOV64mr [{lo};{hi}]"
+    );
+    // Address -> result of a load-op form: the load and the add, so at
+    // least the plain load's load-to-use and at most a trip to the L2;
+    // exact (the way back is two one-cycle steps measured in the run).
+    // `latency` stays the register path; an extending load, which has no
+    // other, takes its address path.
+    let (load, _) = sub("MOV64rm", "1", "0");
+    let (lo, hi) = sub("ADD64rm", "1", "0");
+    assert!(
+        lo == hi && lo >= load && lo < 20.0,
+        "ADD64rm address -> result [{lo};{hi}], load {load}"
+    );
+    assert_eq!(
+        v("ADD64rm", "latency"),
+        sub("ADD64rm", "0", "0").0,
+        "{text}"
+    );
+    let (lo, hi) = sub("MOVZX32rm8", "1", "0");
+    assert!(lo == hi && (3.0..20.0).contains(&lo), "MOVZX32rm8 [{lo};{hi}]");
+    assert_eq!(v("MOVZX32rm8", "latency"), lo, "{text}");
+    // Without the way back in the run, the summary says what to add.
+    let o = winic(&["LAT", "-i", "ADD64rm", "--noReport", "-o", db_arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("measure them in the same run (winic LAT -i ... AND64ri8 ADD64rr)"),
+        "{}",
+        stdout(&o)
     );
     // Zen 3 renames some store-to-load pairs at one address, and its
     // chains of `add [m], r` ran at 4.5, 6 or 7.5 cycles from one run to

@@ -23,7 +23,9 @@ use crate::isa::{Arch, Instr, Reg};
 use std::fmt;
 
 pub use emit::{emit, KernelError, Line, LOOP_LABEL};
-pub use traits::{AsmDialect, Encode, HostPolicy, KernelFrame, Operands, StartStub, Target};
+pub use traits::{
+    AsmDialect, Encode, HostPolicy, KernelFrame, NeutralBack, Operands, StartStub, Target,
+};
 
 /// A concrete value for one machine operand (see [`Instr::mc_operands`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

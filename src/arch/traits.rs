@@ -28,6 +28,16 @@ pub trait Encode {
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check;
 }
 
+/// [`Operands::neutral_back`]: two forms that lead from any
+/// general-purpose result back to an address base without changing it.
+#[derive(Clone, Copy, Debug)]
+pub struct NeutralBack {
+    /// Clears a register and depends on it (its immediates are set to 0).
+    pub clear: Instr,
+    /// Adds its second source into its first (the base).
+    pub add: Instr,
+}
+
 /// Which registers and immediates a kernel may give a form, and which
 /// registers are really one.
 pub trait Operands {
@@ -130,6 +140,18 @@ pub trait Operands {
     /// Whether `form`'s memory operand is read and written, where the
     /// target knows (x86: iced's instruction info; `lea` neither).
     fn memory_access(&self, _form: Instr) -> Option<(bool, bool)> {
+        None
+    }
+
+    /// The way back to an address base that leaves the base as it was:
+    /// a form that clears a general-purpose register yet depends on it
+    /// (x86 `and r64, imm8`, its immediate set to 0) and one that adds a
+    /// register into another (`add r64, r64`). A latency chain through
+    /// the address of a load whose result is not the address it read
+    /// (`add rax, [m]`, `movzx`, `vaddpd zmm, zmm, [m]`) comes back through
+    /// them: the result, cleared, is added to the base. `None` where LAT
+    /// chains no such load.
+    fn neutral_back(&self) -> Option<NeutralBack> {
         None
     }
 

@@ -192,8 +192,6 @@ impl Operands for X86_64 {
             .unwrap_or(64)
     }
 
-    /// `movq r64, xmm` and `movd r32, xmm` (legacy, VEX, EVEX): the low
-    /// 64 or 32 bits, unchanged (a data-area address is below 2^32).
     fn written_memory(&self, form: Instr) -> Option<usize> {
         forward::written_memory(form)
     }
@@ -210,6 +208,18 @@ impl Operands for X86_64 {
         forward::reload(form, k)
     }
 
+    /// `and r64, 0` and `add r64, r64`: one cycle each on every x86
+    /// core, and LAT measures both exactly (chains of copies).
+    fn neutral_back(&self) -> Option<super::NeutralBack> {
+        let isa = crate::isa::Isa::get(Arch::X86_64);
+        Some(super::NeutralBack {
+            clear: isa.instr("AND64ri8")?,
+            add: isa.instr("ADD64rr")?,
+        })
+    }
+
+    /// `movq r64, xmm` and `movd r32, xmm` (legacy, VEX, EVEX): the low
+    /// 64 or 32 bits, unchanged (a data-area address is below 2^32).
     fn copies_bits(&self, form: Instr) -> bool {
         let Ok(plan) = plan_of(&form) else {
             return false;

@@ -45,7 +45,7 @@ use crate::isa::Instr;
 pub use journal::{Journal, JournalRun, Resumed};
 pub use naming::operand_key;
 pub use schema::{
-    form_latency, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
+    form_latency, latency_of, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
     VectorConfig, MAX_CYCLES,
 };
 
@@ -176,6 +176,9 @@ impl Database {
         match self.get_mut(&entry.llvm_name) {
             Some(old) => {
                 old.measured.merge(entry.measured, latencies);
+                if latencies {
+                    old.settle_latency();
+                }
                 old.vector_state = entry.vector_state.or(old.vector_state.take());
             }
             None if !entry.measured.has_value() && entry.vector_configs.is_empty() => {}

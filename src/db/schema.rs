@@ -70,6 +70,26 @@ pub struct AccessCosts {
 pub const MAX_CYCLES: f64 = 1e6;
 
 impl Entry {
+    /// The keys of the memory operands, as the sub-latencies name them
+    /// (`1` of `add rax, [m]`).
+    pub fn memory_keys(&self) -> Vec<String> {
+        self.operands
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.class == "memory")
+            .map(|(i, _)| i.to_string())
+            .collect()
+    }
+
+    /// Sets `latency` by [`latency_of`], which knows the memory operands:
+    /// a load-op form's register path, not its address -> result.
+    pub fn settle_latency(&mut self) {
+        let memory = self.memory_keys();
+        if let Some(l) = latency_of(&self.measured.operand_latencies, &memory) {
+            self.measured.latency = Some(l);
+        }
+    }
+
     /// [`Measured::drop_impossible`] on the entry, each vector type and
     /// the inferred ports (a port use of no positive, finite cycles is
     /// removed).
@@ -427,6 +447,27 @@ pub fn form_latency(pairs: &[OperandLatency]) -> Option<f64> {
     largest(true).or_else(|| largest(false))
 }
 
+/// [`form_latency`] of the sub-latencies not from an address (from a
+/// register, or a read-modify-write's memory -> memory) when a form has
+/// one with a value, else of all: `add rax, [m]` keeps its rax -> rax (1
+/// cycle), what a chain through its register waits for, and its address
+/// -> result (5 on `zen5`: the load and the add) stays in
+/// `operandLatencies`; a load with no register path (`movzx eax, byte
+/// [m]`) takes its address -> result. So `latency` means the same for
+/// general-purpose and vector load-op forms (a vector one's address path
+/// is a range, which [`form_latency`] would pass over anyway), and the
+/// same as before winic measured address paths. `memory`: the keys of
+/// the memory operands ([`Entry::memory_keys`]).
+pub fn latency_of(pairs: &[OperandLatency], memory: &[String]) -> Option<f64> {
+    // Memory -> memory (a read-modify-write's own round trip) stays.
+    let from_address = |l: &OperandLatency| {
+        memory.contains(&l.source_operand) && !memory.contains(&l.target_operand)
+    };
+    let from_registers: Vec<OperandLatency> =
+        pairs.iter().filter(|l| !from_address(l)).cloned().collect();
+    form_latency(&from_registers).or_else(|| form_latency(pairs))
+}
+
 fn round_to(v: f64, scale: f64) -> f64 {
     (v * scale).round() / scale
 }
@@ -442,6 +483,49 @@ mod tests {
         let db = Database::parse(V2).unwrap();
         let text = serde_yaml::to_string(&db.entries).unwrap();
         assert_eq!(Database::parse(&text).unwrap(), db);
+    }
+
+    /// A load-op form's `latency` is its register path; a plain load's
+    /// its address -> result; a read-modify-write keeps memory -> memory.
+    #[test]
+    fn latency_leaves_an_address_path_to_forms_without_another() {
+        let memory = ["1".to_string()];
+        let add = [
+            pair_of("0", "0", 1.0, 1.0),
+            pair_of("1", "0", 5.0, 5.0),
+            pair_of("0", "EFLAGS", 1.0, 1.0),
+        ];
+        assert_eq!(form_latency(&add), Some(5.0));
+        assert_eq!(latency_of(&add, &memory), Some(1.0));
+        assert_eq!(
+            latency_of(&[pair_of("1", "0", 4.0, 4.0)], &memory),
+            Some(4.0)
+        );
+        let rmw = [
+            pair_of("1", "1", 7.0, 7.0),
+            pair_of("0", "EFLAGS", 1.0, 1.0),
+        ];
+        assert_eq!(latency_of(&rmw, &memory), Some(7.0));
+        // A register path that failed leaves the address path.
+        let failed = [
+            OperandLatency {
+                source_operand: "0".into(),
+                target_operand: "0".into(),
+                latency_min: None,
+                latency_max: None,
+            },
+            pair_of("1", "0", 5.0, 5.0),
+        ];
+        assert_eq!(latency_of(&failed, &memory), Some(5.0));
+    }
+
+    fn pair_of(s: &str, d: &str, min: f64, max: f64) -> OperandLatency {
+        OperandLatency {
+            source_operand: s.into(),
+            target_operand: d.into(),
+            latency_min: Some(min),
+            latency_max: Some(max),
+        }
     }
 
     #[test]

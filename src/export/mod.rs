@@ -489,16 +489,20 @@ fn num(v: f64) -> Value {
 }
 
 /// A form's latency as OSACA reads it: winic's `latency` (its largest
-/// exact sub-latency), but not from a register into memory. OSACA gives a
-/// store latency 0 and, on a dependency through memory, adds the load's
-/// (its shipped `spr.yml`: `vmovupd [m], xmm` 0); winic's data -> memory
-/// is the whole store-and-reload round trip as a bound (`[0; 5.17]`), and
-/// as a store's latency made OSACA count the round trip twice (the
-/// transposed matrix-vector loop predicted at 14-16 cycles, measured
-/// 0.7-1.6). A store with only such sub-latencies gets OSACA's 0; memory
-/// -> memory of a read-modify-write stays (its own round trip).
+/// exact sub-latency from a register, [`crate::db::latency_of`]), but not
+/// from a register into memory. OSACA gives a store latency 0 and, on a
+/// dependency through memory, adds the load's (its shipped `spr.yml`:
+/// `vmovupd [m], xmm` 0); winic's data -> memory is the whole
+/// store-and-reload round trip as a bound (`[0; 5.17]`), and as a store's
+/// latency made OSACA count the round trip twice (the transposed
+/// matrix-vector loop predicted at 14-16 cycles, measured 0.7-1.6). A
+/// store with only such sub-latencies gets OSACA's 0; memory -> memory of
+/// a read-modify-write stays (its own round trip). A load-op form keeps
+/// its register path, as `latency` does: OSACA puts one latency on every
+/// result of a form it finds, and its register dependences (a
+/// reduction's) wait for that path, not for the load.
 fn osaca_latency(entry: &Entry) -> Option<f64> {
-    let memory = memory_operands(entry);
+    let memory = entry.memory_keys();
     if memory.is_empty() {
         return entry.latency;
     }
@@ -511,21 +515,13 @@ fn osaca_latency(entry: &Entry) -> Option<f64> {
         .filter(|l| !into_memory(l))
         .cloned()
         .collect();
-    if kept.len() == entry.operand_latencies.len() {
-        return entry.latency;
-    }
-    crate::db::form_latency(&kept).or(Some(0.0))
-}
-
-/// The keys of `entry`'s memory operands, as its sub-latencies name them.
-fn memory_operands(entry: &Entry) -> Vec<String> {
-    entry
-        .operands
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.class == "memory")
-        .map(|(i, _)| i.to_string())
-        .collect()
+    // A file's `latency` where it has no pairs (WINIC's files may not).
+    let otherwise = if kept.len() == entry.operand_latencies.len() {
+        entry.latency
+    } else {
+        Some(0.0)
+    };
+    crate::db::latency_of(&kept, &memory).or(otherwise)
 }
 
 /// The port pressure's bound: the largest load it puts on one port, as
@@ -1278,7 +1274,7 @@ fn memory_latencies(db: &Database, arch: Arch) -> MemoryLatencies {
     // (data -> memory, up to the reload), the address of a load.
     let from_memory = |name: &str, into_memory: bool| {
         let e = db.get(name)?;
-        let memory = memory_operands(e);
+        let memory = e.memory_keys();
         let pairs: Vec<crate::db::OperandLatency> = e
             .operand_latencies
             .iter()

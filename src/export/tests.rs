@@ -315,6 +315,26 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     assert_eq!(osaca_latency(&load), Some(5.0));
 }
 
+/// A load-op form exports its register path, which OSACA's register
+/// dependences wait for, not its address -> result (winic's `latency`);
+/// a plain extending load its address -> result, its only path.
+#[test]
+fn a_load_op_form_exports_its_register_path() {
+    let mut add = entry("ADD64rm", Some(0.25), None);
+    add.set_operand_latency("0", "0", Some((1.0, 1.0)));
+    add.set_operand_latency("1", "0", Some((5.0, 5.0)));
+    add.set_operand_latency("0", "EFLAGS", Some((1.0, 1.0)));
+    // Set pair by pair, `latency` is the largest exact pair; the entry's
+    // rule (as LAT and the database settle it) takes the register path.
+    assert_eq!(add.latency, Some(5.0));
+    assert_eq!(osaca_latency(&add), Some(1.0));
+    add.settle_latency();
+    assert_eq!(add.latency, Some(1.0));
+    let mut movzx = entry("MOVZX32rm8", Some(0.25), None);
+    movzx.set_operand_latency("1", "0", Some((4.0, 4.0)));
+    assert_eq!(osaca_latency(&movzx), Some(4.0));
+}
+
 /// A base's default store written as one pair (OSACA 0.7.1's `zen3.yml`:
 /// `store_throughput_default: [1 ,['13']]`), which OSACA cannot read, is
 /// written as a list of that pair, and the header and summary say so; a

@@ -68,6 +68,16 @@ pub const LINKED: i32 = FIRST_DISP + SPAN;
 
 const _: () = assert!((LINKED + 64) as u64 <= VALUE_BYTES);
 
+/// The displacement, from a base holding [`CHASE`], of the load a
+/// neutral chase times (a latency chain through the address of a load
+/// whose result is not that address, `crate::mode::lat::chain`): the last
+/// 16 KiB of the value part, past every block [`Slots`] and [`LINKED`]
+/// use, where every word is [`WORD`] (the chase part's addresses are
+/// denormal doubles, which some cores stall on).
+pub const BESIDE_CHASE: i32 = -2 * FIRST_DISP;
+
+const _: () = assert!(VALUE_BYTES as i64 + (BESIDE_CHASE as i64) > (LINKED + 64) as i64);
+
 /// Where the accesses of one kernel go: one after the other, each a block
 /// of its own size aligned to that size (8 to 64 bytes), as a loop
 /// streaming through an array touches them: no two overlap, so no copy
@@ -164,6 +174,16 @@ pub fn chase_note() -> String {
     format!(
         "the base starts at {CHASE:#x}, where every word holds its own address, \
          displacement 0: each load returns the address it read (a pointer chase)"
+    )
+}
+
+/// How a neutral chase runs (a chain through the address of a load
+/// whose result is not that address), for reports.
+pub fn beside_chase_note() -> String {
+    format!(
+        "the base starts at {CHASE:#x}, displacement {BESIDE_CHASE} (words {WORD:#x}); \
+         the result, cleared, is added to the base, which keeps its address: the lap is \
+         the address -> result and the two steps back"
     )
 }
 

@@ -176,6 +176,11 @@ pub fn lat_block(
                             "\t\tmemory: {}\n",
                             crate::kernel::data::chase_note()
                         ));
+                    } else if crate::mode::lat::chain::neutral_chase(t, &sub.edge) {
+                        s.push_str(&format!(
+                            "\t\tmemory: {}\n",
+                            crate::kernel::data::beside_chase_note()
+                        ));
                     } else if matches!(sub.edge.target, crate::mode::lat::chain::End::Memory(_)) {
                         s.push_str(&format!(
                             "\t\tmemory: {}\n",
@@ -200,12 +205,27 @@ pub fn lat_block(
                 let exact = subs
                     .iter()
                     .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi));
+                let address = subs.iter().any(|x| {
+                    x.value.is_ok()
+                        && (crate::mode::lat::chain::neutral_chase(t, &x.edge)
+                            || crate::mode::lat::through_address(t, &x.edge))
+                });
+                let registers = subs.iter().any(|x| {
+                    x.value.is_ok()
+                        && !crate::mode::lat::chain::neutral_chase(t, &x.edge)
+                        && !crate::mode::lat::through_address(t, &x.edge)
+                });
                 s.push_str(&format!(
-                    "\tlatency: {l} ({})\n",
+                    "\tlatency: {l} ({}{})\n",
                     if exact {
                         "the largest exact sub-latency"
                     } else {
                         "no exact sub-latency: the largest upper bound"
+                    },
+                    if address && registers {
+                        ", not from the address: that path stays a sub-latency"
+                    } else {
+                        ""
                     }
                 ));
             }

@@ -141,6 +141,14 @@ pub enum ChainGap {
     NoStoredRegister,
     /// No load reads the stored bytes back into a register of their class.
     NoReload,
+    /// A neutral chase (through a load's address, its result not the
+    /// address) needs the target's way back in the run: the forms named.
+    NoNeutralBack {
+        /// The form that clears the result.
+        clear: &'static str,
+        /// The form that adds it to the base.
+        add: &'static str,
+    },
 }
 
 impl fmt::Display for ChainGap {
@@ -160,6 +168,11 @@ impl fmt::Display for ChainGap {
             ChainGap::NoReload => {
                 f.write_str("no load reads the stored bytes back into a register of their class")
             }
+            ChainGap::NoNeutralBack { clear, add } => write!(
+                f,
+                "the way back to the address clears the result with {clear} and adds it \
+                 with {add}: measure them in the same run (winic LAT -i ... {clear} {add})"
+            ),
         }
     }
 }

@@ -132,7 +132,9 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
     let mut sources: Vec<End> = (0..mc.len())
         .filter(|&k| {
             !mc[k].operand.is_def()
-                && ((mc[k].ty.class().is_some() && !address(k)) || t.address_source(form, k))
+                && ((mc[k].ty.class().is_some() && !address(k))
+                    || t.address_source(form, k)
+                    || neutral_source(t, form, k))
         })
         .map(End::Op)
         .collect();
@@ -178,11 +180,39 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
     (out, left_out)
 }
 
+/// Whether memory operand `k` of `form` starts a neutral chase: a chain
+/// from the address of a load whose result is not the address it read
+/// (`add rax, [m]`, `movzx eax, byte [m]`, `vaddpd zmm, zmm, [m]`). Its
+/// result comes back to the base through the target's
+/// [`crate::arch::Operands::neutral_back`], cleared and added, so the
+/// base keeps its address whatever was loaded. Only forms that read their
+/// memory and do not write it: a store would add a second path through
+/// memory.
+pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
+    t.neutral_back().is_some()
+        && form
+            .mc_operands()
+            .get(k)
+            .is_some_and(|m| m.ty.is_plain_memory() && !m.operand.is_def())
+        && !t.address_source(form, k)
+        && t.memory_access(form) == Some((true, false))
+}
+
+/// Whether `e` runs from the address of a load through a neutral chase
+/// ([`neutral_source`]).
+pub fn neutral_chase(t: &dyn Target, e: &Edge) -> bool {
+    matches!(e.source, End::Op(k) if neutral_source(t, e.form, k))
+}
+
 /// The register both ends of `e` can be put on, so that copies of the form
 /// alone make a chain: `None` when there is none (different register
 /// files or widths, different fixed registers, or an `@earlyclobber`
-/// target that must differ from every input).
+/// target that must differ from every input). Never for a neutral chase:
+/// a result written into the base would send the next access anywhere.
 pub fn self_chain_possible(t: &dyn Target, e: &Edge) -> bool {
+    if neutral_chase(t, e) {
+        return false;
+    }
     match (e.source, e.target) {
         (End::Op(s), End::Op(d)) => {
             if t.early_clobber(e.form, d) {
@@ -492,8 +522,53 @@ fn chain_with(
             .at_offset(&body[p], crate::kernel::data::LINKED)
             .ok_or_else(|| format!("{} cannot address the linked block", body[p].form.name()))?;
     }
-    let bound = check(t, &body, &links, laps, n + usize::from(breaker.is_some()))?;
+    neutralise(t, steps, &at, &mut body)?;
+    let neutral = steps.iter().any(|e| neutral_chase(t, e));
+    let bound = check(
+        t,
+        &body,
+        &links,
+        laps,
+        n + usize::from(breaker.is_some()),
+        neutral,
+    )?;
     Ok(Chain { body, laps, bound })
+}
+
+/// In a chain with a neutral chase ([`neutral_source`]): the chased
+/// load reads the value part beside the chase part
+/// ([`crate::kernel::data::BESIDE_CHASE`]: normal numbers in every lane,
+/// where the chase part's addresses are denormal doubles), and the
+/// clearing step of the way back gets immediate 0. Other chains are left
+/// as they are.
+fn neutralise(
+    t: &dyn Target,
+    steps: &[Edge],
+    at: &[Vec<usize>],
+    body: &mut [Inst],
+) -> Result<(), String> {
+    let Some(back) = t.neutral_back() else {
+        return Ok(());
+    };
+    if !steps.iter().any(|e| neutral_chase(t, e)) {
+        return Ok(());
+    }
+    for row in at {
+        for (e, &p) in steps.iter().zip(row) {
+            if neutral_chase(t, e) {
+                body[p] = t
+                    .at_offset(&body[p], crate::kernel::data::BESIDE_CHASE)
+                    .ok_or_else(|| format!("{} cannot move its access", e.form.name()))?;
+            } else if e.form.opcode() == back.clear.opcode() {
+                for v in &mut body[p].ops {
+                    if let OpValue::Imm(i) = v {
+                        *i = 0;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether a result of `inst` overlaps a register `inst` reads that it
@@ -622,6 +697,7 @@ fn check(
     links: &[(usize, usize, Reg)],
     laps: usize,
     per_lap: usize,
+    neutral: bool,
 ) -> Result<Option<String>, String> {
     for &(p, q, r) in links {
         if last_writer(t, body, q, r) != Some(p) {
@@ -663,7 +739,17 @@ fn check(
             let distance = (q + len - p) % len;
             let distance = if distance == 0 { len } else { distance };
             let same_step = distance % per_lap == 0;
-            if (same_step && distance / per_lap >= 2 && laps >= 2) || free(p) {
+            // In a neutral chase, another step of the chain two laps or
+            // more back (`add rcx, [m]`'s tied rcx, cleared by the `and
+            // rcx, 0` of its own lap one body earlier) closes a cycle of
+            // the form's register path and that step over the whole
+            // body, which a lap through the form's load outruns. Only
+            // there: elsewhere such a read stays a second path (a rotate
+            // by `cl`, whose flags depend on the count, ran 40 cycles a
+            // lap on `zen5`).
+            let on_chain = neutral && links.iter().any(|&(lp, _, _)| lp == p);
+            let far = distance >= 2 * per_lap && laps >= 2;
+            if (far && (same_step || on_chain)) || free(p) {
                 continue;
             }
             return Ok(Some(format!(
@@ -773,6 +859,49 @@ mod tests {
         let c = chain(t, &[edge(Arch::X86_64, "ADD64rr", "0", "0")], None).unwrap();
         assert!(c.body.iter().all(|i| i.ops[0] == c.body[0].ops[0]));
         assert!(c.bound.is_none());
+    }
+
+    /// `add rcx, [m]` from its address: no chain of copies (the result
+    /// would become the next address), but a neutral chase back through
+    /// `and r, 0` and `add base, r`, the load beside the chase part; its
+    /// tied rcx, cleared a body earlier, is no second path. A load whose
+    /// result is the address (`mov`) and a store are no neutral chase.
+    #[test]
+    fn a_load_op_form_chains_from_its_address_through_a_neutral_way_back() {
+        let (arch, t) = (Arch::X86_64, target(Arch::X86_64));
+        let e = edge(arch, "ADD64rm", "1", "0");
+        assert!(neutral_chase(t, &e));
+        assert!(!self_chain_possible(t, &e));
+        for (name, s, d) in [("MOV64rm", "1", "0"), ("ADD64rr", "1", "0")] {
+            assert!(!neutral_chase(t, &edge(arch, name, s, d)), "{name}");
+        }
+        assert!(!edges(t, form(arch, "ADD64mr"))
+            .0
+            .iter()
+            .any(|e| neutral_chase(t, e)));
+        let back = t.neutral_back().unwrap();
+        let clear = edge(arch, back.clear.name(), "0", "0");
+        let add = edge(arch, back.add.name(), "1", "0");
+        let c = chain(t, &[e, clear, add], None).unwrap();
+        assert!(c.bound.is_none(), "{:?}", c.bound);
+        let text: Vec<String> = c.body.iter().map(|i| t.print(i).unwrap()).collect();
+        let disp = crate::kernel::data::BESIDE_CHASE;
+        assert!(text[0].ends_with(&format!(" - {}]", -disp)), "{text:?}");
+        assert!(
+            text[1].starts_with("and ") && text[1].ends_with(", 0"),
+            "{text:?}"
+        );
+        // The sum goes to the next lap's base.
+        let OpValue::Reg(base) = c.body[2].ops[0] else {
+            panic!("{text:?}")
+        };
+        let OpValue::Mem(m) = c.body[3].ops[2] else {
+            panic!("{text:?}")
+        };
+        assert_eq!(m.base, base, "{text:?}");
+        // Other chains with the clearing form keep its immediate.
+        let alone = chain(t, &[clear], None).unwrap();
+        assert!(!t.print(&alone.body[0]).unwrap().ends_with(", 0"));
     }
 
     #[test]

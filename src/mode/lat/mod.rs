@@ -479,6 +479,10 @@ pub fn run(
     if crate::interrupt::requested() {
         return lat.stopped();
     }
+    lat.neutral_chases(&helpers, &symmetric, &bounds, progress);
+    if crate::interrupt::requested() {
+        return lat.stopped();
+    }
     let through_memory = lat.through_memory(progress);
     if crate::interrupt::requested() {
         return lat.stopped();
@@ -703,6 +707,7 @@ impl<'a> Lat<'a> {
         let f = e.form;
         // A pointer chase is no helper: it needs its own way back.
         !through_address(t, e)
+            && !chain::neutral_chase(t, e)
             && tp::implicit_dependency(t, f).into_iter().all(on_chain)
             && f.implicit_uses()
                 .chain(f.implicit_defs())
@@ -726,7 +731,9 @@ impl<'a> Lat<'a> {
             .map(|(_, e)| (type_of(e.form, e.source), type_of(e.form, e.target)))
             .collect();
         let mut groups: BTreeMap<(RegType, RegType), Vec<usize>> = BTreeMap::new();
-        for u in (0..all.len()).filter(|&u| !self.is_symmetric[u] && !into_memory(&all[u].1)) {
+        for u in (0..all.len()).filter(|&u| {
+            !self.is_symmetric[u] && !into_memory(&all[u].1) && !chain::neutral_chase(t, &all[u].1)
+        }) {
             groups.entry(types[u]).or_default().push(u);
         }
         // How fast a form is where it is known: its slowest exact symmetric
@@ -891,15 +898,25 @@ impl<'a> Lat<'a> {
         // (`movq rax, xmm`), from any width of the result's file; the
         // fastest helper of the pair need not copy (`vptestnmb` to a
         // mask, and the next address would be anything).
-        if through_address(t, &all[u].1) && key.1.file() != key.0.file() {
+        // A neutral chase clears what comes back, so any helper path
+        // serves it; a copy of bits is taken first all the same (the
+        // same way back as the vector loads' chases).
+        let chased = through_address(t, &all[u].1);
+        if (chased || chain::neutral_chase(t, &all[u].1)) && key.1.file() != key.0.file() {
             let copy = (0..all.len()).find(|&c| {
                 let (a, b) = &types[c];
                 t.copies_bits(all[c].1.form) && a.file() == key.1.file() && *b == key.0
             });
-            return copy.map(|c| vec![c]).ok_or_else(|| Failure::NoChain {
-                gap: ChainGap::NoBitCopy { from: key.1.file() },
-                detail: Some(format!("from {} to {}", key.1, key.0)),
-            });
+            match copy {
+                Some(c) => return Ok(vec![c]),
+                None if chased => {
+                    return Err(Failure::NoChain {
+                        gap: ChainGap::NoBitCopy { from: key.1.file() },
+                        detail: Some(format!("from {} to {}", key.1, key.0)),
+                    })
+                }
+                None => {}
+            }
         }
         let path: Option<Vec<usize>> = helper.get(&back).map(|&h| vec![h]).or_else(|| {
             // Two helpers: b -> c -> a.
@@ -929,6 +946,77 @@ impl<'a> Lat<'a> {
             },
             detail: Some(format!("from {} to {}", key.1, key.0)),
         })
+    }
+
+    /// Step 2c: every neutral chase ([`chain::neutral_source`]: from the
+    /// address of a load whose result is not that address): the form,
+    /// the helpers from its result to a general-purpose register where it
+    /// ends in another file, then the target's way back, which clears the
+    /// register and adds it to the base (`and r, 0; add base, r`: 1 cycle
+    /// each, measured in the run), so the base keeps its address.
+    fn neutral_chases(
+        &mut self,
+        h: &Helpers,
+        symmetric: &[usize],
+        bounds: &[Bounds],
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) {
+        let t = self.t;
+        let Some(back) = t.neutral_back() else {
+            return;
+        };
+        // The clearing form's tied register -> itself, the adding form's
+        // second source -> its first.
+        let step = |form: Instr, tied: bool| {
+            (0..self.all.len()).find(|&u| {
+                let e = &self.all[u].1;
+                e.form.opcode() == form.opcode()
+                    && match (e.source, e.target) {
+                        (End::Op(s), End::Op(d)) => {
+                            chain::tied_group(&e.form.mc_operands(), d).contains(&s) == tied
+                        }
+                        _ => false,
+                    }
+            })
+        };
+        let way = step(back.clear, true).zip(step(back.add, false));
+        let mut plans = Vec::new();
+        for u in (0..self.all.len()).filter(|&u| chain::neutral_chase(t, &self.all[u].1)) {
+            let Some((clear, add)) = way else {
+                self.why_not[u] = Some(
+                    Failure::NoChain {
+                        gap: ChainGap::NoNeutralBack {
+                            clear: back.clear.name(),
+                            add: back.add.name(),
+                        },
+                        detail: None,
+                    }
+                    .into(),
+                );
+                continue;
+            };
+            let (base, result) = h.types[u];
+            let to_base = if result.file() == base.file() {
+                Ok(Vec::new())
+            } else {
+                self.way_back(h, symmetric, bounds, &(base, result), u)
+            };
+            match to_base {
+                Ok(path) => {
+                    let mut steps = vec![self.all[u].1];
+                    steps.extend(path.iter().map(|&p| self.all[p].1));
+                    steps.extend([self.all[clear].1, self.all[add].1]);
+                    plans.push((u, steps, None));
+                }
+                Err(why) => self.why_not[u] = Some(why.into()),
+            }
+        }
+        for (u, got) in measure_each(t, plans, self.opts, "through addresses", progress) {
+            match got {
+                Ok(m) => self.record(m),
+                Err(f) => self.why_not[u] = Some(f),
+            }
+        }
     }
 
     /// Into memory: a store and the load that reads its bytes back. The
@@ -1176,6 +1264,7 @@ pub fn entry(row: &Row) -> Option<crate::db::Entry> {
         let (src, dst) = s.edge.keys();
         e.set_operand_latency(&src, &dst, s.value.as_ref().ok().copied());
     }
+    e.settle_latency();
     Some(e)
 }
 
