@@ -149,6 +149,20 @@ fn strtab<'a>(names: impl IntoIterator<Item = &'a str>) -> (Vec<u8>, Vec<u32>) {
 /// The executable for `arch`: `code` loaded at `BASE + CODE_OFFSET`, entry
 /// point `entry` bytes into it, `symbols` in `.symtab`.
 pub fn write(arch: Arch, code: &[u8], entry: u64, symbols: &[Symbol]) -> Vec<u8> {
+    write_with_data(arch, code, entry, symbols, None)
+}
+
+/// [`write`], and where `data` is given, its bytes loaded read-write
+/// (never executable) at its address, a multiple of [`SEGMENT_ALIGN`]: a
+/// third `PT_LOAD` segment, its bytes at the end of the file at an offset
+/// of that alignment too (as the gABI asks of `p_offset` and `p_vaddr`).
+pub fn write_with_data(
+    arch: Arch,
+    code: &[u8],
+    entry: u64,
+    symbols: &[Symbol],
+    data: Option<(u64, &[u8])>,
+) -> Vec<u8> {
     let code_end = CODE_OFFSET + code.len() as u64;
     let mut out = Vec::with_capacity(code_end as usize + 512);
 
@@ -251,7 +265,7 @@ pub fn write(arch: Arch, code: &[u8], entry: u64, symbols: &[Symbol]) -> Vec<u8>
     u32le(&mut out, flags(arch)); // e_flags
     u16le(&mut out, EHDR_SIZE); // e_ehsize
     u16le(&mut out, PHDR_SIZE); // e_phentsize
-    u16le(&mut out, 2); // e_phnum
+    u16le(&mut out, if data.is_some() { 3 } else { 2 }); // e_phnum
     u16le(&mut out, SHDR_SIZE); // e_shentsize
     u16le(&mut out, sections.len() as u16); // e_shnum
     u16le(&mut out, 4); // e_shstrndx: .shstrtab
@@ -280,6 +294,21 @@ pub fn write(arch: Arch, code: &[u8], entry: u64, symbols: &[Symbol]) -> Vec<u8>
     );
     // No executable stack (the kernel would otherwise make it RWX).
     phdr(&mut out, PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 16);
+    let end = shoff + sections.len() as u64 * u64::from(SHDR_SIZE);
+    let data_off = end.next_multiple_of(SEGMENT_ALIGN);
+    if let Some((addr, bytes)) = data {
+        debug_assert_eq!(addr % SEGMENT_ALIGN, 0);
+        phdr(
+            &mut out,
+            PT_LOAD,
+            PF_R | PF_W,
+            data_off,
+            addr,
+            bytes.len() as u64,
+            SEGMENT_ALIGN,
+        );
+    }
+    debug_assert!(out.len() as u64 <= CODE_OFFSET);
 
     out.resize(CODE_OFFSET as usize, 0);
     out.extend_from_slice(code);
@@ -296,6 +325,10 @@ pub fn write(arch: Arch, code: &[u8], entry: u64, symbols: &[Symbol]) -> Vec<u8>
         u32le(&mut out, s.info);
         u64le(&mut out, s.align);
         u64le(&mut out, s.entsize);
+    }
+    if let Some((_, bytes)) = data {
+        out.resize(data_off as usize, 0);
+        out.extend_from_slice(bytes);
     }
     out
 }
@@ -421,6 +454,10 @@ pub struct Program {
     /// Size of the kernel function in bytes; the stub (the entry point)
     /// starts there.
     pub kernel_size: usize,
+    /// Whether the kernel accesses winic's data area
+    /// ([`crate::kernel::data`]): the executable then maps it, with its
+    /// contents, where every kernel finds it.
+    pub data: bool,
 }
 
 impl Program {
@@ -467,7 +504,14 @@ impl Program {
                 size: stub,
             },
         ];
-        write(self.arch, &code, self.kernel_size as u64, &symbols)
+        let area = self.data.then(crate::kernel::data::contents);
+        write_with_data(
+            self.arch,
+            &code,
+            self.kernel_size as u64,
+            &symbols,
+            area.as_deref().map(|b| (crate::kernel::data::BASE, b)),
+        )
     }
 
     /// A listing: virtual address, bytes and text of every instruction.
@@ -516,6 +560,7 @@ pub fn program(t: &dyn Target, kernel: &Kernel, iterations: u64) -> Result<Progr
         arch: t.arch(),
         lines,
         kernel_size,
+        data: false,
     })
 }
 
@@ -537,24 +582,48 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
             close.join(", ")
         )));
     }
-    if !reg_imm_only(&form) {
-        let other: Vec<String> = form
-            .mc_operands()
-            .iter()
-            .filter(|m| !matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm))
-            .map(|m| format!("{} ({:?})", m.name, m.ty.kind()))
-            .collect();
+    // Registers, immediates and plain memory operands (`[base + disp]`,
+    // which the kernel points at its data area); not string or stack
+    // operands, RIP-relative or absolute addresses.
+    let other: Vec<String> = form
+        .mc_operands()
+        .iter()
+        .filter(|m| {
+            !matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm) && !m.ty.is_plain_memory()
+        })
+        .map(|m| format!("{} ({:?})", m.name, m.ty.kind()))
+        .collect();
+    if !reg_imm_only(&form) && !other.is_empty() {
         return Err(Error::BadInput(format!(
-            "{name} has operands that are not registers or immediates: {}; only register/immediate forms can be emitted (see `winic show {name} --arch {arch}`)",
+            "{name} has operands that are neither registers, immediates nor plain memory references: {}; they cannot be emitted (see `winic show {name} --arch {arch}`)",
             other.join(", ")
         )));
     }
-    if let Some(why) = memory_access(&form) {
+    let t = crate::arch::target(arch);
+    // A form that reaches memory runs when its address is an operand the
+    // kernel points at the data area (a base register), and it touches
+    // no register the kernel reserves (the stack pointer of `push`).
+    let placed = t
+        .example(form)
+        .is_ok_and(|i| !t.address_bases(&i).is_empty());
+    let mut reserved: Vec<&str> = form
+        .implicit_uses()
+        .chain(form.implicit_defs())
+        .filter(|r| t.reserved(*r).is_some())
+        .map(|r| r.name())
+        .collect();
+    reserved.sort_unstable();
+    reserved.dedup();
+    if let Some(why) = memory_access(&form).filter(|_| !placed || !reserved.is_empty()) {
+        let because = if reserved.is_empty() {
+            "not through an address operand the kernel points at its data area".to_string()
+        } else {
+            format!("through {}, which the kernel reserves", reserved.join(", "))
+        };
         return Err(Error::BadInput(format!(
-            "{name} accesses memory ({why}); only register/immediate forms that leave memory alone can be emitted: the kernel sets up no buffer for addresses yet (see `winic show {name} --arch {arch}`)"
+            "{name} accesses memory ({why}) {because}: only forms that address memory through a base register (or leave it alone) can be emitted (see `winic show {name} --arch {arch}`)"
         )));
     }
-    let t = crate::arch::target(arch);
     let failed = |what: &str, e: KernelError| match e {
         KernelError::Encode(e) => {
             Error::Unsupported(format!("cannot encode {what} of {name} on {arch}: {e}"))
@@ -565,7 +634,9 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
     };
     let body = body_of(t, form).map_err(|e| failed("the body", e.into()))?;
     let kernel = crate::kernel::build(t, &body, unroll).map_err(|e| failed("the kernel", e))?;
-    program(t, &kernel, iterations).map_err(|e| failed("the start stub", e))
+    let mut p = program(t, &kernel, iterations).map_err(|e| failed("the start stub", e))?;
+    p.data = placed;
+    Ok(p)
 }
 
 /// Why `form`, though its operands are registers and immediates, reaches
@@ -677,23 +748,33 @@ mod tests {
     #[test]
     fn forms_that_cannot_be_emitted_say_why() {
         let e = |arch, name| emit_form(arch, name, 1, 10).unwrap_err().to_string();
-        let m = e(Arch::X86_64, "MOV64rm");
-        assert!(m.contains("only register/immediate forms"), "{m}");
+        let m = e(Arch::X86_64, "MOVSB");
+        assert!(
+            m.contains("neither registers, immediates nor plain memory"),
+            "{m}"
+        );
         let m = e(Arch::Aarch64, "ADDXrr");
         assert!(m.contains("pseudo") && m.contains("ADDXrs"), "{m}");
         let m = e(Arch::Riscv64, "NO_SUCH");
         assert!(m.contains("no instruction form 'NO_SUCH'"), "{m}");
+        for (arch, name) in [(Arch::X86_64, "PUSH64r"), (Arch::X86_64, "POP64r")] {
+            let m = e(arch, name);
+            assert!(m.contains("accesses memory"), "{name}: {m}");
+            assert!(m.contains("RSP, which the kernel reserves"), "{name}: {m}");
+        }
+        // Through a base register: emitted, with the data area mapped.
         for (arch, name) in [
             (Arch::Riscv64, "LD"),
             (Arch::Riscv64, "LR_D"),
             (Arch::Aarch64, "LDRXui"),
             (Arch::Aarch64, "PRFMui"),
-            (Arch::X86_64, "PUSH64r"),
-            (Arch::X86_64, "POP64r"),
+            (Arch::X86_64, "MOV64rm"),
+            (Arch::X86_64, "ADD64mi32"),
         ] {
-            let m = e(arch, name);
-            assert!(m.contains("accesses memory"), "{name}: {m}");
+            let p = emit_form(arch, name, 2, 10).unwrap_or_else(|m| panic!("{name}: {m}"));
+            assert!(p.data, "{name}");
         }
+        assert!(!emit_form(Arch::X86_64, "ADD64rr", 1, 10).unwrap().data);
         for (arch, name) in [
             (Arch::Riscv64, "ADD"),
             (Arch::X86_64, "TRAP"),
@@ -705,6 +786,31 @@ mod tests {
                 assert!(!m.to_string().contains("memory"), "{name}: {m}");
             }
         }
+    }
+
+    /// A memory form's executable loads the data area read-write, not
+    /// executable, at its address, with its contents, at an offset the
+    /// segment's alignment divides.
+    #[test]
+    fn a_memory_forms_executable_maps_the_data_area() {
+        use crate::kernel::data;
+        let bytes = emit_form(Arch::X86_64, "MOV64rm", 1, 10).unwrap().elf();
+        let h = read(&bytes).unwrap();
+        let seg = h.load_segment_of(data::BASE).expect("a data segment");
+        assert_eq!(
+            (seg.vaddr, seg.filesz, seg.memsz),
+            (data::BASE, data::SIZE, data::SIZE)
+        );
+        assert_eq!(seg.flags, PF_R | PF_W);
+        assert_eq!(seg.offset % SEGMENT_ALIGN, 0);
+        let at = |addr: u64| {
+            let o = (seg.offset + addr - data::BASE) as usize;
+            u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap())
+        };
+        assert_eq!(at(data::VALUES), data::WORD);
+        assert_eq!(at(data::CHASE + 64), data::CHASE + 64);
+        let plain = emit_form(Arch::X86_64, "ADD64rr", 1, 10).unwrap().elf();
+        assert!(read(&plain).unwrap().load_segment_of(data::BASE).is_none());
     }
 
     #[test]

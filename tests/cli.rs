@@ -601,6 +601,30 @@ fn emitted_elfs_of_the_other_arches_run_under_qemu() {
     }
 }
 
+/// A memory form's executable maps winic's data area, so its loads and
+/// stores run: natively on the host's arch, under qemu on the others.
+#[test]
+fn emitted_memory_forms_run_against_the_data_area() {
+    for (arch, forms) in [
+        ("x86_64", ["MOV64rm", "ADD64mi32", "VMOVUPSmr"]),
+        ("aarch64", ["LDRXui", "STRXui", "LDPXi"]),
+        ("riscv64", ["LD", "SW", "FLD"]),
+    ] {
+        let runner = match runner_for(arch) {
+            Ok(r) => r,
+            Err(why) => {
+                skip(format!("running {arch} memory forms: {why}"));
+                continue;
+            }
+        };
+        for form in forms {
+            let path = emit_elf(arch, form, &["--unroll", "4", "--iterations", "1000"]);
+            let status = run_elf(&runner, &path);
+            assert_eq!(status.code(), Some(0), "{arch} {form}: {status}");
+        }
+    }
+}
+
 #[test]
 fn an_emitted_kernel_that_faults_dies_with_sigill() {
     use std::os::unix::process::ExitStatusExt;
@@ -626,8 +650,12 @@ fn emit_errors_name_the_bad_value() {
     for (args, want) in [
         (vec!["-i", "ADD64rx"], "closest: ADD64r"),
         (
-            vec!["-i", "MOV64rm"],
-            "only register/immediate forms can be emitted",
+            vec!["-i", "PUSH64r"],
+            "through RSP, which the kernel reserves",
+        ),
+        (
+            vec!["-i", "MOVSB"],
+            "neither registers, immediates nor plain memory",
         ),
         (vec!["-i", "ADD64rr", "--iterations", "0"], "--iterations"),
     ] {
@@ -657,12 +685,20 @@ fn emit_errors_name_the_bad_value() {
 
 #[test]
 fn dumped_kernels_run_in_man_mode() {
-    let form = match host_arch() {
-        "x86_64" => "IMUL64rr",
-        "aarch64" => "MADDXrrr",
-        _ => "MUL",
+    // A register form and a load-op form (its loads at winic's data
+    // area, which MAN maps as a run does).
+    let forms: &[&str] = match host_arch() {
+        "x86_64" => &["IMUL64rr", "ADD64rm"],
+        "aarch64" => &["MADDXrrr", "LDRXui"],
+        _ => &["MUL", "LD"],
     };
-    let scratch = common::Scratch::new("dump");
+    for form in forms {
+        dumped_kernel_runs_in_man_mode(form);
+    }
+}
+
+fn dumped_kernel_runs_in_man_mode(form: &str) {
+    let scratch = common::Scratch::new(&format!("dump-{form}"));
     let dir = scratch.path();
     let d = dir.to_str().unwrap();
     let o = winic(&["emit", "-i", form, "--unroll", "4", "--dump-asm", d]);
@@ -1493,7 +1529,10 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         "{text}"
     );
     let (lo, hi) = sub("MOVZX32rm8", "1", "0");
-    assert!(lo == hi && (3.0..20.0).contains(&lo), "MOVZX32rm8 [{lo};{hi}]");
+    assert!(
+        lo == hi && (3.0..20.0).contains(&lo),
+        "MOVZX32rm8 [{lo};{hi}]"
+    );
     assert_eq!(v("MOVZX32rm8", "latency"), lo, "{text}");
     // Without the way back in the run, the summary says what to add.
     let o = winic(&["LAT", "-i", "ADD64rm", "--noReport", "-o", db_arg]);

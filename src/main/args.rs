@@ -188,8 +188,11 @@ pub enum Command {
     /// the form (SIGILL …) kills it with that signal. The listing (address,
     /// bytes, text) goes to standard output.
     ///
-    /// Only forms whose operands are all registers or immediates can be
-    /// emitted for now.
+    /// A form that addresses memory through a base register (x86 `[base +
+    /// disp]`, AArch64 and RISC-V loads and stores) gets winic's data area
+    /// mapped at 0x40000000 with the contents every kernel sees; forms that
+    /// reach memory otherwise (x86 `push`, string and RIP-relative forms)
+    /// are refused, saying why.
     Emit(EmitArgs),
     /// Write a winic database as an OSACA machine file (OSACA 0.7.1 loads
     /// it: `osaca --arch FILE kernel.s`).
