@@ -361,6 +361,25 @@ impl Operands for AArch64 {
         memory::at_offset(inst, offset)
     }
 
+    /// `and x, x, xzr` and `add x, x, x` (shifted-register forms, shift
+    /// 0): one cycle each on every AArch64 core.
+    fn neutral_back(&self) -> Option<crate::arch::NeutralBack> {
+        let isa = crate::isa::Isa::get(Arch::Aarch64);
+        Some(crate::arch::NeutralBack {
+            clear: isa.instr("ANDXrs")?,
+            add: isa.instr("ADDXrs")?,
+            zero: isa.register("XZR"),
+        })
+    }
+
+    fn base_operand(&self, form: Instr) -> Option<usize> {
+        memory::address(&form)
+            .ok()
+            .flatten()
+            .filter(|a| !a.writeback)
+            .map(|a| a.base)
+    }
+
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if !form.is_real() || !reg_imm_only(&form) {
             return Err(EncodeError::Unsupported(

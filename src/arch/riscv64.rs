@@ -186,6 +186,20 @@ impl Operands for Riscv64 {
         memory::at_offset(inst, offset)
     }
 
+    /// `andi x, x, 0` and `add x, x, x`: one cycle each.
+    fn neutral_back(&self) -> Option<crate::arch::NeutralBack> {
+        let isa = crate::isa::Isa::get(Arch::Riscv64);
+        Some(crate::arch::NeutralBack {
+            clear: isa.instr("ANDI")?,
+            add: isa.instr("ADD")?,
+            zero: None,
+        })
+    }
+
+    fn base_operand(&self, form: Instr) -> Option<usize> {
+        memory::address(&form).ok().flatten().map(|a| a.base)
+    }
+
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if let Some(cond) = form.required_features() {
             if let Some(ext) = RV32_ONLY_EXTENSIONS.iter().find(|e| cond.contains(*e)) {

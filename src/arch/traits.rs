@@ -30,12 +30,20 @@ pub trait Encode {
 
 /// [`Operands::neutral_back`]: two forms that lead from any
 /// general-purpose result back to an address base without changing it.
+/// In the chain, the clearing form's immediates are set to 0 and its
+/// other register sources to `zero`; the adding form's other source is
+/// its own destination (`add base, base, r` on AArch64 and RISC-V, where
+/// x86's `add base, r` ties them).
 #[derive(Clone, Copy, Debug)]
 pub struct NeutralBack {
-    /// Clears a register and depends on it (its immediates are set to 0).
+    /// Clears a register and depends on it: its first register source
+    /// leads to its result.
     pub clear: Instr,
-    /// Adds its second source into its first (the base).
+    /// Adds a register into the base.
     pub add: Instr,
+    /// The zero register the clearing form's other register sources read
+    /// (AArch64 `and x1, x1, xzr`), where it has any.
+    pub zero: Option<Reg>,
 }
 
 /// Which registers and immediates a kernel may give a form, and which
@@ -152,6 +160,15 @@ pub trait Operands {
     /// them: the result, cleared, is added to the base. `None` where LAT
     /// chains no such load.
     fn neutral_back(&self) -> Option<NeutralBack> {
+        None
+    }
+
+    /// The register operand (machine operand index) that holds the base
+    /// of `form`'s address, where the address is made of register and
+    /// immediate operands (AArch64 `ldr x0, [x1, #8]`, RISC-V `ld a0,
+    /// 8(a1)`) and the base is not written back; `None` where the address
+    /// is one memory operand (x86) or there is none.
+    fn base_operand(&self, _form: Instr) -> Option<usize> {
         None
     }
 

@@ -215,6 +215,7 @@ impl Operands for X86_64 {
         Some(super::NeutralBack {
             clear: isa.instr("AND64ri8")?,
             add: isa.instr("ADD64rr")?,
+            zero: None,
         })
     }
 

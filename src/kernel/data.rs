@@ -181,9 +181,11 @@ pub fn chase_note() -> String {
 /// whose result is not that address), for reports.
 pub fn beside_chase_note() -> String {
     format!(
-        "the base starts at {CHASE:#x}, displacement {BESIDE_CHASE} (words {WORD:#x}); \
-         the result, cleared, is added to the base, which keeps its address: the lap is \
-         the address -> result and the two steps back"
+        "the base starts at {CHASE:#x}; the load reads {} bytes before it (words \
+         {WORD:#x}) where its offset field reaches, else the chase part at its slot; the \
+         result, cleared, is added to the base, which keeps its address: the lap is the \
+         address -> result and the two steps back",
+        -BESIDE_CHASE
     )
 }
 

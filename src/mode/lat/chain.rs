@@ -189,13 +189,16 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
 /// memory and do not write it: a store would add a second path through
 /// memory.
 pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
-    t.neutral_back().is_some()
-        && form
-            .mc_operands()
-            .get(k)
-            .is_some_and(|m| m.ty.is_plain_memory() && !m.operand.is_def())
-        && !t.address_source(form, k)
-        && t.memory_access(form) == Some((true, false))
+    let address = form.mc_operands().get(k).is_some_and(|m| {
+        !m.operand.is_def() && (m.ty.is_plain_memory() || t.base_operand(form) == Some(k))
+    });
+    // What the form does to memory: the target's word where it knows
+    // (iced on x86: LLVM leaves mayStore off `mov [m], r64`), else LLVM's.
+    let access = t.memory_access(form).unwrap_or((
+        form.has(crate::isa::Flag::MayLoad),
+        form.has(crate::isa::Flag::MayStore),
+    ));
+    t.neutral_back().is_some() && address && !t.address_source(form, k) && access == (true, false)
 }
 
 /// Whether `e` runs from the address of a load through a neutral chase
@@ -559,11 +562,34 @@ fn neutralise(
                 body[p] = t
                     .at_offset(&body[p], crate::kernel::data::BESIDE_CHASE)
                     .ok_or_else(|| format!("{} cannot move its access", e.form.name()))?;
-            } else if e.form.opcode() == back.clear.opcode() {
-                for v in &mut body[p].ops {
-                    if let OpValue::Imm(i) = v {
-                        *i = 0;
-                    }
+                continue;
+            }
+            let clear = e.form.opcode() == back.clear.opcode();
+            if !clear && e.form.opcode() != back.add.opcode() {
+                continue;
+            }
+            let (End::Op(from), End::Op(to)) = (e.source, e.target) else {
+                continue;
+            };
+            let mc = e.form.mc_operands();
+            let on_chain = tied_group(&mc, from);
+            let OpValue::Reg(result) = body[p].ops[to] else {
+                return Err(format!("{}: no register result", e.form.name()));
+            };
+            // The clearing step reads 0 besides the chain (`and x, x,
+            // xzr`); the adding step adds into its own destination (`add
+            // base, base, r`). Shifts and immediates 0.
+            let other = clear.then_some(back.zero).flatten().unwrap_or(result);
+            for (j, m) in mc.iter().enumerate() {
+                if let OpValue::Imm(i) = &mut body[p].ops[j] {
+                    *i = 0;
+                } else if !m.operand.is_def()
+                    && m.ty.class().is_some()
+                    && !on_chain.contains(&j)
+                    && !tied_group(&mc, to).contains(&j)
+                    && (!clear || back.zero.is_some())
+                {
+                    body[p].ops[j] = OpValue::Reg(other);
                 }
             }
         }
@@ -902,6 +928,57 @@ mod tests {
         // Other chains with the clearing form keep its immediate.
         let alone = chain(t, &[clear], None).unwrap();
         assert!(!t.print(&alone.body[0]).unwrap().ends_with(", 0"));
+    }
+
+    /// On AArch64 and RISC-V the base is a register operand: `ldr x0,
+    /// [x1]`'s `1 -> 0` comes back through `and x, x, xzr` (`andi x, x,
+    /// 0`) and `add base, base, x`, which adds into the register the next
+    /// lap's load reads as its base.
+    #[test]
+    fn a_load_chains_from_its_base_register_on_aarch64_and_risc_v() {
+        for (arch, load, clear_text) in [
+            (Arch::Aarch64, "LDRXui", ", xzr"),
+            (Arch::Riscv64, "LD", ", 0"),
+        ] {
+            let t = target(arch);
+            let e = edge(arch, load, "1", "0");
+            assert!(neutral_chase(t, &e), "{load}");
+            assert!(!self_chain_possible(t, &e), "{load}");
+            // A store and a writeback load are none.
+            let store = if arch == Arch::Aarch64 {
+                "STRXui"
+            } else {
+                "SD"
+            };
+            assert!(!edges(t, form(arch, store))
+                .0
+                .iter()
+                .any(|e| neutral_chase(t, e)));
+            let back = t.neutral_back().unwrap();
+            let clear = edge(arch, back.clear.name(), "1", "0");
+            let add = edge(arch, back.add.name(), "2", "0");
+            let c = chain(t, &[e, clear, add], None).unwrap();
+            assert!(c.bound.is_none(), "{arch:?}: {:?}", c.bound);
+            let text: Vec<String> = c.body.iter().map(|i| t.print(i).unwrap()).collect();
+            assert!(text[1].ends_with(clear_text), "{text:?}");
+            let reg = |i: &Inst, k: usize| match i.ops[k] {
+                OpValue::Reg(r) => r,
+                _ => panic!("{text:?}"),
+            };
+            // add base, base, x; the next lap loads through base.
+            assert_eq!(reg(&c.body[2], 0), reg(&c.body[2], 1), "{text:?}");
+            assert_eq!(
+                t.address_bases(&c.body[3]),
+                vec![reg(&c.body[2], 0)],
+                "{text:?}"
+            );
+        }
+        // A writeback load moves its base: no chain through it.
+        let t = target(Arch::Aarch64);
+        assert!(!edges(t, form(Arch::Aarch64, "LDRXpost"))
+            .0
+            .iter()
+            .any(|e| neutral_chase(t, e)));
     }
 
     #[test]

@@ -965,21 +965,32 @@ impl<'a> Lat<'a> {
         let Some(back) = t.neutral_back() else {
             return;
         };
-        // The clearing form's tied register -> itself, the adding form's
-        // second source -> its first.
-        let step = |form: Instr, tied: bool| {
-            (0..self.all.len()).find(|&u| {
+        // The clearing form from its first register source, the adding
+        // form from its last one not tied to its result (the other is
+        // the base: x86's tied `add base, r`, `add base, base, r`), each
+        // to its register result.
+        let step = |form: Instr, last: bool| {
+            let found = (0..self.all.len()).filter(|&u| {
                 let e = &self.all[u].1;
                 e.form.opcode() == form.opcode()
                     && match (e.source, e.target) {
                         (End::Op(s), End::Op(d)) => {
-                            chain::tied_group(&e.form.mc_operands(), d).contains(&s) == tied
+                            !chain::tied_group(&e.form.mc_operands(), d).contains(&s) || !last
                         }
                         _ => false,
                     }
-            })
+            });
+            let source = |u: &usize| match self.all[*u].1.source {
+                End::Op(s) => s,
+                End::Implicit(_) | End::Memory(_) => 0,
+            };
+            if last {
+                found.max_by_key(source)
+            } else {
+                found.min_by_key(source)
+            }
         };
-        let way = step(back.clear, true).zip(step(back.add, false));
+        let way = step(back.clear, false).zip(step(back.add, true));
         let mut plans = Vec::new();
         for u in (0..self.all.len()).filter(|&u| chain::neutral_chase(t, &self.all[u].1)) {
             let Some((clear, add)) = way else {
