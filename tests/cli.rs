@@ -1528,6 +1528,19 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         sub("ADD64rm", "0", "0").0,
         "{text}"
     );
+    // The same path built another way (tests/fixtures/chase-add.s: each
+    // add returns the address it read, no way back): within a quarter
+    // cycle of LAT's.
+    let chase = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chase-add.s");
+    let o = winic(&["MAN", "-p", chase, "--funcName", "chase_add", "-n", "8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let man: f64 = stdout(&o)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{}", stdout(&o)));
+    let (lat, _) = sub("ADD64rm", "1", "0");
+    assert!((man - lat).abs() <= 0.25, "MAN chase {man}, LAT {lat}");
     let (lo, hi) = sub("MOVZX32rm8", "1", "0");
     assert!(
         lo == hi && (3.0..20.0).contains(&lo),
