@@ -458,7 +458,24 @@ pub fn form_latency(pairs: &[OperandLatency]) -> Option<f64> {
 /// is a range, which [`form_latency`] would pass over anyway), and the
 /// same as before winic measured address paths. `memory`: the keys of
 /// the memory operands ([`Entry::memory_keys`]).
+///
+/// A store, whose every measured sub-latency runs from a register into
+/// memory, has no result a register dependence waits for: its `latency`
+/// is 0, as OSACA's files write a store's, and its data -> memory stays
+/// in `operandLatencies` as the range `[0; round trip]` (the store and
+/// the reload of its bytes, which no timing splits). Before, the round
+/// trip's upper bound was the store's `latency` (`vmovupd [m], zmm`
+/// 11.01 on `zen5`, `vmovntpd [m], zmm` 931.55 on Zen 4), which a model
+/// takes for the cost of a result. A read-modify-write keeps its memory
+/// -> memory, the time the next one at that address waits.
 pub fn latency_of(pairs: &[OperandLatency], memory: &[String]) -> Option<f64> {
+    let into_memory = |l: &OperandLatency| {
+        memory.contains(&l.target_operand) && !memory.contains(&l.source_operand)
+    };
+    let measured: Vec<&OperandLatency> = pairs.iter().filter(|l| l.latency_max.is_some()).collect();
+    if !measured.is_empty() && measured.iter().all(|l| into_memory(l)) {
+        return Some(0.0);
+    }
     // Memory -> memory (a read-modify-write's own round trip) stays.
     let from_address = |l: &OperandLatency| {
         memory.contains(&l.source_operand) && !memory.contains(&l.target_operand)
@@ -517,6 +534,14 @@ mod tests {
             pair_of("1", "0", 5.0, 5.0),
         ];
         assert_eq!(latency_of(&failed, &memory), Some(5.0));
+        // A store: 0, its round trip a range in the pairs; with a register
+        // result too (`add [m], r`'s flags), that result's latency.
+        let store = [pair_of("1", "0", 0.0, 11.01)];
+        let memory0 = ["0".to_string()];
+        assert_eq!(latency_of(&store, &memory0), Some(0.0));
+        let flags = [pair_of("1", "0", 0.0, 9.0), pair_of("1", "EFLAGS", 1.0, 1.0)];
+        assert_eq!(latency_of(&flags, &memory0), Some(1.0));
+        assert_eq!(latency_of(&[], &memory0), None);
     }
 
     fn pair_of(s: &str, d: &str, min: f64, max: f64) -> OperandLatency {

@@ -311,6 +311,9 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     load.set_operand_latency("1", "0", Some((5.0, 5.0)));
     assert_eq!(store.latency, Some(5.17));
     assert_eq!(osaca_latency(&store), Some(0.0));
+    // As the database settles it: a store's `latency` is 0 there too.
+    store.settle_latency();
+    assert_eq!(store.latency, Some(0.0));
     assert_eq!(osaca_latency(&rmw), Some(7.32));
     assert_eq!(osaca_latency(&load), Some(5.0));
 }

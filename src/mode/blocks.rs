@@ -217,7 +217,9 @@ pub fn lat_block(
                 });
                 s.push_str(&format!(
                     "\tlatency: {l} ({}{})\n",
-                    if exact {
+                    if crate::mode::lat::only_into_memory(subs) {
+                        "a store: no register result waits for it; its round trip stays a range"
+                    } else if exact {
                         "the largest exact sub-latency"
                     } else {
                         "no exact sub-latency: the largest upper bound"

@@ -116,6 +116,13 @@ impl Row {
     }
 }
 
+/// Whether every measured sub-latency of `subs` runs from a register into
+/// memory (a store): its `latency` is 0 ([`crate::db::latency_of`]).
+pub fn only_into_memory(subs: &[SubLatency]) -> bool {
+    let measured: Vec<&SubLatency> = subs.iter().filter(|x| x.value.is_ok()).collect();
+    !measured.is_empty() && measured.iter().all(|x| into_memory(&x.edge))
+}
+
 /// A whole run: rows in the order of the forms, and every chain measured.
 pub struct Run {
     /// One row per form.
@@ -1291,12 +1298,14 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
     let (mut fractions, mut fraction_example) = (0, None);
     // Forms whose `latency` is an exact sub-latency, and the others with
     // one (ranges only).
-    let (mut latency_exact, mut latency_bound) = (0, 0);
+    let (mut latency_exact, mut latency_bound, mut latency_store) = (0, 0, 0);
     for r in &run.rows {
         match &r.outcome {
             Outcome::Measured(subs, _) => {
                 measured += 1;
-                if subs
+                if only_into_memory(subs) {
+                    latency_store += 1;
+                } else if subs
                     .iter()
                     .any(|x| matches!(x.value, Ok((lo, hi)) if lo == hi))
                 {
@@ -1377,9 +1386,14 @@ pub fn summary(run: &Run, wall: std::time::Duration) -> String {
             ranges - cross
         ));
     }
-    if latency_exact + latency_bound > 0 {
+    if latency_exact + latency_bound + latency_store > 0 {
         s.push_str(&format!(
-            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound (docs/method.md, LAT mode)\n"
+            "  latency: {latency_exact} forms take their largest exact sub-latency, {latency_bound} with ranges only their largest upper bound{} (docs/method.md, LAT mode)\n",
+            if latency_store > 0 {
+                format!(", {latency_store} stores 0 (their round trip stays a range)")
+            } else {
+                String::new()
+            }
         ));
     }
     if let Some(example) = fraction_example {
