@@ -539,7 +539,10 @@ mod tests {
         let store = [pair_of("1", "0", 0.0, 11.01)];
         let memory0 = ["0".to_string()];
         assert_eq!(latency_of(&store, &memory0), Some(0.0));
-        let flags = [pair_of("1", "0", 0.0, 9.0), pair_of("1", "EFLAGS", 1.0, 1.0)];
+        let flags = [
+            pair_of("1", "0", 0.0, 9.0),
+            pair_of("1", "EFLAGS", 1.0, 1.0),
+        ];
         assert_eq!(latency_of(&flags, &memory0), Some(1.0));
         assert_eq!(latency_of(&[], &memory0), None);
     }
