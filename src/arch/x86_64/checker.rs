@@ -53,6 +53,14 @@ pub fn check(plan: &Plan, inst: &Inst, bytes: &[u8], text: &str) -> Check {
     if CAPSTONE_UNKNOWN.contains(&inst.form.name()) {
         return iced_check(plan, inst, bytes, "newer than capstone 5.0.6's tables");
     }
+    if super::printer::is_respelled(plan) {
+        return iced_check(
+            plan,
+            inst,
+            bytes,
+            "capstone prints LLVM's text, which names another form",
+        );
+    }
     match capstone_text(bytes) {
         // Capstone 5.0.6 names other sizes than LLVM for some memory
         // operands (`comisd` reads a qword, capstone says xmmword; a

@@ -11,6 +11,57 @@ use std::fmt::Write;
 
 /// The text of `inst`.
 pub fn print(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
+    let s = print_llvm(plan, inst)?;
+    Ok(respelled(plan, s))
+}
+
+/// LLVM's Intel text of far `call`/`jmp` through memory and of the 16-bit
+/// `pushf`/`popf` names other forms: GNU as 2.40 and llvm-mc 19 read
+/// `call [rcx]` as the near `ff 11`, `lcall [rcx]` without its prefix,
+/// `pushf` as the 64-bit one. These spellings assemble to the same bytes
+/// in both (checked with both, 2026-11-29). `push imm16` has none: llvm-mc
+/// 19 makes `data16 push 4660` six bytes; it keeps LLVM's text.
+fn respelled(plan: &Plan, s: String) -> String {
+    use iced_x86::Code as C;
+    if !is_respelled(plan) {
+        return s;
+    }
+    let far = |prefix: &str, m: &str| {
+        let operand = s.split_once(' ').map_or("", |x| x.1);
+        format!("{prefix}{m} fword ptr {operand}")
+    };
+    match plan.code {
+        C::Call_m1632 => far("", "call"),
+        C::Call_m1664 => far("rex64 ", "call"),
+        C::Call_m1616 => far("data16 ", "call"),
+        C::Jmp_m1632 => far("", "jmp"),
+        C::Jmp_m1664 => far("rex64 ", "jmp"),
+        C::Jmp_m1616 => far("data16 ", "jmp"),
+        C::Pushfw => "pushfw".into(),
+        C::Popfw => "popfw".into(),
+        _ => s,
+    }
+}
+
+/// Whether [`respelled`] changes the text of `plan`'s form: Capstone
+/// 5.0.6 prints LLVM's ambiguous text for them (`lcall [rcx]` for both
+/// `66 ff 19` and `48 ff 19`), so iced's decoder checks them.
+pub fn is_respelled(plan: &Plan) -> bool {
+    use iced_x86::Code as C;
+    matches!(
+        plan.code,
+        C::Call_m1632
+            | C::Call_m1664
+            | C::Call_m1616
+            | C::Jmp_m1632
+            | C::Jmp_m1664
+            | C::Jmp_m1616
+            | C::Pushfw
+            | C::Popfw
+    )
+}
+
+fn print_llvm(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
     let mut s = String::with_capacity(48);
     s.push_str(plan.pseudo);
     s.push_str(&super::cond::mnemonic(plan, inst)?);

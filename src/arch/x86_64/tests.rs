@@ -146,6 +146,28 @@ fn vex_form_matches_llvm_mc() {
     assert_eq!(X86_64.print(&i).unwrap(), "{vex} vaddps xmm1, xmm2, xmm3");
 }
 
+/// Far `call`/`jmp` through memory and the 16-bit `pushf`/`popf` print
+/// as GNU as 2.40 and llvm-mc 19 both read them back into the same bytes
+/// (LLVM's own text, `lcall [rcx]`, `pushf`, names other forms).
+#[test]
+fn far_transfers_and_16_bit_flags_print_what_assembles_back() {
+    for (name, hex, text) in [
+        ("FARCALL32m", "ff 19", "call fword ptr [rcx]"),
+        ("FARCALL64m", "48 ff 19", "rex64 call fword ptr [rcx]"),
+        ("FARCALL16m", "66 ff 19", "data16 call fword ptr [rcx]"),
+        ("FARJMP32m", "ff 29", "jmp fword ptr [rcx]"),
+        ("FARJMP64m", "48 ff 29", "rex64 jmp fword ptr [rcx]"),
+        ("FARJMP16m", "66 ff 29", "data16 jmp fword ptr [rcx]"),
+        ("PUSHF16", "66 9c", "pushfw"),
+        ("POPF16", "66 9d", "popfw"),
+    ] {
+        let form = Isa::get(Arch::X86_64).instr(name).unwrap();
+        let i = X86_64.example(form).unwrap();
+        assert_eq!(hex_of(&i), hex, "{name}");
+        assert_eq!(X86_64.print(&i).unwrap(), text, "{name}");
+    }
+}
+
 #[test]
 fn rex_w_form_matches_llvm_mc() {
     let i = inst("ADD64rr", &[("src1", "RCX"), ("src2", "RDX")]);
