@@ -22,15 +22,16 @@ pub fn print(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
 /// in both (checked with both, 2026-11-29). `push imm16` has none: llvm-mc
 /// 19 makes `data16 push 4660` six bytes; it keeps LLVM's text.
 fn respelled(plan: &Plan, s: String) -> String {
+    let operand = s.split_once(' ').map_or("", |x| x.1);
+    respelling(plan.code, operand).unwrap_or(s)
+}
+
+/// The text [`respelled`] gives form `code` with its memory operand
+/// `operand`, where it changes LLVM's.
+fn respelling(code: iced_x86::Code, operand: &str) -> Option<String> {
     use iced_x86::Code as C;
-    if !is_respelled(plan) {
-        return s;
-    }
-    let far = |prefix: &str, m: &str| {
-        let operand = s.split_once(' ').map_or("", |x| x.1);
-        format!("{prefix}{m} fword ptr {operand}")
-    };
-    match plan.code {
+    let far = |prefix: &str, m: &str| format!("{prefix}{m} fword ptr {operand}");
+    Some(match code {
         C::Call_m1632 => far("", "call"),
         C::Call_m1664 => far("rex64 ", "call"),
         C::Call_m1616 => far("data16 ", "call"),
@@ -39,26 +40,15 @@ fn respelled(plan: &Plan, s: String) -> String {
         C::Jmp_m1616 => far("data16 ", "jmp"),
         C::Pushfw => "pushfw".into(),
         C::Popfw => "popfw".into(),
-        _ => s,
-    }
+        _ => return None,
+    })
 }
 
 /// Whether [`respelled`] changes the text of `plan`'s form: Capstone
 /// 5.0.6 prints LLVM's ambiguous text for them (`lcall [rcx]` for both
 /// `66 ff 19` and `48 ff 19`), so iced's decoder checks them.
 pub fn is_respelled(plan: &Plan) -> bool {
-    use iced_x86::Code as C;
-    matches!(
-        plan.code,
-        C::Call_m1632
-            | C::Call_m1664
-            | C::Call_m1616
-            | C::Jmp_m1632
-            | C::Jmp_m1664
-            | C::Jmp_m1616
-            | C::Pushfw
-            | C::Popfw
-    )
+    respelling(plan.code, "").is_some()
 }
 
 fn print_llvm(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {

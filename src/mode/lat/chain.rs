@@ -189,16 +189,21 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
 /// memory and do not write it: a store would add a second path through
 /// memory.
 pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
-    let address = form.mc_operands().get(k).is_some_and(|m| {
-        !m.operand.is_def() && (m.ty.is_plain_memory() || t.base_operand(form) == Some(k))
-    });
+    let address = || {
+        form.mc_operands().get(k).is_some_and(|m| {
+            !m.operand.is_def() && (m.ty.is_plain_memory() || t.base_operand(form) == Some(k))
+        })
+    };
     // What the form does to memory: the target's word where it knows
     // (iced on x86: LLVM leaves mayStore off `mov [m], r64`), else LLVM's.
-    let access = t.memory_access(form).unwrap_or((
-        form.has(crate::isa::Flag::MayLoad),
-        form.has(crate::isa::Flag::MayStore),
-    ));
-    t.neutral_back().is_some() && address && !t.address_source(form, k) && access == (true, false)
+    let loads_only = || {
+        t.memory_access(form).unwrap_or((
+            form.has(crate::isa::Flag::MayLoad),
+            form.has(crate::isa::Flag::MayStore),
+        )) == (true, false)
+    };
+    // Cheapest first: this is asked of every edge, several times.
+    address() && t.neutral_back().is_some() && !t.address_source(form, k) && loads_only()
 }
 
 /// Whether `e` runs from the address of a load through a neutral chase
@@ -525,15 +530,15 @@ fn chain_with(
             .at_offset(&body[p], crate::kernel::data::LINKED)
             .ok_or_else(|| format!("{} cannot address the linked block", body[p].form.name()))?;
     }
-    neutralise(t, steps, &at, &mut body)?;
-    let neutral = steps.iter().any(|e| neutral_chase(t, e));
+    let neutral: Vec<bool> = steps.iter().map(|e| neutral_chase(t, e)).collect();
+    neutralise(t, steps, &neutral, &at, &mut body)?;
     let bound = check(
         t,
         &body,
         &links,
         laps,
         n + usize::from(breaker.is_some()),
-        neutral,
+        neutral.contains(&true),
     )?;
     Ok(Chain { body, laps, bound })
 }
@@ -547,18 +552,16 @@ fn chain_with(
 fn neutralise(
     t: &dyn Target,
     steps: &[Edge],
+    neutral: &[bool],
     at: &[Vec<usize>],
     body: &mut [Inst],
 ) -> Result<(), String> {
-    let Some(back) = t.neutral_back() else {
+    let Some(back) = t.neutral_back().filter(|_| neutral.contains(&true)) else {
         return Ok(());
     };
-    if !steps.iter().any(|e| neutral_chase(t, e)) {
-        return Ok(());
-    }
     for row in at {
-        for (e, &p) in steps.iter().zip(row) {
-            if neutral_chase(t, e) {
+        for ((e, &p), &chased) in steps.iter().zip(row).zip(neutral) {
+            if chased {
                 body[p] = t
                     .at_offset(&body[p], crate::kernel::data::BESIDE_CHASE)
                     .ok_or_else(|| format!("{} cannot move its access", e.form.name()))?;
@@ -572,24 +575,26 @@ fn neutralise(
                 continue;
             };
             let mc = e.form.mc_operands();
-            let on_chain = tied_group(&mc, from);
+            let (on_chain, result_group) = (tied_group(&mc, from), tied_group(&mc, to));
             let OpValue::Reg(result) = body[p].ops[to] else {
                 return Err(format!("{}: no register result", e.form.name()));
             };
-            // The clearing step reads 0 besides the chain (`and x, x,
-            // xzr`); the adding step adds into its own destination (`add
-            // base, base, r`). Shifts and immediates 0.
-            let other = clear.then_some(back.zero).flatten().unwrap_or(result);
+            // The clearing step's other register sources read `zero`
+            // (`and x, x, xzr`; x86 and RISC-V clear by an immediate and
+            // have none); the adding step adds into its own destination
+            // (`add base, base, r`). Shifts and immediates 0.
+            let other = if clear { back.zero } else { Some(result) };
             for (j, m) in mc.iter().enumerate() {
                 if let OpValue::Imm(i) = &mut body[p].ops[j] {
                     *i = 0;
-                } else if !m.operand.is_def()
+                    continue;
+                }
+                let off_chain = !m.operand.is_def()
                     && m.ty.class().is_some()
                     && !on_chain.contains(&j)
-                    && !tied_group(&mc, to).contains(&j)
-                    && (!clear || back.zero.is_some())
-                {
-                    body[p].ops[j] = OpValue::Reg(other);
+                    && !result_group.contains(&j);
+                if let Some(r) = other.filter(|_| off_chain) {
+                    body[p].ops[j] = OpValue::Reg(r);
                 }
             }
         }
