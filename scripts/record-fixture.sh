@@ -7,12 +7,13 @@
 #
 # ID names the core as docs/machines.md does (zen5, xeon-a7 ...): add its
 # row there first. Run on a quiet machine (nothing else timing); it takes
-# about 20 s. The selection: integer ALU, multiply, divide, moves and
+# about 45 s. The selection: integer ALU, multiply, divide, moves and
 # shifts (with TP's helpers), 128- to 512-bit floating-point and integer
 # vector forms, loads and read-modify-write forms, and `and r64, imm8`
-# (the way back of a load's address chain) with an extending load: 590 forms (a full
-# `ports` run with classes, and 20 held-back mixes), about 300 KB gzip'd
-# per core.
+# (the way back of a load's address chain) with an extending load, and
+# every form of the published tables tests/fixtures/reference-*.yaml
+# (which tests/recorded.rs holds the core to): 676 forms on zen4 (a full
+# `ports` run with classes, and 20 held-back mixes), about 350 KB per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 id=${1:?usage: scripts/record-fixture.sh ID (a core of docs/machines.md)}
@@ -22,6 +23,11 @@ grep -q "\`$id\`" docs/machines.md || {
 }
 [ "$(uname -m)" = x86_64 ] || { echo "record-fixture.sh: the selection is x86's" >&2; exit 2; }
 SELECTION='^(ADD|ADC|SBB|IMUL|MUL|DIV|CMP|MOV|SHL|SHR|RCL|LEA|POPCNT|LZCNT|BSWAP|XCHG|CMPXCHG)(8|16|32|64)(rr|ri|rm|mr|r1|rCL|r)$|^AND64ri8$|^MOVZX32rm8$|^V(ADD|MUL|FMADD231|DIV|SQRT|MAX)P[SD](Z|Z256|Z128|Y)?(rr|rm|r|m)$|^VP(ADD|MULL|SHUF|PERM|TERNLOG)[BWDQ]'
+# With the forms of the published tables (tests/fixtures/reference-*.yaml),
+# which tests/recorded.rs compares the recorded core's analysis with.
+published=$(sed -n 's/^ *- llvmName: *\([A-Za-z0-9_]*\).*/\1/p' tests/fixtures/reference-{throughput,latency,memory}.yaml | sort -u | paste -sd'|')
+[ -n "$published" ] || { echo "record-fixture.sh: no form in tests/fixtures/reference-*.yaml" >&2; exit 2; }
+SELECTION="$SELECTION|^($published)\$"
 cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,29 +13,11 @@
 use std::collections::BTreeMap;
 use winic::testing::skip;
 
-#[derive(serde::Deserialize)]
-struct Row {
-    #[serde(rename = "llvmName")]
-    llvm_name: String,
-    throughput: f64,
-    source: String,
-}
-
-/// A published latency: of the sub-latency `from` -> `to` (WINIC's
-/// operand keys) of one form.
-#[derive(serde::Deserialize)]
-struct LatencyRow {
-    #[serde(rename = "llvmName")]
-    llvm_name: String,
-    from: String,
-    to: String,
-    latency: f64,
-    source: String,
-    /// Must be exact and equal wherever measured (not 90% of the table):
-    /// Golden Cove's 512-bit FMA and multiply forms.
-    #[serde(default)]
-    required: bool,
-}
+mod common;
+use common::published::{
+    enough, latency_tally, latency_verdict, memory_disagreements, table, tables, throughput_tally,
+    LatencyRow, MemoryRow, Row,
+};
 
 /// CPUID's vendor, family and model of the host.
 #[cfg(target_arch = "x86_64")]
@@ -161,20 +143,6 @@ fn core_to_compare_latencies() -> Result<&'static str, String> {
     }
 }
 
-/// The table of `core` in the fixture `file`.
-fn table<T: serde::de::DeserializeOwned>(file: &str, core: &str) -> Vec<T> {
-    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut tables: BTreeMap<String, Vec<T>> = serde_yaml::from_str(&text).unwrap();
-    let table = tables.remove(core).unwrap_or_default();
-    assert!(
-        table.len() >= 30,
-        "{file}, {core}: only {} rows",
-        table.len()
-    );
-    table
-}
-
 /// Runs `winic MODE` on `forms` and returns the database it wrote.
 fn measure(mode: &str, forms: impl Iterator<Item = String>) -> winic::db::Database {
     // One measurement at a time, each in a directory of its own (tests of
@@ -203,11 +171,6 @@ fn measure(mode: &str, forms: impl Iterator<Item = String>) -> winic::db::Databa
     let got = winic::db::Database::load(&db).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     got
-}
-
-/// Whether a throughput is within 10% of the published `want`.
-fn agrees(v: Option<f64>, want: f64) -> bool {
-    v.is_some_and(|v| (v / want - 1.0).abs() <= 0.10)
 }
 
 /// The throughputs of `wanted` (form, published value), each the best of
@@ -254,19 +217,6 @@ fn best_throughputs(wanted: &[(String, f64)]) -> BTreeMap<String, Option<f64>> {
     best
 }
 
-/// At least 27 rows and 90% of those compared agree.
-fn enough(core: &str, what: &str, agreeing: usize, compared: usize, report: &str) {
-    eprintln!("{core}: {agreeing} of {compared} {what}\n{report}");
-    assert!(
-        compared >= 30,
-        "{core}: only {compared} forms measured\n{report}"
-    );
-    assert!(
-        agreeing >= 27 && agreeing * 10 >= compared * 9,
-        "{core}: {agreeing} of {compared} {what} (at least 90% and 27 wanted)\n{report}"
-    );
-}
-
 #[test]
 fn throughputs_agree_with_published_values() {
     let core = match core_to_compare() {
@@ -282,29 +232,8 @@ fn throughputs_agree_with_published_values() {
     let got = best_throughputs(&wanted);
 
     // Rows the host cannot run (AVX-512 on an Alder Lake) do not count.
-    let mut lines = Vec::new();
-    let (mut compared, mut agreeing) = (0, 0);
-    for r in table {
-        let value = got.get(&r.llvm_name).copied().flatten();
-        let verdict = match value {
-            None => "not measured here".to_string(),
-            Some(v) => {
-                compared += 1;
-                let off = v / r.throughput - 1.0;
-                if off.abs() <= 0.10 {
-                    agreeing += 1;
-                    format!("{v:.2}")
-                } else {
-                    format!("{v:.2}  OFF by {:+.0}%", 100.0 * off)
-                }
-            }
-        };
-        lines.push(format!(
-            "  {:<20} published {:>5.2}  winic {verdict}   ({})",
-            r.llvm_name, r.throughput, r.source
-        ));
-    }
-    enough(core, "within 10%", agreeing, compared, &lines.join("\n"));
+    let tally = throughput_tally(&table, |n| got.get(n).copied().flatten());
+    enough(core, "within 10%", &tally);
 }
 
 #[test]
@@ -317,66 +246,8 @@ fn latencies_agree_with_published_values() {
     assert!(table.iter().all(|r| !r.source.is_empty()));
     let got = measure("LAT", table.iter().map(|r| r.llvm_name.clone()));
 
-    // Rows the host cannot run (AVX-512 on an Alder Lake) do not count; a
-    // sub-latency the form does not have is an error in the table.
-    let mut lines = Vec::new();
-    let (mut compared, mut agreeing) = (0, 0);
-    for r in table {
-        let Some(entry) = got
-            .get(&r.llvm_name)
-            .filter(|e| !e.operand_latencies.is_empty())
-        else {
-            lines.push(format!("  {:<16} not measured here", r.llvm_name));
-            continue;
-        };
-        compared += 1;
-        let verdict = match latency_verdict(entry, &r) {
-            Ok(v) => {
-                agreeing += 1;
-                v
-            }
-            Err(v) => v,
-        };
-        lines.push(format!(
-            "  {:<16} {:>2} -> {:<6} published {:>2}  winic {verdict}   ({})",
-            r.llvm_name, r.from, r.to, r.latency, r.source
-        ));
-    }
-    enough(
-        core,
-        "exact and equal",
-        agreeing,
-        compared,
-        &lines.join("\n"),
-    );
-}
-
-/// The verdict on one published latency: `Ok` with winic's value when it
-/// is exact and equal, else `Err` saying what winic has.
-fn latency_verdict(entry: &winic::db::Entry, r: &LatencyRow) -> Result<String, String> {
-    let sub = entry
-        .operand_latencies
-        .iter()
-        .find(|l| l.source_operand == r.from && l.target_operand == r.to)
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: no sub-latency {} -> {} (winic has {:?})",
-                r.llvm_name,
-                r.from,
-                r.to,
-                entry
-                    .operand_latencies
-                    .iter()
-                    .map(|l| format!("{} -> {}", l.source_operand, l.target_operand))
-                    .collect::<Vec<_>>()
-            )
-        });
-    match (sub.latency_min, sub.latency_max) {
-        (Some(lo), Some(hi)) if lo == hi && lo == r.latency => Ok(format!("{lo}")),
-        (Some(lo), Some(hi)) if lo == hi => Err(format!("{lo}  OFF")),
-        (Some(lo), Some(hi)) => Err(format!("[{lo};{hi}]  a range, not exact")),
-        _ => Err("no value".to_string()),
-    }
+    // Rows the host cannot run (AVX-512 on an Alder Lake) do not count.
+    enough(core, "exact and equal", &latency_tally(&table, &got));
 }
 
 /// Golden Cove's 512-bit FMA and multiply latencies (the rows marked
@@ -387,12 +258,7 @@ fn latency_verdict(entry: &winic::db::Entry, r: &LatencyRow) -> Result<String, S
 /// with AVX-512 (Sapphire Rapids), elsewhere it says why it does not run.
 #[test]
 fn zmm_fma_latencies_are_exact_on_golden_cove() {
-    let path = format!(
-        "{}/tests/fixtures/reference-latency.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let tables: BTreeMap<String, Vec<LatencyRow>> =
-        serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let tables = tables::<LatencyRow>("reference-latency.yaml");
     for (core, rows) in &tables {
         for r in rows.iter().filter(|r| r.required) {
             assert_eq!(core, "golden_cove", "{}: required on {core}", r.llvm_name);
@@ -458,32 +324,13 @@ fn zmm_fma_latencies_are_exact_on_golden_cove() {
     );
 }
 
-/// A published value of a form with a memory operand: a throughput, or
-/// the sub-latency `from` -> `to`.
-#[derive(serde::Deserialize)]
-struct MemoryRow {
-    #[serde(rename = "llvmName")]
-    llvm_name: String,
-    throughput: Option<f64>,
-    from: Option<String>,
-    to: Option<String>,
-    latency: Option<f64>,
-    source: String,
-}
-
 #[test]
 fn memory_forms_agree_with_published_values() {
     let core = match core_to_compare() {
         Ok(core) => core,
         Err(why) => return skip(why),
     };
-    let path = format!(
-        "{}/tests/fixtures/reference-memory.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut tables: BTreeMap<String, Vec<MemoryRow>> =
-        serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let Some(table) = tables.remove(core) else {
+    let Some(table) = tables::<MemoryRow>("reference-memory.yaml").remove(core) else {
         skip(format!("no memory table for {core}"));
         return;
     };
@@ -507,37 +354,6 @@ fn memory_forms_agree_with_published_values() {
         "LAT",
         names().chain(["AND64ri8".to_string(), "ADD64rr".to_string()]),
     );
-    let throughput = |name: &str| tp.get(name).copied().flatten();
-    let mut wrong = Vec::new();
-    for r in &table {
-        let verdict = match (r.throughput, &r.from, &r.to, r.latency) {
-            (Some(want), ..) => match throughput(&r.llvm_name) {
-                Some(v) if agrees(Some(v), want) => Ok(format!("{v:.3}")),
-                v => Err(format!("throughput {v:?}, published {want}")),
-            },
-            (None, Some(from), Some(to), Some(want)) => {
-                let lr = LatencyRow {
-                    llvm_name: r.llvm_name.clone(),
-                    from: from.clone(),
-                    to: to.clone(),
-                    latency: want,
-                    source: r.source.clone(),
-                    required: true,
-                };
-                match lat.get(&r.llvm_name) {
-                    Some(e) => latency_verdict(e, &lr),
-                    None => Err("no latency measured".into()),
-                }
-            }
-            _ => panic!(
-                "{}: a row needs a throughput or from/to/latency",
-                r.llvm_name
-            ),
-        };
-        eprintln!("  {:<12} {verdict:?}   ({})", r.llvm_name, r.source);
-        if let Err(v) = verdict {
-            wrong.push(format!("{}: {v} ({})", r.llvm_name, r.source));
-        }
-    }
+    let wrong = memory_disagreements(&table, |n| tp.get(n).copied().flatten(), &lat);
     assert!(wrong.is_empty(), "{core}: {}", wrong.join("\n"));
 }

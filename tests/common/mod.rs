@@ -1,4 +1,7 @@
-//! What the CLI test files share: the command that runs the real binary.
+//! What the CLI test files share: the command that runs the real binary,
+//! and the published tables with the rules a database is held to.
+
+pub mod published;
 
 use std::process::Command;
 
