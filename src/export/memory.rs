@@ -104,7 +104,16 @@ pub(super) struct Side {
     /// What every access also takes elsewhere: a store's address unit,
     /// where `winic ports` found the stores taking one of the loads'.
     pub also: Vec<Value>,
+    /// The loads' side: a kind slower alone than the general-purpose
+    /// load, but faster than a cycle of every load port, takes one slot of
+    /// the ports and its own cycles on this port, the wide loads' data
+    /// path ([`WIDE_DATA`]; `winic ports`' memory mixes compose loads
+    /// alike, `crate::mode::ports::memmix`). `None` on the stores' side.
+    pub wide: Option<&'static str>,
 }
+
+/// The port of the wide loads' data path (see [`Side::wide`]).
+pub(super) const WIDE_DATA: &str = "LD";
 
 impl Side {
     /// The side of `forms` (kind, form) whose throughputs `db` holds; the
@@ -122,6 +131,7 @@ impl Side {
         let n = ((1.0 / fastest).round() as usize).clamp(1, 8);
         Some(Side {
             also: Vec::new(),
+            wide: None,
             ports: (0..n).map(|i| format!("{prefix}{i}")).collect(),
             cycles: tps
                 .iter()
@@ -137,7 +147,31 @@ impl Side {
             .and_then(|k| self.cycles.iter().find(|c| c.0 == k))
             .or(self.cycles.first())
             .map_or(1.0, |c| c.1);
+        if let (Some(port), Some(general)) = (self.wide, self.cycles.first()) {
+            // Cycles on the ports, over the port count: a slot, one cycle
+            // of every port, or in between (the wide data path's).
+            let n = self.ports.len() as f64;
+            if cycles > general.1 * 1.1 && cycles < n * general.1 * 0.9 {
+                let on_path = pair(round4(cycles / n), &[port.to_string()]);
+                return [
+                    vec![pair(general.1, &self.ports), on_path],
+                    self.also.clone(),
+                ]
+                .concat();
+            }
+        }
         [vec![pair(cycles, &self.ports)], self.also.clone()].concat()
+    }
+
+    /// Whether some kind takes the wide loads' data path.
+    pub fn uses_wide(&self) -> bool {
+        self.wide.is_some_and(|_| {
+            let n = self.ports.len() as f64;
+            let general = self.cycles.first().map_or(0.0, |c| c.1);
+            self.cycles
+                .iter()
+                .any(|c| c.1 > general * 1.1 && c.1 < n * general * 0.9)
+        })
     }
 
     /// OSACA's `load_throughput` or `store_throughput` list: per kind,
@@ -183,7 +217,8 @@ impl MemoryPorts {
                 .map(|(_, k, f)| (*k, *f))
                 .collect()
         };
-        let load = Side::measured(db, &of(&LOADS), "L")?;
+        let mut load = Side::measured(db, &of(&LOADS), "L")?;
+        load.wide = Some(WIDE_DATA);
         let mut store = Side::measured(db, &of(&STORES), "S")?;
         // `winic ports` found the stores taking an address unit of the
         // loads: its inferred ports of the store name the load ports.
@@ -333,7 +368,31 @@ mod tests {
             ports: (0..ports).map(|i| format!("{prefix}{i}")).collect(),
             cycles: cycles.to_vec(),
             also: Vec::new(),
+            wide: None,
         }
+    }
+
+    /// `zen4`'s loads (2026-11-29): three a cycle of 8 bytes, two of 16
+    /// or 32, one of 64. A 16-byte load is a slot of the three and half a
+    /// cycle of the wide data path; a 64-byte one a cycle of all three.
+    #[test]
+    fn a_wide_load_takes_a_slot_and_its_cycles_on_the_data_path() {
+        let mut loads = side(3, "L", &[("gpr", 1.0), ("xmm", 1.5), ("zmm", 3.18)]);
+        assert!(!loads.uses_wide());
+        assert_eq!(loads.items(Some("xmm")), pp("[[1.5, ['L0', 'L1', 'L2']]]"));
+        loads.wide = Some(WIDE_DATA);
+        assert!(loads.uses_wide());
+        assert_eq!(
+            loads.items(Some("xmm")),
+            pp("[[1.0, ['L0', 'L1', 'L2']], [0.5, ['LD']]]")
+        );
+        assert_eq!(loads.items(Some("gpr")), pp("[[1.0, ['L0', 'L1', 'L2']]]"));
+        assert_eq!(loads.items(Some("zmm")), pp("[[3.18, ['L0', 'L1', 'L2']]]"));
+        // Two 16-byte loads and an 8-byte one: a cycle, as measured.
+        let x = loads.items(Some("xmm"));
+        let g = loads.items(Some("gpr"));
+        let all: Vec<Value> = [x.clone(), x, g].concat();
+        assert_eq!(port_bound(&Value::Sequence(all)), Some(1.0));
     }
 
     #[test]

@@ -1315,7 +1315,14 @@ fn top_level_without_base(
     // (`winic ports -o` writes L* and S* into the database): a port named
     // twice is two columns in OSACA's table.
     let memory_ports: Vec<String> = units
-        .map(|u| [u.load.ports.clone(), u.store.ports.clone()].concat())
+        .map(|u| {
+            let wide = u.load.uses_wide().then(|| memory::WIDE_DATA.to_string());
+            [u.load.ports.clone(), u.store.ports.clone()]
+                .concat()
+                .into_iter()
+                .chain(wide)
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .filter(|p| !ports.names.contains(p))
@@ -1380,9 +1387,19 @@ fn top_level_without_base(
                 match units {
                     Some(u) => format!(
                         "{} load ports (L*) and {} store ports (S*): as many as the fastest \
-                         measured load and store issue per cycle\n",
+                         measured load and store issue per cycle\n{}",
                         u.load.ports.len(),
-                        u.store.ports.len()
+                        u.store.ports.len(),
+                        if u.load.uses_wide() {
+                            format!(
+                                "{}: the wide loads' data path; a load slower than the \
+                                 general-purpose one (but faster than a cycle of every load \
+                                 port) takes a slot of L* and its cycles there\n",
+                                memory::WIDE_DATA
+                            )
+                        } else {
+                            String::new()
+                        }
                     ),
                     None => String::new(),
                 }

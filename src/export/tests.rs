@@ -501,7 +501,7 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         .filter_map(Value::as_str)
         .collect();
     assert!(
-        ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1"]),
+        ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1", "LD"]),
         "{ports:?}"
     );
     let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
@@ -511,13 +511,18 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
     );
     let f = forms(&text);
     let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
-    // A 256-bit load: two of the four load ports' cycles (0.5 a load),
-    // and no micro-op of `vmovaps ymm, ymm` beside them.
-    assert_eq!(pp("VMOVAPSYrm"), yaml("[[2.0, ['L0', 'L1', 'L2', 'L3']]]"));
+    // A 256-bit load (0.5 a load, the general-purpose one 0.25): a slot
+    // of the four load ports and its half cycle on the wide loads' data
+    // path, and no micro-op of `vmovaps ymm, ymm` beside them.
+    assert_eq!(
+        pp("VMOVAPSYrm"),
+        yaml("[[1.0, ['L0', 'L1', 'L2', 'L3']], [0.5, ['LD']]]")
+    );
     // The load-op form: vaddpd's ports and the load's, each bound at 0.5.
     let vadd = pp("VADDPDYrm");
-    assert_eq!(vadd.as_sequence().unwrap().len(), 2, "{vadd:?}");
-    assert_eq!(vadd[1], yaml("[2.0, ['L0', 'L1', 'L2', 'L3']]"));
+    assert_eq!(vadd.as_sequence().unwrap().len(), 3, "{vadd:?}");
+    assert_eq!(vadd[1], yaml("[1.0, ['L0', 'L1', 'L2', 'L3']]"));
+    assert_eq!(vadd[2], yaml("[0.5, ['LD']]"));
     assert_eq!(port_bound(&vadd), Some(0.5));
     // A store measured at 12 cycles is bound at 12, on the store ports.
     let masked = pp("VMASKMOVPSYmr");

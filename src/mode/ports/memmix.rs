@@ -30,6 +30,9 @@ const L_BIT: u32 = 16;
 /// The first bit of the store ports.
 const S_BIT: u32 = 24;
 
+/// The bit of the wide loads' data path: below [`super::MOVES`].
+const D_BIT: u32 = 30;
+
 /// Most copies of one part per unit.
 const MOST_RATIO: usize = 4;
 
@@ -52,7 +55,7 @@ impl Accesses {
     /// give; `None` with more ports than the port sets have room for.
     pub fn of(units: &Units, splits: Option<&LineSplits>) -> Option<Accesses> {
         let (l, s) = (units.ports.0 as u32, units.ports.1 as u32);
-        if l > S_BIT - L_BIT || s > 31 - S_BIT {
+        if l > S_BIT - L_BIT || s > D_BIT - S_BIT {
             return None;
         }
         // The general-purpose width from the loads-and-stores mix; the
@@ -80,7 +83,17 @@ impl Accesses {
     /// The micro-ops of one access of `bytes` bytes (a store when
     /// `store`): cycles on the `L` or `S` set, and a slot on `L` for a
     /// store where the units are shared. The cost of the narrowest width
-    /// not narrower than `bytes` (the widest known otherwise).
+    /// not narrower than `bytes` (the widest known otherwise). A load
+    /// slower alone than the general-purpose one, but faster than a cycle
+    /// of every load port, takes the general one's slot on `L` (its
+    /// address) and its own cycles on the wide loads' data path `D`, a
+    /// resource of its own: on `zen4` two 16-byte loads run a cycle (0.50
+    /// alone, against 0.33), and two 16-byte loads and a 16-byte store,
+    /// or two of them and an 8-byte load, still run in 1.00 (`winic MAN`,
+    /// 2026-11-29), where all on `L` would take 1.33. A load that takes
+    /// as long as a cycle of every load port (`zen4`'s 64-byte one, 1.06)
+    /// keeps them all: with one, two, three and six 8-byte loads it ran
+    /// in 1.32, 1.69, 2.01 and 3.07 cycles, a third of a cycle each.
     pub fn uops(&self, bytes: u32, store: bool) -> Vec<(u32, f64)> {
         let w = self
             .by_width
@@ -97,7 +110,12 @@ impl Accesses {
             }
             out
         } else {
-            vec![(l, w.1 * f64::from(self.ports.0))]
+            let (general, n) = (self.by_width[0].1, f64::from(self.ports.0));
+            if w.1 > general * 1.1 && w.1 < general * n * 0.9 {
+                vec![(l, general * n), (1 << D_BIT, w.1)]
+            } else {
+                vec![(l, w.1 * n)]
+            }
         }
     }
 }
@@ -434,5 +452,33 @@ mod tests {
             .chain(a.uops(8, true).into_iter().map(|(s, c)| (s, 4.0 * c)))
             .collect();
         assert_eq!(bottleneck(&uops), 3.0);
+    }
+
+    /// zen4's loads (`winic MAN`, 2026-11-29): two 16-byte loads and an
+    /// 8-byte one ran in 1.00 cycles, a 64-byte one and three 8-byte ones
+    /// in 2.01.
+    #[test]
+    fn a_wide_load_takes_an_address_slot_and_the_data_path() {
+        let mut a = Accesses::of(
+            &super::super::memory::tests::units(1.0 / 3.0, 0.5, (3, 2), 5.0 / 3.0),
+            None,
+        )
+        .unwrap();
+        a.by_width.extend([(16, 0.5, 1.0), (64, 1.06, 2.0)]);
+        let l = 0b111 << L_BIT;
+        assert_eq!(a.uops(16, false), vec![(l, 1.0), (1 << D_BIT, 0.5)]);
+        let times = |parts: &[(u32, f64)]| {
+            let uops: Vec<(u32, f64)> = parts
+                .iter()
+                .flat_map(|&(bytes, r)| {
+                    a.uops(bytes, false)
+                        .into_iter()
+                        .map(move |(s, c)| (s, c * r))
+                })
+                .collect();
+            bottleneck(&uops)
+        };
+        assert!((times(&[(16, 2.0), (8, 1.0)]) - 1.0).abs() < 1e-9);
+        assert!((times(&[(64, 1.0), (8, 3.0)]) - 2.06).abs() < 1e-9);
     }
 }
