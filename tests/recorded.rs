@@ -201,7 +201,7 @@ fn recorded_runs_agree_with_the_published_tables_of_their_core() {
             common::skip(format!("{id}: no published table for this core"));
             return Vec::new();
         };
-        let db = winic::db::Database::load(&analysed(id, core, dir)).unwrap();
+        let db = winic::db::Database::load(analysed(id, core, dir)).unwrap();
         let throughput = |n: &str| db.get(n).and_then(|e| e.throughput);
         let rows: Vec<Row> = table("reference-throughput.yaml", published);
         enough(
