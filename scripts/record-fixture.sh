@@ -13,7 +13,7 @@
 # (the way back of a load's address chain) with an extending load, the
 # plain 16- to 64-byte loads and stores (the wide loads' data path), and
 # every form of the published tables tests/fixtures/reference-*.yaml
-# (which tests/recorded.rs holds the core to): 676 forms on zen4 (a full
+# (which tests/recorded.rs holds the core to): 692 forms on zen4 (a full
 # `ports` run with classes, and 20 held-back mixes), about 350 KB per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -104,16 +104,25 @@ pub(super) struct Side {
     /// What every access also takes elsewhere: a store's address unit,
     /// where `winic ports` found the stores taking one of the loads'.
     pub also: Vec<Value>,
-    /// The loads' side: a kind slower alone than the general-purpose
-    /// load, but faster than a cycle of every load port, takes one slot of
-    /// the ports and its own cycles on this port, the wide loads' data
-    /// path ([`WIDE_DATA`]; `winic ports`' memory mixes compose loads
-    /// alike, `crate::mode::ports::memmix`). `None` on the stores' side.
-    pub wide: Option<&'static str>,
+    /// The loads' side: a kind [`wide_data_path`] says takes one slot of
+    /// the ports and its own cycles on [`WIDE_DATA`] (`winic ports`'
+    /// memory mixes compose loads alike, `crate::mode::ports::memmix`).
+    /// `false` on the stores' side.
+    pub wide: bool,
 }
 
 /// The port of the wide loads' data path (see [`Side::wide`]).
 pub(super) const WIDE_DATA: &str = "LD";
+
+/// Whether a load taking `alone` alone, where the general-purpose load
+/// takes `general` on `ports` load ports (both per access, or both in
+/// cycles of the ports), takes one address slot and its own cycles on the
+/// wide loads' data path: slower than the general-purpose load, but
+/// faster than a cycle of every load port (Zen 4's 16- and 32-byte loads,
+/// not its 64-byte one; method.md, "The wide loads' data path").
+pub(crate) fn wide_data_path(alone: f64, general: f64, ports: f64) -> bool {
+    alone > general * 1.1 && alone < general * ports * 0.9
+}
 
 impl Side {
     /// The side of `forms` (kind, form) whose throughputs `db` holds; the
@@ -131,7 +140,7 @@ impl Side {
         let n = ((1.0 / fastest).round() as usize).clamp(1, 8);
         Some(Side {
             also: Vec::new(),
-            wide: None,
+            wide: false,
             ports: (0..n).map(|i| format!("{prefix}{i}")).collect(),
             cycles: tps
                 .iter()
@@ -147,12 +156,10 @@ impl Side {
             .and_then(|k| self.cycles.iter().find(|c| c.0 == k))
             .or(self.cycles.first())
             .map_or(1.0, |c| c.1);
-        if let (Some(port), Some(general)) = (self.wide, self.cycles.first()) {
-            // Cycles on the ports, over the port count: a slot, one cycle
-            // of every port, or in between (the wide data path's).
-            let n = self.ports.len() as f64;
-            if cycles > general.1 * 1.1 && cycles < n * general.1 * 0.9 {
-                let on_path = pair(round4(cycles / n), &[port.to_string()]);
+        let n = self.ports.len() as f64;
+        if let Some(general) = self.cycles.first().filter(|_| self.wide) {
+            if wide_data_path(cycles, general.1, n) {
+                let on_path = pair(round4(cycles / n), &[WIDE_DATA.to_string()]);
                 return [
                     vec![pair(general.1, &self.ports), on_path],
                     self.also.clone(),
@@ -165,13 +172,9 @@ impl Side {
 
     /// Whether some kind takes the wide loads' data path.
     pub fn uses_wide(&self) -> bool {
-        self.wide.is_some_and(|_| {
-            let n = self.ports.len() as f64;
-            let general = self.cycles.first().map_or(0.0, |c| c.1);
-            self.cycles
-                .iter()
-                .any(|c| c.1 > general * 1.1 && c.1 < n * general * 0.9)
-        })
+        let n = self.ports.len() as f64;
+        let general = self.cycles.first().map_or(0.0, |c| c.1);
+        self.wide && self.cycles.iter().any(|c| wide_data_path(c.1, general, n))
     }
 
     /// OSACA's `load_throughput` or `store_throughput` list: per kind,
@@ -218,7 +221,7 @@ impl MemoryPorts {
                 .collect()
         };
         let mut load = Side::measured(db, &of(&LOADS), "L")?;
-        load.wide = Some(WIDE_DATA);
+        load.wide = true;
         let mut store = Side::measured(db, &of(&STORES), "S")?;
         // `winic ports` found the stores taking an address unit of the
         // loads: its inferred ports of the store name the load ports.
@@ -368,7 +371,7 @@ mod tests {
             ports: (0..ports).map(|i| format!("{prefix}{i}")).collect(),
             cycles: cycles.to_vec(),
             also: Vec::new(),
-            wide: None,
+            wide: false,
         }
     }
 
@@ -380,7 +383,7 @@ mod tests {
         let mut loads = side(3, "L", &[("gpr", 1.0), ("xmm", 1.5), ("zmm", 3.18)]);
         assert!(!loads.uses_wide());
         assert_eq!(loads.items(Some("xmm")), pp("[[1.5, ['L0', 'L1', 'L2']]]"));
-        loads.wide = Some(WIDE_DATA);
+        loads.wide = true;
         assert!(loads.uses_wide());
         assert_eq!(
             loads.items(Some("xmm")),

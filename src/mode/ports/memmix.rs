@@ -111,7 +111,7 @@ impl Accesses {
             out
         } else {
             let (general, n) = (self.by_width[0].1, f64::from(self.ports.0));
-            if w.1 > general * 1.1 && w.1 < general * n * 0.9 {
+            if crate::export::memory::wide_data_path(w.1, general, n) {
                 vec![(l, general * n), (1 << D_BIT, w.1)]
             } else {
                 vec![(l, w.1 * n)]
