@@ -1532,15 +1532,30 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // add returns the address it read, no way back): within a quarter
     // cycle of LAT's.
     let chase = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chase-add.s");
-    let o = winic(&["MAN", "-p", chase, "--funcName", "chase_add", "-n", "8"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let man: f64 = stdout(&o)
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{}", stdout(&o)));
+    // Other tenants and the tests beside this one only ever slow a run
+    // down (CI once saw 5.33 against 5): the fastest of up to three runs
+    // is the chase's time, and a chase that is really another length
+    // fails all three.
     let (lat, _) = sub("ADD64rm", "1", "0");
-    assert!((man - lat).abs() <= 0.25, "MAN chase {man}, LAT {lat}");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let o = winic(&["MAN", "-p", chase, "--funcName", "chase_add", "-n", "8"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let man: f64 = stdout(&o)
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{}", stdout(&o)));
+        seen.push(man);
+        if (man - lat).abs() <= 0.25 {
+            break;
+        }
+    }
+    let man = seen.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        (man - lat).abs() <= 0.25,
+        "MAN chase {seen:?} (fastest {man}), LAT {lat}"
+    );
     let (lo, hi) = sub("MOVZX32rm8", "1", "0");
     assert!(
         lo == hi && (3.0..20.0).contains(&lo),
