@@ -13,8 +13,9 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, bottleneck, candidate_sets, every_pair, measure_pairs, measure_singles, port_numbers,
-    port_sets, rms, single_uop_ports, time, Conflicts, Mapping, Mix, Single, MAX_PORTS, MOVES,
+    balance, bottleneck, candidate_sets, every_pair, measure_pairs, measure_singles, plain,
+    port_numbers, port_sets, rms, single_uop_ports, time, Conflicts, Mapping, Mix, Single, HELD,
+    HOLDING, MAX_PORTS, MOVES,
 };
 use crate::arch::Target;
 use crate::exec::run::Options;
@@ -414,7 +415,8 @@ fn placings(
                 Some((p, probe, probe_mix(found, mapping, p)?))
             })
             .collect();
-        let Some((set, ties)) = place(&mine, ports, mapping.ports, &seed_sets) else {
+        let hold = mapping.may_hold(k);
+        let Some((set, ties)) = place(&mine, (ports, hold), mapping.ports, &seed_sets) else {
             continue;
         };
         let residuals: Vec<(usize, f64, f64)> = mine
@@ -559,7 +561,7 @@ fn probe_mix(found: &Conflicts, mapping: &Mapping, p: usize) -> Option<Mix> {
 /// `None` without a mix or with more ports than the mapping has.
 pub fn place(
     mixes: &[(usize, u32, Mix)],
-    width: u32,
+    (width, may_hold): (u32, bool),
     ports: u32,
     known: &[u32],
 ) -> Option<(u32, usize)> {
@@ -573,9 +575,10 @@ pub fn place(
             .sum()
     };
     let lost = mixes.iter().map(|m| (m.2.lost.1, m.2.lost.0));
-    let scored: Vec<(u32, f64)> = candidate_sets(width, ports, lost)
+    // A held set must gain what it must in the fit ([`super::HOLDING`]).
+    let scored: Vec<(u32, f64)> = candidate_sets(width, ports, may_hold, lost)
         .into_iter()
-        .map(|s| (s, error(s)))
+        .map(|s| (s, error(s) + if s & HELD != 0 { HOLDING } else { 0.0 }))
         .collect();
     let best = scored.iter().min_by(|x, y| x.1.total_cmp(&y.1))?;
     let tied: Vec<u32> = scored
@@ -588,7 +591,7 @@ pub fn place(
         .find(|s| known.contains(s))
         .map_or(best.0, |&s| s);
     // A set and the same set marked count once.
-    let mut distinct: Vec<u32> = tied.iter().map(|s| s & !MOVES).collect();
+    let mut distinct: Vec<u32> = tied.iter().map(|&s| plain(s)).collect();
     distinct.dedup();
     distinct.sort_unstable();
     distinct.dedup();
@@ -616,7 +619,7 @@ fn telling(
         .collect();
     // Each probe's time with a form on each set, in millicycles.
     let times = |p: usize| -> Vec<i64> {
-        let probe = mapping.set_of(p).unwrap_or(0);
+        let probe = mapping.marked_set_of(p).unwrap_or(0);
         let tp = time(&found.singles[p]);
         sets.iter()
             .map(|&(w, set)| {
@@ -740,10 +743,9 @@ impl Conflicts {
             }
         }
         let name = |k: usize| self.singles[k].form.name();
-        // A form that takes the wide mode's gain port ([`WideMode::gain`]).
-        let marked = |k: usize| match m.is_some_and(|m| m.moves.contains(&k)) {
-            true => format!("{}*", name(k)),
-            false => name(k).to_string(),
+        let marked = |k: usize| match m {
+            Some(m) => self.marked(m, k),
+            None => name(k).to_string(),
         };
         let mut s = format!(
             "every form alone: {} forms, {measured} measured, {single} of them as one \
@@ -800,6 +802,7 @@ impl Conflicts {
         ));
         s.push_str(&m.issue_line());
         s.push_str(&m.wide_line());
+        s.push_str(&m.held_line());
         s.push_str("probes (seed forms, one of each port set it found, as few as tell apart every set all of them tell apart):\n");
         for &p in &seed.probes {
             let set = m.set_of(p).unwrap_or(0);
@@ -835,13 +838,13 @@ impl Conflicts {
     }
 
     /// Form `k`'s name, with `*` when it takes the wide mode's gain port
-    /// ([`WideMode::gain`]).
+    /// ([`WideMode::gain`]) and `(x2)` when it holds its port two cycles
+    /// ([`Mapping::held`]).
     fn marked(&self, m: &Mapping, k: usize) -> String {
         let name = self.singles[k].form.name();
-        match m.moves.contains(&k) {
-            true => format!("{name}*"),
-            false => name.to_string(),
-        }
+        let moves = if m.moves.contains(&k) { "*" } else { "" };
+        let held = if m.held.contains(&k) { "(x2)" } else { "" };
+        format!("{name}{moves}{held}")
     }
 
     /// The classes: each port set with the mixes that decided it and its
@@ -1047,18 +1050,24 @@ mod tests {
             if w > 3 {
                 continue;
             }
-            let (set, ties) = place(&mixes_of(truth, &probes), w, 5, &[]).unwrap();
+            let (set, ties) = place(&mixes_of(truth, &probes), (w, false), 5, &[]).unwrap();
             assert_eq!((set, ties), (truth, 1), "{truth:05b}");
         }
         // Probes on ports 0 and 1 only cannot tell port 3 from port 4.
-        let (set, ties) = place(&mixes_of(0b01000, &probes[..2]), 1, 5, &[]).unwrap();
+        let (set, ties) = place(&mixes_of(0b01000, &probes[..2]), (1, false), 5, &[]).unwrap();
         assert_eq!((set, ties), (0b00100, 3), "ports 2, 3 and 4 look alike");
         // Of those, a set the seed has.
-        let (set, _) = place(&mixes_of(0b01000, &probes[..2]), 1, 5, &[0b11, 0b10000]).unwrap();
+        let (set, _) = place(
+            &mixes_of(0b01000, &probes[..2]),
+            (1, false),
+            5,
+            &[0b11, 0b10000],
+        )
+        .unwrap();
         assert_eq!(set, 0b10000);
         // No mix, or a form wider than the mapping: not placed.
-        assert!(place(&[], 1, 5, &[]).is_none());
-        assert!(place(&mixes_of(0b1, &probes), 6, 5, &[]).is_none());
+        assert!(place(&[], (1, false), 5, &[]).is_none());
+        assert!(place(&mixes_of(0b1, &probes), (6, false), 5, &[]).is_none());
     }
 
     /// The seed takes one form of every group (port count, widest
@@ -1336,6 +1345,7 @@ mod tests {
             vector: Vec::new(),
             multi: Vec::new(),
             moves: Vec::new(),
+            held: Vec::new(),
         };
         let one_port = [(4usize, 1u32)];
         assert_eq!(

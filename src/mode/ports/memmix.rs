@@ -239,7 +239,7 @@ fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
             let others = registers.iter().copied().filter(|&o| o != k);
             let lost = m.lost(k, others);
             for set in m.uops_of(k)? {
-                uops.push((super::without(set | m.mark(k), lost), r));
+                uops.push((super::without(set | m.mark(k), lost), r * m.hold(k)));
                 issued += r;
             }
         }

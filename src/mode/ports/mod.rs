@@ -1007,19 +1007,20 @@ pub struct Mix {
 impl Mix {
     /// The cycles per unit the port sets `sets` predict: the [`bottleneck`]
     /// of `a.1` micro-ops on `sets[a.0]` and `b.1` on `sets[b.0]` (less
-    /// the ports each loses in this mix) in closed form (each alone, or
+    /// the ports each loses in this mix; twice the port cycles for a set
+    /// marked [`HELD`]) in closed form (each alone, or
     /// both on their ports together), never below the floor nor below
     /// all of them issued at the core's width.
     fn predicted(&self, sets: &[u32]) -> f64 {
-        let (a, b) = (
-            without(sets[self.a.0], self.lost.0),
-            without(sets[self.b.0], self.lost.1),
-        );
+        let (sa, sb) = (sets[self.a.0], sets[self.b.0]);
+        let (a, b) = (without(sa, self.lost.0), without(sb, self.lost.1));
         let (na, nb) = (self.a.1 as f64, self.b.1 as f64);
+        // Port cycles: a held micro-op takes its port twice as long.
+        let (wa, wb) = (na * hold(sa), nb * hold(sb));
         let ports = |m: u32| f64::from(m.count_ones().max(1));
-        (na / ports(a))
-            .max(nb / ports(b))
-            .max((na + nb) / ports(a | b))
+        (wa / ports(a))
+            .max(wb / ports(b))
+            .max((wa + wb) / ports(a | b))
             .max((na + nb) / self.issue)
             .max(self.floor)
     }
@@ -1066,6 +1067,32 @@ fn port_numbers(set: u32, ports: u32) -> Vec<String> {
 /// and a placing, never in a [`Mapping`]'s sets ([`Mapping::moves`]).
 const MOVES: u32 = 1 << 31;
 
+/// The mark of a port set whose micro-op holds the port it issues to two
+/// cycles: a 512-bit micro-op on Zen 4's 256-bit pipes. Alone such a form
+/// runs at 2/N cycles on N ports, as one micro-op a cycle on N/2 ports
+/// would; beside other work on those ports it takes twice their time. On
+/// the Zen 4 guest a 512-bit `vaddpd` (1 cycle alone) fitted as one port
+/// of its own, and the 128- and 256-bit adds (0.5 cycles), which share
+/// its two pipes, then fitted no set (14.6%). Only inside a fit and a
+/// placing, for the widest vector forms ([`candidate_sets`]); a
+/// [`Mapping`] keeps the forms in [`Mapping::held`].
+pub(crate) const HELD: u32 = 1 << 30;
+
+/// The cycles a micro-op on `set` holds each port: 2 where it is marked
+/// [`HELD`], else 1.
+fn hold(set: u32) -> f64 {
+    if set & HELD != 0 {
+        2.0
+    } else {
+        1.0
+    }
+}
+
+/// The ports of a set of a fit or a placing, without its marks.
+pub(crate) fn plain(set: u32) -> u32 {
+    set & !(MOVES | HELD)
+}
+
 /// Where a lost-port mask ([`WideMode::lost`]) carries the port gained in
 /// its stead: the bits from here up.
 const GAINED: u32 = 16;
@@ -1078,7 +1105,7 @@ fn lost_ports(lost: u32) -> u32 {
 /// `set` without the ports `lost` (and, for a set marked [`MOVES`] that
 /// loses one, with the port gained instead), unless that leaves none.
 fn without(set: u32, lost: u32) -> u32 {
-    let ports = set & !MOVES;
+    let ports = plain(set);
     let (gone, gained) = (lost_ports(lost), lost >> GAINED);
     let rest = match ports & !gone {
         r if set & MOVES != 0 && ports & gone != 0 => r | gained,
@@ -1130,8 +1157,15 @@ impl WideMode {
 /// partner's in each: [`port_sets`], without those holding a port a
 /// partner loses beside it (wide work does not use the port it takes
 /// from narrower work: Intel's 512-bit micro-ops run on ports 0 and 5),
-/// then each marked [`MOVES`] where it gains a port in some mix.
-fn candidate_sets(width: u32, ports: u32, lost: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+/// then each marked [`MOVES`] where it gains a port in some mix. A form
+/// that `may_hold` its ports two cycles also takes the sets of twice its
+/// width marked [`HELD`].
+fn candidate_sets(
+    width: u32,
+    ports: u32,
+    may_hold: bool,
+    lost: impl Iterator<Item = (u32, u32)>,
+) -> Vec<u32> {
     let (mut gains, mut barred) = (false, 0);
     for (mine, partner) in lost {
         gains |= mine >> GAINED != 0;
@@ -1139,15 +1173,22 @@ fn candidate_sets(width: u32, ports: u32, lost: impl Iterator<Item = (u32, u32)>
             barred |= lost_ports(partner);
         }
     }
-    let mut plain = port_sets(width, ports);
-    if plain.iter().any(|s| s & barred == 0) {
-        plain.retain(|s| s & barred == 0);
+    let unbarred = |width: u32| {
+        let mut sets = port_sets(width, ports);
+        if sets.iter().any(|s| s & barred == 0) {
+            sets.retain(|s| s & barred == 0);
+        }
+        sets
+    };
+    let mut sets = unbarred(width);
+    if may_hold && 2 * width <= ports {
+        sets.extend(unbarred(2 * width).into_iter().map(|s| s | HELD));
     }
     let moved: Vec<u32> = match gains {
-        true => plain.iter().map(|s| s | MOVES).collect(),
+        true => sets.iter().map(|s| s | MOVES).collect(),
         false => Vec::new(),
     };
-    plain.into_iter().chain(moved).collect()
+    sets.into_iter().chain(moved).collect()
 }
 
 /// Masks of `width` ports out of `ports` (all of them, in increasing
@@ -1185,18 +1226,35 @@ const CROSSING: f64 = 1e-5;
 
 /// [`CROSSING`] for each form whose set crosses form k's in `sets`.
 fn crossings(k: usize, sets: &[u32]) -> f64 {
-    let mine = sets[k] & !MOVES;
+    let mine = plain(sets[k]);
     let crossed = sets
         .iter()
-        .map(|s| s & !MOVES)
+        .map(|&s| plain(s))
         .enumerate()
         .filter(|&(j, s)| j != k && s & mine != 0 && s & mine != s && s & mine != mine)
         .count();
     CROSSING * crossed as f64
 }
 
+/// What a form's set marked [`HELD`] must gain over the others in its
+/// mixes' summed squared relative errors to be taken: one mix 10% off.
+/// A held micro-op is the rarer kind, and alone it runs as one a cycle on
+/// half the ports does; only mixes tell them apart, and noise in one
+/// should not.
+pub(crate) const HOLDING: f64 = 0.01;
+
+/// [`HOLDING`] where form k's set is marked [`HELD`], else 0.
+fn holding(k: usize, sets: &[u32]) -> f64 {
+    if sets[k] & HELD != 0 {
+        HOLDING
+    } else {
+        0.0
+    }
+}
+
 /// The port sets of single-micro-op forms that fit their pairs best:
-/// form k issues to `widths[k]` of `ports` ports; `pairs` are the mixes
+/// form k issues to `widths[k].0` of `ports` ports, or holds twice as
+/// many two cycles each ([`HELD`]) where `widths[k].1`; `pairs` are the mixes
 /// measured ([`Mix`]). Coordinate descent (each form in turn takes the set
 /// that fits its pairs best, [`crossings`] breaking ties, until none
 /// moves) from `ports` starts, each giving form k its ports rotated by a
@@ -1205,7 +1263,7 @@ fn crossings(k: usize, sets: &[u32]) -> f64 {
 /// renumbering fits as well. A form that gains a port in some mix where
 /// it loses one ([`WideMode::gain`]) may also take each set marked
 /// [`MOVES`].
-pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
+pub fn fit_ports(widths: &[(u32, bool)], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let n = widths.len();
     let involving: Vec<Vec<usize>> = (0..n)
         .map(|k| {
@@ -1217,7 +1275,7 @@ pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let candidates: Vec<Vec<u32>> = (0..n)
         .map(|k| {
             let lost = involving[k].iter().map(|&p| pairs[p].lost_by(k));
-            candidate_sets(widths[k], ports, lost)
+            candidate_sets(widths[k].0, ports, widths[k].1, lost)
         })
         .collect();
     let all: Vec<usize> = (0..pairs.len()).collect();
@@ -1228,15 +1286,16 @@ pub fn fit_ports(widths: &[u32], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let mut best: (Vec<u32>, f64) = (Vec::new(), f64::INFINITY);
     for start in 0..ports {
         let mut sets: Vec<u32> = (0..n)
-            .map(|k| rotate((1u32 << widths[k]) - 1, (k as u32 * start) % ports))
+            .map(|k| rotate((1u32 << widths[k].0) - 1, (k as u32 * start) % ports))
             .zip(&candidates)
             .map(|(s, c)| if c.contains(&s) { s } else { c[0] })
             .collect();
         loop {
             let mut moved = false;
             for k in 0..n {
-                let score =
-                    |sets: &[u32]| pair_error(sets, pairs, &involving[k]) + crossings(k, sets);
+                let score = |sets: &[u32]| {
+                    pair_error(sets, pairs, &involving[k]) + crossings(k, sets) + holding(k, sets)
+                };
                 let mut here = (sets[k], score(&sets));
                 for &c in &candidates[k] {
                     sets[k] = c;
@@ -1286,6 +1345,9 @@ pub struct Mapping {
     /// The forms of one micro-op (indices into the singles) that take the
     /// wide mode's gain port for the port they lose ([`WideMode::gain`]).
     pub moves: Vec<usize>,
+    /// The forms of one micro-op (indices into the singles) that hold the
+    /// port they issue to two cycles ([`HELD`]).
+    pub held: Vec<usize>,
     /// Forms of more than one micro-op, placed against the probes after
     /// the fit ([`classes::place_uops`]): each (index into the singles)
     /// with the set of each of its micro-ops.
@@ -1303,10 +1365,18 @@ impl Mapping {
             let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
             let lost = self.lost(k, others);
             for set in self.uops_of(k)?.into_iter().map(|s| s | self.mark(k)) {
-                uops.push((without(set, lost), r as f64));
+                uops.push((without(set, lost), r as f64 * hold(set)));
             }
         }
-        Some(issued_bottleneck(&uops, self.issue_width()).max(floor))
+        let issued: f64 = parts
+            .iter()
+            .map(|&(k, r)| (r * self.uops_of(k).map_or(1, |u| u.len())) as f64)
+            .sum();
+        Some(
+            bottleneck(&uops)
+                .max(issued / self.issue_width())
+                .max(floor),
+        )
     }
 
     /// The micro-ops the core issues a cycle in this model
@@ -1352,6 +1422,19 @@ impl Mapping {
         }
     }
 
+    /// The report's line on the forms that hold their port two cycles
+    /// ([`Mapping::held`]), empty without any.
+    pub fn held_line(&self) -> String {
+        match self.held.len() {
+            0 => String::new(),
+            n => format!(
+                "{n} forms (marked (x2)) hold the port each micro-op issues to two cycles: alone \
+                 at 2/N cycles on N ports, beside other work on them twice its time (a vector \
+                 unit narrower than the form, as 512-bit work on 256-bit pipes)\n"
+            ),
+        }
+    }
+
     /// The ports single `k` loses in a mix with the singles `others`
     /// ([`WideMode`]); 0 without a wide mode.
     pub fn lost(&self, k: usize, others: impl IntoIterator<Item = usize>) -> u32 {
@@ -1386,27 +1469,43 @@ impl Mapping {
         self.sets.iter().find(|s| s.0 == k).map(|s| s.1)
     }
 
-    /// [`Mapping::set_of`], marked [`MOVES`] where the form moves, as a
-    /// [`Mix`] predicts with it.
+    /// [`Mapping::set_of`], marked [`MOVES`] where the form moves and
+    /// [`HELD`] where it holds its port, as a [`Mix`] predicts with it.
     pub fn marked_set_of(&self, k: usize) -> Option<u32> {
         Some(self.set_of(k)? | self.mark(k))
     }
 
-    /// [`MOVES`] where form `k` moves ([`Mapping::moves`]), else 0.
+    /// The marks of form `k`'s set: [`MOVES`] where it moves
+    /// ([`Mapping::moves`]), [`HELD`] where it holds its port
+    /// ([`Mapping::held`]).
     fn mark(&self, k: usize) -> u32 {
-        if self.moves.contains(&k) {
-            MOVES
-        } else {
-            0
-        }
+        let moves = if self.moves.contains(&k) { MOVES } else { 0 };
+        let held = if self.held.contains(&k) { HELD } else { 0 };
+        moves | held
+    }
+
+    /// The cycles form `k`'s micro-ops hold each port they issue to.
+    pub fn hold(&self, k: usize) -> f64 {
+        hold(self.mark(k))
+    }
+
+    /// Whether form `k` may hold its port two cycles ([`HELD`]): a vector
+    /// form at least as wide as the widest the fit mapped.
+    pub fn may_hold(&self, k: usize) -> bool {
+        let widest = self.sets.iter().filter_map(|s| self.bits(s.0)).max();
+        widest.is_some_and(|w| self.bits(k).is_some_and(|b| b >= w))
     }
 
     /// Maps form `k` (index into the singles) as one micro-op on `set`, a
-    /// set of a fit or a placing that may be marked [`MOVES`].
+    /// set of a fit or a placing that may be marked [`MOVES`] and
+    /// [`HELD`].
     pub fn add(&mut self, k: usize, set: u32) {
-        self.sets.push((k, set & !MOVES));
+        self.sets.push((k, plain(set)));
         if set & MOVES != 0 {
             self.moves.push(k);
+        }
+        if set & HELD != 0 {
+            self.held.push(k);
         }
     }
 
@@ -1653,7 +1752,7 @@ impl FitMixes<'_> {
     /// width of 7 fits worse than 6. A full point missed the wide mode in
     /// the seed of a full x86 run on the Xeon guest: 11.4% to 10.8% over
     /// 716 mixes, few of them narrow vector work beside 512-bit work.
-    fn fit(&self, widths: &[u32], p: u32, bits: Option<u32>) -> Fit {
+    fn fit(&self, widths: &[(u32, bool)], p: u32, bits: Option<u32>) -> Fit {
         let (sets, e) = fit_ports(widths, &self.seen(None, f64::INFINITY), p);
         let plain = self.rms_of(e);
         let issued = (2..p)
@@ -1781,14 +1880,18 @@ impl Conflicts {
         if forms.len() < 2 || pairs.is_empty() {
             return None;
         }
-        let widths: Vec<u32> = forms.iter().map(|f| f.1).collect();
+        // A wide mode is tried where some mix has wide and narrower
+        // vector work: the widest vector width of the forms is wide. Its
+        // forms may hold their ports two cycles ([`HELD`]).
+        let bits = forms.iter().filter_map(|f| self.singles[f.0].vector).max();
+        let widths: Vec<(u32, bool)> = forms
+            .iter()
+            .map(|f| (f.1, bits.is_some() && self.singles[f.0].vector == bits))
+            .collect();
         let mixes = FitMixes {
             conflicts: self,
             pairs,
         };
-        // A wide mode is tried where some mix has wide and narrower
-        // vector work: the widest vector width of the forms is wide.
-        let bits = forms.iter().filter_map(|f| self.singles[f.0].vector).max();
         let fits: Vec<Fit> = (widest..=MAX_PORTS)
             .map(|p| mixes.fit(&widths, p, bits))
             .collect();
@@ -1814,6 +1917,7 @@ impl Conflicts {
             vector: self.singles.iter().map(|s| s.vector).collect(),
             multi: Vec::new(),
             moves: Vec::new(),
+            held: Vec::new(),
         };
         for (f, set) in forms.iter().zip(fit.sets) {
             mapping.add(f.0, set);
@@ -1921,7 +2025,8 @@ pub(super) mod tests {
                 });
             }
         }
-        let (sets, error) = fit_ports(&widths, &mixes, 4);
+        let plain: Vec<(u32, bool)> = widths.iter().map(|&w| (w, false)).collect();
+        let (sets, error) = fit_ports(&plain, &mixes, 4);
         assert!(error < 1e-12, "{sets:?}: {error}");
         for (k, set) in sets.iter().enumerate() {
             assert_eq!(set.count_ones(), widths[k]);
@@ -1946,6 +2051,60 @@ pub(super) mod tests {
         }
         // Three ports cannot hold a form of four.
         assert!(port_sets(4, 3).is_empty());
+    }
+
+    /// A made-up Zen 4: two 256-bit pipes for adds (0, 1), two for
+    /// multiplies (2, 3), and 512-bit forms that hold one of a pair two
+    /// cycles (alone 1 cycle, as one port would give). The fit finds the
+    /// pairs and marks the 512-bit forms held, where one port each
+    /// mispredicts their mixes with the narrower forms; without the
+    /// choice it cannot fit them.
+    #[test]
+    fn the_fit_finds_wide_forms_that_hold_their_ports_two_cycles() {
+        // (true set, held, may hold): a 512-bit add and multiply, their
+        // 256-bit forms, and a scalar form on one add pipe.
+        let truth: [(u32, bool, bool); 5] = [
+            (0b0011, true, true),
+            (0b1100, true, true),
+            (0b0011, false, false),
+            (0b1100, false, false),
+            (0b0001, false, false),
+        ];
+        let weight = |k: usize| if truth[k].1 { 2.0 } else { 1.0 };
+        let time = |k: usize| weight(k) / f64::from(truth[k].0.count_ones());
+        let mut mixes = Vec::new();
+        for a in 0..truth.len() {
+            for b in a + 1..truth.len() {
+                let (ra, rb) = balance(time(a), time(b));
+                let uops = [
+                    (truth[a].0, ra as f64 * weight(a)),
+                    (truth[b].0, rb as f64 * weight(b)),
+                ];
+                mixes.push(Mix {
+                    a: (a, ra),
+                    b: (b, rb),
+                    floor: (ra as f64 * time(a)).max(rb as f64 * time(b)),
+                    cycles: bottleneck(&uops),
+                    lost: (0, 0),
+                    issue: f64::INFINITY,
+                });
+            }
+        }
+        let width = |k: usize| single_uop_ports(time(k)).unwrap();
+        let widths: Vec<(u32, bool)> = (0..truth.len()).map(|k| (width(k), truth[k].2)).collect();
+        let (sets, error) = fit_ports(&widths, &mixes, 4);
+        assert!(error < 1e-12, "{sets:?}: {error}");
+        for (k, &set) in sets.iter().enumerate() {
+            assert_eq!(set & HELD != 0, truth[k].1, "form {k}: {set:#x}");
+            assert_eq!(plain(set).count_ones(), truth[k].0.count_ones(), "form {k}");
+        }
+        // The wide forms share their pairs with the narrow ones.
+        assert_eq!(plain(sets[0]), sets[2]);
+        assert_eq!(plain(sets[1]), sets[3]);
+        // Without the choice no set fits them.
+        let unheld: Vec<(u32, bool)> = widths.iter().map(|w| (w.0, false)).collect();
+        let (_, error) = fit_ports(&unheld, &mixes, 4);
+        assert!(error > 0.01, "{error}");
     }
 
     /// What `winic ports` finds on a made-up core: `forms` (LLVM name,
@@ -2102,6 +2261,7 @@ pub(super) mod tests {
             vector: vec![None; 3],
             multi: vec![(2, vec![0b0001, 0b0100])],
             moves: Vec::new(),
+            held: Vec::new(),
         });
         let m = found.mapping.as_ref().unwrap();
         assert_eq!(m.forms(), [0, 1, 2]);
@@ -2269,6 +2429,7 @@ pub(super) mod tests {
             vector: Vec::new(),
             multi: Vec::new(),
             moves: Vec::new(),
+            held: Vec::new(),
         };
         let reference = vec![
             names(&["0", "1", "5", "6", "10"]),
