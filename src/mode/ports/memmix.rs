@@ -179,10 +179,6 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
             .iter()
             .position(|s| s.form.opcode() == f.opcode())
     };
-    let bytes = |f: Instr| -> Option<u32> {
-        let inst: Inst = shape::throughput(t, f, 1).ok()?.into_iter().next()?;
-        Some(t.access_bytes(&inst))
-    };
     if t.arch() != Arch::X86_64 {
         return [(units.load.0, false), (units.store.0, true)]
             .into_iter()
@@ -190,26 +186,16 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
                 Some(Part {
                     form: f,
                     register: None,
-                    access: Some((bytes(f)?, store)),
+                    access: Some((access_bytes(t, f)?, store)),
                 })
             })
             .collect();
     }
-    // A load (reads its memory operand) or a store (writes it, reads
-    // none), as iced-x86 says: LLVM's flags leave some off (`mov [m], r`
-    // has no mayStore in the records).
-    let access = |f: Instr| -> Option<(u32, bool)> {
-        match t.memory_access(f)? {
-            (true, false) => Some((bytes(f)?, false)),
-            (false, true) => Some((bytes(f)?, true)),
-            _ => None,
-        }
-    };
     forms
         .iter()
         .filter(|f| crate::mode::common::early_skip(t, **f, false).is_none())
         .filter_map(|&f| {
-            let access = access(f)?;
+            let access = access(t, f)?;
             let twin = register_twin(f)?;
             let register = if twin.is_register_copy() {
                 None
@@ -223,6 +209,31 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
             })
         })
         .collect()
+}
+
+/// The bytes of `form`'s access, from its example.
+fn access_bytes(t: &dyn Target, form: Instr) -> Option<u32> {
+    let inst: Inst = shape::throughput(t, form, 1).ok()?.into_iter().next()?;
+    Some(t.access_bytes(&inst))
+}
+
+/// An x86 form's access as a memory mix composes it: a load (reads its
+/// memory operand) or a store (writes it, reads none), as iced-x86 says
+/// (LLVM's flags leave some off: `mov [m], r` has no mayStore in the
+/// records), and the bytes whose access cost it takes: its vector
+/// registers' width where that is wider than the access, as the export
+/// gives it its register kind's (`export::memory::access_kind`). On the
+/// Zen 4 guest three `vpmovsxbq xmm, [m16]` and two `vminps xmm, [m]`
+/// beside a 512-bit multiply ran in 2.50 cycles, two vector loads a
+/// cycle, where 2-byte loads on the general-purpose loads' three ports
+/// gave 1.67. `None` for a form that does both or neither.
+fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
+    let bytes = access_bytes(t, form)?.max(t.vector_bits(form).unwrap_or(0) / 8);
+    match t.memory_access(form)? {
+        (true, false) => Some((bytes, false)),
+        (false, true) => Some((bytes, true)),
+        _ => None,
+    }
 }
 
 /// The cycles per unit `parts` (each with its copies per unit) take under
@@ -414,6 +425,24 @@ impl MemoryMixes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A load or store costs what its vector registers' width costs
+    /// where that is wider than the access; a read-modify-write form is
+    /// neither.
+    #[test]
+    fn an_access_costs_its_vector_registers_width() {
+        let t = crate::arch::target(Arch::X86_64);
+        let isa = Isa::get(Arch::X86_64);
+        let of = |n: &str| access(t, isa.instr(n).unwrap());
+        assert_eq!(of("MOV64rm"), Some((8, false)));
+        assert_eq!(of("MOVSX64rm8"), Some((1, false)));
+        assert_eq!(of("VPMOVSXBQZ128rm"), Some((16, false)));
+        assert_eq!(of("VMAXSDZrm_Int"), Some((16, false)));
+        assert_eq!(of("VPMOVZXBDZ256rm"), Some((32, false)));
+        assert_eq!(of("VMOVUPSZmr"), Some((64, true)));
+        assert_eq!(of("VPEXTRBZmr"), Some((16, true)));
+        assert_eq!(of("ADD64mr"), None);
+    }
 
     #[test]
     fn an_x86_memory_form_finds_its_register_form() {
