@@ -736,12 +736,24 @@ fn export_without_base_carries_the_inferred_ports() {
     };
     set(&mut db, "ADD64rr", 0.5, &["0", "1"]);
     set(&mut db, "VADDPDYrr", 1.0, &["2"]);
+    // The vector add's ports are the nearest set, no set fitting: the
+    // export uses them and counts them apart.
+    db.entries
+        .iter_mut()
+        .find(|e| e.llvm_name == "VADDPDYrr")
+        .unwrap()
+        .inferred_ports_misfit = Some(0.139);
     db.save(dir.0.join("tp.yml")).unwrap();
+    let saved = std::fs::read_to_string(dir.0.join("tp.yml")).unwrap();
+    assert!(saved.contains("  inferredPortsMisfit: 0.139\n"), "{saved}");
     let o = export(&dir.0, false);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
-        stdout.contains("3 forms added, 2 with the ports winic ports inferred, 1 spread"),
+        stdout.contains(
+            "3 forms added, 2 with the ports winic ports inferred (1 of them the nearest set, \
+             no set fitting their mixes within 10%), 1 spread"
+        ),
         "{stdout}"
     );
     let text = std::fs::read_to_string(dir.0.join("out.yml")).unwrap();

@@ -260,6 +260,7 @@ pub(super) fn entry(name: &str) -> Entry {
         vector_state: None,
         vector_configs: vec![],
         inferred_ports: vec![],
+        inferred_ports_misfit: None,
         line_split_throughput: None,
         misaligned_throughput: None,
     }

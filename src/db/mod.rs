@@ -132,6 +132,7 @@ impl Database {
             .collect();
         for e in &mut self.entries {
             e.inferred_ports.clear();
+            e.inferred_ports_misfit = None;
         }
         for (form, uses) in inferred {
             if self.get_mut(form.name()).is_none() {
@@ -145,6 +146,18 @@ impl Database {
             .zip(&self.entries)
             .filter(|(had, e)| **had && e.inferred_ports.is_empty())
             .count()
+    }
+
+    /// Marks the forms of `misfits` (each with the root mean square error
+    /// of its mixes) as holding the nearest port set, which predicted
+    /// them no better than that ([`Entry::inferred_ports_misfit`]); after
+    /// [`Database::replace_inferred_ports`] gave them their ports.
+    pub fn mark_inferred_misfits(&mut self, misfits: &[(Instr, f64)]) {
+        for &(form, error) in misfits {
+            if let Some(e) = self.get_mut(form.name()) {
+                e.inferred_ports_misfit = Some((error * 1000.0).round() / 1000.0);
+            }
+        }
     }
 
     /// Sets each form's line-split and misaligned throughputs from

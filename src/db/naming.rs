@@ -34,6 +34,7 @@ impl Entry {
             vector_state: crate::arch::target(form.isa().arch()).vector_state(form),
             vector_configs: Vec::new(),
             inferred_ports: Vec::new(),
+            inferred_ports_misfit: None,
             line_split_throughput: None,
             misaligned_throughput: None,
         }

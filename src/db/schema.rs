@@ -40,6 +40,13 @@ pub struct Entry {
     /// replaces every form's. Written only when there are any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inferred_ports: Vec<PortUse>,
+    /// winic's addition, beside [`Entry::inferred_ports`]: where no port
+    /// set predicted the form's mixes within 10%, the ports are the
+    /// nearest set's, and this is the root mean square relative error of
+    /// its mixes with them (0.139: 13.9%). Like the ports, a run replaces
+    /// every form's. Written only for such forms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_ports_misfit: Option<f64>,
     /// winic's addition, for the plain load and store of each register
     /// kind: cycles an access when every access has bytes in two cache
     /// lines (`winic ports`' line-split experiment); `throughput` is the

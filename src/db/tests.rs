@@ -183,8 +183,11 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
         (form(Arch::Riscv64, "XORI"), uses(1.0, &["0", "1"])),
     ];
     assert_eq!(db.replace_inferred_ports(first), 0);
+    // XORI's are the nearest set, no set fitting its mixes.
+    db.mark_inferred_misfits(&[(form(Arch::Riscv64, "XORI"), 0.13912)]);
     let add = db.get("ADD").unwrap();
     assert_eq!(add.inferred_ports, uses(1.0, &["0", "1"]));
+    assert_eq!(add.inferred_ports_misfit, None);
     // Everything measured stays.
     assert_eq!(add.measured, before.measured);
 
@@ -193,6 +196,11 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
         text.contains(
             "  inferredPorts:\n    - cycles:          1\n      ports:           [ '0', '1' ]\n"
         ),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("  inferredPortsMisfit: 0.139\n").count(),
+        1,
         "{text}"
     );
     assert_eq!(Database::parse(&text).unwrap(), db);
@@ -205,6 +213,7 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
     ];
     assert_eq!(db.replace_inferred_ports(second), 1);
     assert!(db.get("XORI").unwrap().inferred_ports.is_empty());
+    assert_eq!(db.get("XORI").unwrap().inferred_ports_misfit, None);
     assert_eq!(db.get("ADD").unwrap().inferred_ports, uses(1.02, &["2"]));
     let mul = db.get("MUL").unwrap();
     assert_eq!((mul.throughput, mul.latency), (None, None));

@@ -68,6 +68,9 @@ impl Database {
                 field(out, "    - ", "cycles", &format_g(u.cycles))?;
                 field(out, "      ", "ports", &format!("[ {} ]", ports.join(", ")))?;
             }
+            if let Some(misfit) = e.inferred_ports_misfit {
+                field(out, "  ", "inferredPortsMisfit", &format_g(misfit))?;
+            }
             for (key, value) in [
                 ("lineSplitThroughput", e.line_split_throughput),
                 ("misalignedThroughput", e.misaligned_throughput),

@@ -90,6 +90,9 @@ pub struct Counts {
     /// Without a base: added forms with the ports `winic ports` inferred
     /// (the others are spread over the first ports by their throughput).
     pub inferred: usize,
+    /// Of those, forms whose inferred ports are the nearest set, no set
+    /// fitting their mixes within 10% (`inferredPortsMisfit`).
+    pub inferred_misfit: usize,
     /// Without a base: memory forms whose pressure is their loads and
     /// stores on winic's load and store ports, plus their register form's
     /// ports ([`memory`]).
@@ -292,6 +295,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 let entry = c.entries[0].0;
                 let inferred = inferred_pressure(entry);
                 counts.inferred += inferred.is_some() as usize;
+                counts.inferred_misfit +=
+                    (inferred.is_some() && entry.inferred_ports_misfit.is_some()) as usize;
                 let composed = match (&memory, memory_access(entry), &inferred) {
                     (Some(m), Some((read, write)), None) => {
                         // A load into a register, or a store of one, whose
@@ -1457,10 +1462,12 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
             c.kept_portless
         )),
         None if c.inferred > 0 || c.memory_composed > 0 => s.push_str(&format!(
-            "  no base: {} forms added, {} with the ports winic ports inferred, {}{} spread over \
-             the first ports by their throughput (the file's header says what it cannot know)\n",
+            "  no base: {} forms added, {} with the ports winic ports inferred ({} of them the \
+             nearest set, no set fitting their mixes within 10%), {}{} spread over the first \
+             ports by their throughput (the file's header says what it cannot know)\n",
             c.added,
             c.inferred,
+            c.inferred_misfit,
             match c.memory_composed {
                 0 => String::new(),
                 n => format!(

@@ -445,8 +445,10 @@ pub struct PortsArgs {
     pub compare: Vec<std::path::PathBuf>,
     /// The winic database (TP's and LAT's file, e.g. winic.yaml) the
     /// inferred ports are written into, as each placed form's
-    /// inferredPorts: created if missing, its throughputs and
-    /// latencies kept. The ports are numbered by this run, so every
+    /// inferredPorts (a form no set fits: the nearest set, with
+    /// inferredPortsMisfit, its mixes' error with it): created if
+    /// missing, its throughputs and latencies kept. The ports are
+    /// numbered by this run, so every
     /// form's ports from an earlier run are removed. Locked from the
     /// start, written atomically at the end (an interrupted run
     /// writes nothing). Without -o nothing is written.

@@ -50,8 +50,9 @@ pub struct Seed {
     pub left_out: Vec<(usize, f64)>,
     /// Forms whose mixes with the probes no set of their port count
     /// predicts ([`withhold_misfits`]): each with the set that came
-    /// nearest and the root mean square error of its mixes with it. They
-    /// get no ports.
+    /// nearest and the root mean square error of its mixes with it. The
+    /// mapping does not hold them; the database gets the nearest set,
+    /// marked ([`Conflicts::nearest_ports`]).
     pub withheld: Vec<(usize, u32, f64)>,
     /// Forms placed as two micro-ops ([`place_uops`]; their sets are the
     /// mapping's [`Mapping::multi`]): each with the root mean square error
@@ -911,7 +912,7 @@ impl Conflicts {
         s
     }
 
-    /// The forms placed as two micro-ops, those given no ports, and the
+    /// The forms placed as two micro-ops, those no set fits, and the
     /// placed forms the probes predict worst.
     fn render_misfits(
         &self,
@@ -967,10 +968,11 @@ impl Conflicts {
                 })
                 .collect();
             s.push_str(&format!(
-                "{} forms given no ports: no set of their port count predicts their mixes with \
+                "{} forms no set fits: no set of their port count predicts their mixes with \
                  the probes within {:.0}% or {MISFIT} times the median placed form's error ({:.1}%), \
                  nor do two micro-ops within {MISFIT} times that median and {:.0}%, told apart \
-                 (the set nearest and the root mean square error of their mixes with it):\n{}",
+                 (the set nearest and the root mean square error of their mixes with it; with -o \
+                 the nearest set is written as their ports, marked inferredPortsMisfit):\n{}",
                 out.len(),
                 100.0 * FITS,
                 100.0 * seed.typical,

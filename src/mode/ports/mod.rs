@@ -751,6 +751,28 @@ impl Conflicts {
             .map(|(k, uses)| (self.singles[k].form, uses))
             .collect()
     }
+
+    /// The forms no set fits ([`classes::Seed::withheld`]) with the
+    /// nearest set's ports, as [`Conflicts::inferred_ports`] writes a
+    /// placed form's, each with the root mean square error of its mixes
+    /// with that set: an export takes the nearest set rather than none.
+    #[allow(clippy::type_complexity)]
+    pub fn nearest_ports(&self) -> Vec<(Instr, Vec<crate::db::PortUse>, f64)> {
+        let (Some(m), Some(seed)) = (&self.mapping, &self.classes) else {
+            return Vec::new();
+        };
+        seed.withheld
+            .iter()
+            .map(|&(k, set, error)| {
+                let set = plain(set);
+                let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
+                let cycles = (cycles * 100.0).round() / 100.0;
+                let ports = port_numbers(set, m.ports);
+                let uses = vec![crate::db::PortUse { cycles, ports }];
+                (self.singles[k].form, uses, error)
+            })
+            .collect()
+    }
 }
 
 /// A measured single's cycles per instruction (1 for one without, which

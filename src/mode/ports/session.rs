@@ -219,6 +219,9 @@ fn write_ports(
 ) -> Result<String, Error> {
     let mut inferred = found.inferred_ports();
     inferred.extend(units.map(|u| u.inferred_ports()).unwrap_or_default());
+    let nearest = found.nearest_ports();
+    let misfits: Vec<(crate::isa::Instr, f64)> = nearest.iter().map(|n| (n.0, n.2)).collect();
+    inferred.extend(nearest.into_iter().map(|(form, uses, _)| (form, uses)));
     let split = splits.map(|s| s.values()).unwrap_or_default();
     if inferred.is_empty() && split.is_empty() {
         return Ok(format!(
@@ -228,6 +231,7 @@ fn write_ports(
     }
     let n = inferred.len();
     let dropped = db.replace_inferred_ports(inferred);
+    db.mark_inferred_misfits(&misfits);
     if splits.is_some() {
         db.replace_access_costs(&split);
     }
@@ -236,8 +240,12 @@ fn write_ports(
         0 => String::new(),
         k => format!(" and the line-split costs of {k}"),
     };
+    let nearest = match misfits.len() {
+        0 => String::new(),
+        k => format!(" ({k} of them the nearest set, no set fitting: inferredPortsMisfit)"),
+    };
     Ok(format!(
-        "wrote the inferred ports of {n} forms{with_splits} into {}{}\n",
+        "wrote the inferred ports of {n} forms{nearest}{with_splits} into {}{}\n",
         path.display(),
         match dropped {
             0 => String::new(),
