@@ -310,14 +310,16 @@ impl Raw {
         if !path.exists() {
             return Ok(None);
         }
-        let (header, records) = read(path, true)?;
+        let (header, records) = read(path)?;
         if header.run != *run {
+            // Refused as it was found.
             return Err(Error::BadInput(format!(
                 "{} belongs to another run, `{}`",
                 path.display(),
                 header.run.command()
             )));
         }
+        drop_cut_line(path)?;
         let out = fs::OpenOptions::new()
             .append(true)
             .open(path)
@@ -327,7 +329,7 @@ impl Raw {
 
     /// The raw file at `path`, to replay: nothing is measured or written.
     pub fn replay(path: &Path) -> Result<(Raw, Header), Error> {
-        let (header, records) = read(path, false)?;
+        let (header, records) = read(path)?;
         Ok((Raw::with(path, None, records, true), header))
     }
 
@@ -523,11 +525,23 @@ impl Raw {
     }
 }
 
-/// The header and records of the raw file `path`. A last line cut by a
-/// crash is dropped (with `repair`, from the file too, so that appended
-/// lines start clean); any other line that is not a record is refused,
+/// Drops from the file at `path` the line a crash cut (its last, not
+/// ended), so that what a resumed run appends starts a line of its own.
+fn drop_cut_line(path: &Path) -> Result<(), Error> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    let kept = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+    fs::write(path, kept).map_err(|e| Error::Io(format!("repairing {}", path.display()), e))
+}
+
+/// The header and records of the raw file `path`, which stays as it is.
+/// A last line cut by a crash is left out ([`drop_cut_line`] drops it
+/// from the file); any other line that is not a record is refused,
 /// naming it.
-fn read(path: &Path, repair: bool) -> Result<(Header, Vec<Record>), Error> {
+fn read(path: &Path) -> Result<(Header, Vec<Record>), Error> {
     let bad =
         |line: usize, what: String| Error::BadInput(format!("{}:{line}: {what}", path.display()));
     let meta =
@@ -544,10 +558,6 @@ fn read(path: &Path, repair: bool) -> Result<(Header, Vec<Record>), Error> {
         .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
     if !text.is_empty() && !text.ends_with('\n') {
         text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
-        if repair {
-            fs::write(path, &text)
-                .map_err(|e| Error::Io(format!("repairing {}", path.display()), e))?;
-        }
     }
     let mut lines = text.lines().enumerate();
     let Some((_, first)) = lines.next() else {
@@ -696,8 +706,16 @@ mod tests {
             args: vec!["-i".into(), "SUB64rr".into()],
             ..run()
         };
+        // Another run refuses it as it was, a cut line and all.
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"body\":{\"batch\":1,\"ke").unwrap();
+        drop(f);
+        let found = fs::read_to_string(&path).unwrap();
         let err = Raw::resume(&path, &other).err().unwrap().to_string();
         assert!(err.contains("another run, `winic LAT -i ADD64rr`"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), found);
+        drop(Raw::resume(&path, &run()).unwrap());
+        assert!(fs::read_to_string(&path).unwrap().ends_with("}\n"));
         let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"{\"body\":{\"batch\":0,\"body\":0,\"key\":\"zz\",\"look\":1,\"got\":\"not_built\"}}\n")
             .unwrap();
