@@ -13,9 +13,9 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, bottleneck, candidate_sets, every_pair, measure_pairs, measure_singles, plain,
-    port_numbers, port_sets, rms, single_uop_ports, time, Conflicts, Mapping, Mix, Single, HELD,
-    HOLDING, MAX_PORTS, MOVES,
+    balance, bottleneck, candidate_sets, every_pair, holding, measure_pairs, measure_singles,
+    plain, port_numbers, port_sets, rms, single_uop_ports, time, Conflicts, Mapping, Mix, Single,
+    MAX_PORTS,
 };
 use crate::arch::Target;
 use crate::exec::run::Options;
@@ -458,7 +458,7 @@ fn as_two_uops(
                 mapping.multi.push((p.form, uops));
                 multi.push((p.form, e, ties));
             }
-            _ => withheld.push((p.form, p.set & !MOVES, rms(&p.residuals))),
+            _ => withheld.push((p.form, plain(p.set), rms(&p.residuals))),
         }
     }
     (multi, withheld)
@@ -579,7 +579,7 @@ pub fn place(
     // A held set must gain what it must in the fit ([`super::HOLDING`]).
     let scored: Vec<(u32, f64)> = candidate_sets(width, ports, may_hold, lost)
         .into_iter()
-        .map(|s| (s, error(s) + if s & HELD != 0 { HOLDING } else { 0.0 }))
+        .map(|s| (s, error(s) + holding(s)))
         .collect();
     let best = scored.iter().min_by(|x, y| x.1.total_cmp(&y.1))?;
     let tied: Vec<u32> = scored

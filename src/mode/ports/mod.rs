@@ -729,12 +729,10 @@ impl Conflicts {
             return Vec::new();
         };
         let names = |set: u32| port_numbers(set, m.ports);
-        let single = m.sets.iter().map(|&(k, set)| {
-            let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
-            let cycles = (cycles * 100.0).round() / 100.0;
-            let ports = names(set);
-            (k, vec![crate::db::PortUse { cycles, ports }])
-        });
+        let single = m
+            .sets
+            .iter()
+            .map(|&(k, set)| (k, vec![self.one_uop(k, set, m.ports)]));
         let multi = m.multi.iter().map(|(k, sets)| {
             let mut uses: Vec<crate::db::PortUse> = Vec::new();
             for &set in sets {
@@ -764,14 +762,21 @@ impl Conflicts {
         seed.withheld
             .iter()
             .map(|&(k, set, error)| {
-                let set = plain(set);
-                let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
-                let cycles = (cycles * 100.0).round() / 100.0;
-                let ports = port_numbers(set, m.ports);
-                let uses = vec![crate::db::PortUse { cycles, ports }];
+                let uses = vec![self.one_uop(k, set, m.ports)];
                 (self.singles[k].form, uses, error)
             })
             .collect()
+    }
+
+    /// Single `k` as one micro-op on `set` (of `ports` numbered ports),
+    /// as the database holds it: its time alone times the set's size as
+    /// the cycles, so that alone it is bound at what was measured.
+    fn one_uop(&self, k: usize, set: u32, ports: u32) -> crate::db::PortUse {
+        let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
+        crate::db::PortUse {
+            cycles: (cycles * 100.0).round() / 100.0,
+            ports: port_numbers(set, ports),
+        }
     }
 }
 
@@ -1265,9 +1270,9 @@ fn crossings(k: usize, sets: &[u32]) -> f64 {
 /// should not.
 pub(crate) const HOLDING: f64 = 0.01;
 
-/// [`HOLDING`] where form k's set is marked [`HELD`], else 0.
-fn holding(k: usize, sets: &[u32]) -> f64 {
-    if sets[k] & HELD != 0 {
+/// [`HOLDING`] where `set` is marked [`HELD`], else 0.
+pub(crate) fn holding(set: u32) -> f64 {
+    if set & HELD != 0 {
         HOLDING
     } else {
         0.0
@@ -1316,7 +1321,7 @@ pub fn fit_ports(widths: &[(u32, bool)], pairs: &[Mix], ports: u32) -> (Vec<u32>
             let mut moved = false;
             for k in 0..n {
                 let score = |sets: &[u32]| {
-                    pair_error(sets, pairs, &involving[k]) + crossings(k, sets) + holding(k, sets)
+                    pair_error(sets, pairs, &involving[k]) + crossings(k, sets) + holding(sets[k])
                 };
                 let mut here = (sets[k], score(&sets));
                 for &c in &candidates[k] {
