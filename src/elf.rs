@@ -589,7 +589,8 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
         .mc_operands()
         .iter()
         .filter(|m| {
-            !matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm) && !m.ty.is_plain_memory()
+            !matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm)
+                && !m.ty.is_addressable_memory()
         })
         .map(|m| format!("{} ({:?})", m.name, m.ty.kind()))
         .collect();

@@ -2124,3 +2124,79 @@ fn a_hostile_database_is_refused_before_it_is_parsed() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Gathers run: each element from a cache line of its own (lanes i × 64),
+/// the mask set again and the destination zeroed before each gather, as
+/// the report's kernel shows. A gather of N elements is no faster than N
+/// loads on the four load ports no core winic targets exceeds, and no
+/// slower than a microcoded gather should be; LAT says why it has no
+/// latency, and scatters are skipped with their reason.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "times x86 kernels: x86-64 hardware only"
+)]
+fn x86_gathers_are_measured_with_their_mask_reset() {
+    if emulated() {
+        skip("times x86 kernels: under an emulator times mean nothing");
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        skip("no AVX2: this CPU has no gathers");
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("gather-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    // 8 dword elements, 2 qword elements; a scatter (never run).
+    let forms = ["VPGATHERDDYrm", "VGATHERQPDrm", "VPSCATTERDDZmr"];
+    let o = Command::new(env!("CARGO_BIN_EXE_winic"))
+        .current_dir(&dir)
+        .args(["TP", "-o", db_arg, "-i"])
+        .args(forms)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("measured:   2"), "{out}");
+    assert!(
+        out.contains("scatter (vector index operand)") || out.contains("needs AVX512"),
+        "{out}"
+    );
+    let report = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().contains("report_TP_"))
+        .expect("a report");
+    let text = std::fs::read_to_string(&report).unwrap();
+    for line in [
+        "vpcmpeqd ymm",
+        "vpxor xmm",
+        "vpgatherdd ymm",
+        "lanes i × 64 bytes",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    let text = std::fs::read_to_string(&db).unwrap();
+    let v = |form: &str| {
+        entry_value(&text, form, "throughput").unwrap_or_else(|| panic!("{form}: {text}"))
+    };
+    for (form, elements) in [("VPGATHERDDYrm", 8.0), ("VGATHERQPDrm", 2.0)] {
+        let tp = v(form);
+        assert!(
+            (elements / 4.0..=64.0).contains(&tp),
+            "{form}: {tp} cycles for {elements} elements\n{text}"
+        );
+    }
+    let o = winic(&["LAT", "-o", db_arg, "--noReport", "-i", "VPGATHERDDYrm"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a gather: its kernels set the mask"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

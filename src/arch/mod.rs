@@ -39,6 +39,12 @@ pub enum OpValue {
     Mem(Mem),
 }
 
+/// Bytes between the elements a gather's kernel reads
+/// ([`KernelFrame::init_lanes`]): a cache line each, as an indexed loop over
+/// a large array touches them. 16 lanes reach 960 bytes past the access's
+/// slot, inside the data area.
+pub const LANE_STEP: u64 = 64;
+
 /// A memory reference `[base + scale*index + disp]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mem {
@@ -110,11 +116,12 @@ pub fn reg_imm_only(form: &Instr) -> bool {
 }
 
 /// Whether every machine operand of `form` is a register, an immediate or
-/// a plain memory reference (x86 `[base + scale*index + disp]`): the forms
-/// `winic selfcheck` proves and kernels may run.
+/// a plain memory reference (x86 `[base + scale*index + disp]`, or a
+/// gather's with a vector index): the forms `winic selfcheck` proves and
+/// kernels may run.
 pub fn encodable_operands(form: &Instr) -> bool {
     form.mc_operands().iter().all(|m| {
-        matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm) || m.ty.is_plain_memory()
+        matches!(m.ty.kind(), OperandKind::Reg | OperandKind::Imm) || m.ty.is_addressable_memory()
     })
 }
 

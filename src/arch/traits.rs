@@ -188,6 +188,23 @@ pub trait Operands {
         Vec::new()
     }
 
+    /// The vector index registers of `inst`'s gathers (x86 VSIB), each
+    /// with the bytes of its lanes (4 or 8): a kernel sets them with
+    /// [`KernelFrame::init_lanes`], never as data.
+    fn vector_indexes(&self, _inst: &Inst) -> Vec<(Reg, u32)> {
+        Vec::new()
+    }
+
+    /// What must run right before each `inst` of a kernel, on `inst`'s own
+    /// registers: a gather's mask set to all ones again (the gather clears
+    /// it as it completes, and the next would load nothing) and its
+    /// destination zeroed by an idiom (else each gather would wait for
+    /// the one before, whose result it merges into), as compilers emit
+    /// before every gather. Nothing for other forms.
+    fn resets(&self, _inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
+        Ok(Vec::new())
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
     /// `None` when `inst` accesses no memory through an operand. A target
@@ -367,6 +384,17 @@ pub trait KernelFrame {
     /// general-purpose registers; one of a single instruction must not.
     /// `kernel` emits the longer ones first.
     fn init(&self, reg: Reg) -> Result<(Reg, Vec<Inst>), EncodeError>;
+
+    /// Sets vector register `reg` (or the whole register holding it) to
+    /// lanes of `lane_bytes` bytes, lane i holding i × [`super::LANE_STEP`]: a
+    /// gather's index, each element read from a cache line of its own
+    /// inside the data area.
+    fn init_lanes(&self, reg: Reg, _lane_bytes: u32) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        Err(EncodeError::Unsupported(format!(
+            "{}: this target sets no vector index",
+            reg.name()
+        )))
+    }
 
     /// Sets general-purpose register `reg` to the address `addr` (the
     /// base of a memory operand, `crate::kernel::data`) or to the small

@@ -9,6 +9,7 @@ pub mod checker;
 pub mod cond;
 mod forward;
 mod frame;
+mod gather;
 pub mod host;
 pub mod mapping;
 pub mod printer;
@@ -261,6 +262,14 @@ impl Operands for X86_64 {
     fn outcomes(&self, inst: &Inst) -> Vec<(String, Inst)> {
         cond::outcomes(inst)
     }
+
+    fn vector_indexes(&self, inst: &Inst) -> Vec<(Reg, u32)> {
+        gather::vector_indexes(inst)
+    }
+
+    fn resets(&self, inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
+        gather::resets(inst)
+    }
 }
 
 impl HostPolicy for X86_64 {
@@ -410,7 +419,11 @@ fn check_mem(m: &crate::isa::McOperand, a: &Mem) -> Result<(), EncodeError> {
         ));
     }
     if let Some((i, s)) = a.index {
-        if !gr64(i) || i.name() == "RSP" {
+        let fits = match m.ty.vector_index_class() {
+            Some(class) => class.contains(i),
+            None => gr64(i) && i.name() != "RSP",
+        };
+        if !fits {
             return Err(bad(m.name, format!("index {} cannot index", i.name())));
         }
         if !matches!(s, 1 | 2 | 4 | 8) {
@@ -578,7 +591,7 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         ops[i] = Some(match m.ty.kind() {
             OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
             OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
-            OperandKind::Mem if m.ty.is_plain_memory() => pick_mem(m, &used, apx)?,
+            OperandKind::Mem if m.ty.is_addressable_memory() => pick_mem(m, &used, apx)?,
             OperandKind::PcRel if cond::runs_anyway(&form) => OpValue::Imm(0),
             _ => {
                 return Err(EncodeError::Unsupported(
@@ -618,7 +631,9 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
 /// `lea` (`lea64mem`: it only computes the address) gets the two-part
 /// shape compilers emit for address arithmetic, `[base + index]`; an
 /// access gets `[base]`, whose displacement the kernel sets per slot of
-/// its data area (`crate::kernel::data`).
+/// its data area (`crate::kernel::data`); a gather `[base + zmm]`, its
+/// vector index a register of its own (the kernel sets its lanes,
+/// [`crate::arch::Operands::vector_indexes`]).
 fn pick_mem(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<OpValue, EncodeError> {
     let gr64 = |avoid: &[Reg]| {
         let class = crate::isa::Isa::get(Arch::X86_64)
@@ -627,9 +642,11 @@ fn pick_mem(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<OpValu
         pick_in(class, avoid, apx)
     };
     let base = gr64(used)?;
-    let index = if m.ty.name().starts_with("lea") {
-        let mut avoid = used.to_vec();
-        avoid.push(base);
+    let mut avoid = used.to_vec();
+    avoid.push(base);
+    let index = if let Some(class) = m.ty.vector_index_class() {
+        Some((pick_in(class, &avoid, apx)?, 1))
+    } else if m.ty.name().starts_with("lea") {
         Some((gr64(&avoid)?, 1))
     } else {
         None

@@ -930,6 +930,28 @@ impl OperandType {
         self.kind() == OperandKind::Mem && self.unplain_memory().is_none()
     }
 
+    /// Whether this is an x86 memory reference with a vector index (VSIB:
+    /// `[base + scale*ymm + disp]`, the operand of gathers and scatters).
+    pub fn is_vector_indexed(&self) -> bool {
+        self.vector_index_class().is_some()
+    }
+
+    /// The register class of a VSIB memory operand's vector index
+    /// (`VR256X` of `vy256xmem`), `None` for every other operand.
+    pub fn vector_index_class(&self) -> Option<RegClass> {
+        if self.kind() != OperandKind::Mem {
+            return None;
+        }
+        let (index, _) = self.sub_operands().nth(2)?;
+        index.class().filter(|c| c.name().starts_with("VR"))
+    }
+
+    /// A memory reference kernels can address: plain, or with a vector
+    /// index (gathers, scatters).
+    pub fn is_addressable_memory(&self) -> bool {
+        self.is_plain_memory() || self.is_vector_indexed()
+    }
+
     /// For a memory operand that is not a plain `[base + scale*index +
     /// disp]`, what it is instead (a skip reason); `None` for a plain one
     /// and for operands that are no memory.

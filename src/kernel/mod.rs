@@ -166,6 +166,9 @@ pub fn build_placed(
                 .then(|| t.at_offset(inst, 0))
                 .flatten()
                 .and_then(|_| t.at_offset(inst, slots.next(t.access_bytes(inst))));
+            for reset in t.resets(inst)? {
+                lines.push(emit(t, &reset)?);
+            }
             lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
     }
@@ -182,6 +185,7 @@ pub fn build_placed(
             bases.push((r, v));
         }
     }
+    let lanes: Vec<(Reg, u32)> = body.iter().flat_map(|i| t.vector_indexes(i)).collect();
     let forms: Vec<crate::isa::Instr> = body.iter().map(|i| i.form).collect();
     assemble(
         t,
@@ -189,6 +193,7 @@ pub fn build_placed(
         &Regs {
             all: &regs,
             bases: &bases,
+            lanes: &lanes,
         },
         if accesses { 1 } else { unroll },
         t.mode_switch(&forms).as_ref(),
@@ -206,6 +211,9 @@ pub struct Regs<'a> {
     /// registers of accesses with their small values
     /// ([`crate::arch::Operands::address_offsets`]).
     pub bases: &'a [(Reg, u64)],
+    /// The vector indexes of gathers, each with the bytes of its lanes
+    /// ([`crate::arch::Operands::vector_indexes`]).
+    pub lanes: &'a [(Reg, u32)],
 }
 
 /// The kernel around already emitted body lines touching `regs`, in the
@@ -251,9 +259,13 @@ pub fn assemble(
             uninitialised.push((r, format!("reserved: {why}")));
             continue;
         }
-        let init = match regs.bases.iter().find(|(b, _)| *b == r) {
-            Some(&(_, addr)) => t.init_address(r, addr),
-            None => t.init(r),
+        let init = match (
+            regs.bases.iter().find(|(b, _)| *b == r),
+            regs.lanes.iter().find(|(v, _)| *v == r),
+        ) {
+            (Some(&(_, addr)), _) => t.init_address(r, addr),
+            (None, Some(&(_, bytes))) => t.init_lanes(r, bytes),
+            (None, None) => t.init(r),
         };
         match init {
             Ok((whole, insts)) => {

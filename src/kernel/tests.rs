@@ -580,7 +580,11 @@ fn legacy_sse_registers_are_set_without_dirtying_the_upper_halves() {
 
 /// Registers that are all data, none an address.
 fn regs_of(all: &[Reg]) -> Regs<'_> {
-    Regs { all, bases: &[] }
+    Regs {
+        all,
+        bases: &[],
+        lanes: &[],
+    }
 }
 
 /// AArch64 and RISC-V memory forms: the base is set to the data area,

@@ -59,6 +59,14 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
+            if row.form.operands().any(|o| o.ty().is_vector_indexed()) {
+                s.push_str(&format!(
+                    "\tgather: the vector index holds lanes i × {} bytes (each element from a \
+                     cache line of its own); before each gather its mask is set and its \
+                     destination zeroed (the lines above), as compilers emit it\n",
+                    crate::arch::LANE_STEP
+                ));
+            }
             s.push_str(&format!(
                 "\ttimings: body once {:.3} ns/iteration ({} iterations, spread {:.1}%), twice {:.3} ns/iteration ({} iterations, spread {:.1}%); difference {:.3} ns = {:.3} cycles at {:.3} GHz (clock drift {:.1}%)\n",
                 c.once.ns_per_iter,

@@ -24,6 +24,10 @@ pub enum Skip {
     Branch,
     /// LAT: it reads or writes no register a chain can run through.
     NoSubLatency,
+    /// LAT: a gather, whose kernels reset its mask and destination before
+    /// each ([`crate::arch::Operands::resets`]): every chain through them
+    /// would be broken.
+    Gather,
 }
 
 impl fmt::Display for Skip {
@@ -39,6 +43,11 @@ impl fmt::Display for Skip {
             Skip::NoSubLatency => {
                 f.write_str("no sub-latency: reads or writes no register a chain can run through")
             }
+            Skip::Gather => f.write_str(
+                "a gather: its kernels set the mask and zero the destination before each (a \
+                 gather clears its mask), which breaks every chain through them; latency not \
+                 measured yet (TP measures its throughput)",
+            ),
         }
     }
 }

@@ -295,7 +295,7 @@ pub fn run(
                         copies: body.len(),
                         cost,
                         implicit_dependency: implicit_dependency(t, form),
-                        body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+                        body: body_text(t, &body),
                         helper: None,
                         held_back: None,
                         outcomes: Vec::new(),
@@ -517,7 +517,7 @@ fn with_helpers(
                 copies: pairs,
                 cost,
                 implicit_dependency: old.implicit_dependency.clone(),
-                body: body.iter().filter_map(|i| t.print(i).ok()).collect(),
+                body: body_text(t, &body),
                 helper: Some(helper.clone()),
                 held_back,
                 outcomes: Vec::new(),
@@ -754,6 +754,21 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         .collect();
     s.push_str(&sigill_net(&sigill));
     s
+}
+
+/// A body as the report prints it: each instruction after what the kernel
+/// runs right before it ([`crate::arch::Operands::resets`]: a gather's mask
+/// set and destination zeroed).
+fn body_text(t: &dyn Target, body: &[crate::arch::Inst]) -> Vec<String> {
+    body.iter()
+        .flat_map(|i| {
+            t.resets(i)
+                .unwrap_or_default()
+                .into_iter()
+                .chain([i.clone()])
+        })
+        .filter_map(|i| t.print(&i).ok())
+        .collect()
 }
 
 #[cfg(test)]

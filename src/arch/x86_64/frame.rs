@@ -236,6 +236,10 @@ impl KernelFrame for X86_64 {
         Ok((whole, out))
     }
 
+    fn init_lanes(&self, reg: Reg, lane_bytes: u32) -> Result<(Reg, Vec<Inst>), EncodeError> {
+        super::gather::init_lanes(reg, lane_bytes)
+    }
+
     fn init_address(&self, reg: Reg, addr: u64) -> Result<(Reg, Vec<Inst>), EncodeError> {
         let g = container_in(A, "GR64", reg).ok_or_else(|| {
             EncodeError::Unsupported(format!("{} cannot hold an address", reg.name()))

@@ -536,7 +536,7 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
                         }
                         OperandKind::Imm if ty.name() == "AVX512RC" => rc = Some(i),
                         OperandKind::Imm => haves.push(Have::Imm(i)),
-                        OperandKind::Mem if ty.is_plain_memory() => haves.push(Have::Mem(i)),
+                        OperandKind::Mem if ty.is_addressable_memory() => haves.push(Have::Mem(i)),
                         OperandKind::Mem => return Err(memory_reason(ty)),
                         OperandKind::PcRel => haves.push(Have::Branch(i)),
                         _ => return Err(format!("operand kind of {}", ty.name())),
@@ -771,9 +771,22 @@ fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
 
 /// Whether an iced operand kind is (or may be) a memory reference with a
 /// general-purpose base: ModRM.rm as memory (`r64_or_mem`, `xmm_or_mem`,
-/// `mem`). Gathers' vector indices and `moffs` are not.
+/// `mem`), and a gather's or scatter's VSIB reference (a vector index).
+/// `moffs` is not.
 fn takes_memory(k: OK) -> bool {
-    matches!(k, OK::mem | OK::mem_mpx | OK::mem_mib | OK::sibmem) || {
+    matches!(
+        k,
+        OK::mem
+            | OK::mem_mpx
+            | OK::mem_mib
+            | OK::sibmem
+            | OK::mem_vsib32x
+            | OK::mem_vsib64x
+            | OK::mem_vsib32y
+            | OK::mem_vsib64y
+            | OK::mem_vsib32z
+            | OK::mem_vsib64z
+    ) || {
         let name = format!("{k:?}");
         name.ends_with("_or_mem") || name.ends_with("_or_mem_mpx")
     }

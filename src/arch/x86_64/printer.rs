@@ -165,6 +165,16 @@ pub fn parse_memory(inner: &str) -> Option<Mem> {
         let r = reg_named(Arch::X86_64, name)?;
         (container_in(Arch::X86_64, "GR64", r) == Some(r)).then_some(r)
     };
+    // An index is a 64-bit register, or a gather's vector (VSIB).
+    let index_reg = |name: &str| {
+        gr64(name).or_else(|| {
+            let r = reg_named(Arch::X86_64, name)?;
+            ["VR128X", "VR256X", "VR512"]
+                .iter()
+                .any(|c| container_in(Arch::X86_64, c, r) == Some(r))
+                .then_some(r)
+        })
+    };
     let mut take = |term: &str, sign: i64| -> Option<()> {
         if let Some(v) = number(term) {
             disp += sign * v;
@@ -176,13 +186,13 @@ pub fn parse_memory(inner: &str) -> Option<Mem> {
             if sign < 0 || index.is_some() || !matches!(scale, 1 | 2 | 4 | 8) {
                 return None;
             }
-            index = Some((gr64(reg)?, scale as u8));
+            index = Some((index_reg(reg)?, scale as u8));
         } else if sign < 0 {
             return None;
         } else if base.is_none() {
             base = Some(gr64(term)?);
         } else if index.is_none() {
-            index = Some((gr64(term)?, 1));
+            index = Some((index_reg(term)?, 1));
         } else {
             return None;
         }

@@ -1166,6 +1166,10 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         // A branch to the next instruction writes nothing a chain
         // could follow: its cost is TP's (taken and not taken).
         let branch = form.has(crate::isa::Flag::IsBranch);
+        let gather = form.operands().any(|o| o.ty().is_vector_indexed());
+        if gather {
+            return Some(Skip::Gather);
+        }
         edgeless.then_some(if branch {
             Skip::Branch
         } else {
