@@ -197,8 +197,15 @@ fn show_gives_an_example_instruction() {
         "{}",
         stdout(&o)
     );
-    // A gather's vector index is not encoded: the example says why.
+    // A gather's vector index is encoded (VSIB); a string operation's
+    // implicit rsi/rdi operand is not: the example says why.
     let o = winic(&["show", "VPGATHERDDZrm", "--arch", "x86"]);
+    assert!(
+        stdout(&o).contains("example:    {evex} vpgatherdd zmm1 {k1}, zmmword ptr [rcx + zmm2]"),
+        "{}",
+        stdout(&o)
+    );
+    let o = winic(&["show", "MOVSB", "--arch", "x86"]);
     assert!(
         stdout(&o).contains("example:    - (PC-relative or special memory operand"),
         "{}",

@@ -31,6 +31,7 @@ fn a_thousand_faulting_kernels_leave_nothing_behind() {
     let none = Regs {
         all: &[],
         bases: &[],
+        lanes: &[],
     };
     let kernel = assemble(target(arch), &[line], &none, 1, None).unwrap();
     let code = Code::new(&kernel.bytes()).unwrap();

@@ -197,6 +197,21 @@ fn canonical(t: &dyn Target, text: &str) -> Vec<Tok> {
     if t.arch() == Arch::Aarch64 {
         toks.retain(|t| *t != Tok::Punct('#'));
     }
+    // A gather's size word is the element's for gcc (`qword ptr
+    // [rdx+xmm0*8]`), the vector's for LLVM, or none (AVX-512): the
+    // registers say which form it is, the size word is dropped.
+    let vsib = |t: &Tok| {
+        matches!(t, Tok::Word(w) if w.starts_with("mem@")
+            && ["@xmm", "@ymm", "@zmm"].iter().any(|v| w.contains(v)))
+    };
+    let mut k = 2;
+    while k < toks.len() {
+        if vsib(&toks[k]) && toks[k - 1] == Tok::Word("ptr".into()) {
+            toks.drain(k - 2..k);
+            k -= 2;
+        }
+        k += 1;
+    }
     toks
 }
 
