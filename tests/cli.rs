@@ -19,6 +19,28 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A fresh directory of this test process under cargo's scratch space.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The text of the report a run wrote into `dir` (`mode`: "TP", "LAT").
+fn report_in(dir: &std::path::Path, mode: &str) -> String {
+    let report = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .find(|f| {
+            f.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("report_{mode}_"))
+        })
+        .expect("a report");
+    std::fs::read_to_string(report.path()).unwrap()
+}
+
 #[test]
 fn version_names_the_program() {
     let o = winic(&["--version"]);
@@ -881,9 +903,7 @@ fn runcheck_runs_the_kernels_of_the_forms_it_is_given() {
 #[test]
 fn tp_measures_merges_and_resumes() {
     let arch = host_arch();
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("tp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("tp");
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     let (first, second) = match arch {
@@ -1227,12 +1247,7 @@ fn lat_adds_sub_latencies_to_the_database_and_reports_chains() {
         assert!(!e.contains("throughputMax:   null"), "{e}");
         assert!(!e.contains("latency:         null"), "{e}");
     }
-    let report = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .find(|f| f.file_name().to_string_lossy().starts_with("report_LAT_"))
-        .expect("a report");
-    let r = std::fs::read_to_string(report.path()).unwrap();
+    let r = report_in(&dir, "LAT");
     assert!(r.contains("Mode: Latency"), "{r}");
     assert!(r.contains("reproduce: winic LAT -i"), "{r}");
     // A helper chain needs its helper pair measured; under qemu a pair's
@@ -1367,9 +1382,7 @@ fn x86_condition_forms_and_branches_are_measured() {
         skip("times x86 kernels: under an emulator times mean nothing");
         return;
     }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cond-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cond");
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     let o = winic(&[
@@ -1449,9 +1462,7 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         skip("times x86 kernels: under an emulator times mean nothing");
         return;
     }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("mem-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("mem");
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     let forms = [
@@ -1467,12 +1478,7 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("measured:   6"), "{}", stdout(&o));
     // The report says where the accesses go.
-    let report = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.to_string_lossy().contains("report_TP_"))
-        .expect("a report");
-    let text = std::fs::read_to_string(&report).unwrap();
+    let text = report_in(&dir, "TP");
     assert!(text.contains("memory: the bases hold 0x40000000"), "{text}");
     let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
     args.extend(forms);
@@ -2153,9 +2159,7 @@ fn x86_gathers_are_measured_with_their_mask_reset() {
         skip("no AVX2: this CPU has no gathers");
         return;
     }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("gather-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("gather");
     let db = dir.join("db.yaml");
     let db_arg = db.to_str().unwrap();
     // 8 dword elements, 2 qword elements; a scatter (never run).
@@ -2173,12 +2177,7 @@ fn x86_gathers_are_measured_with_their_mask_reset() {
         out.contains("scatter (vector index operand)") || out.contains("needs AVX512"),
         "{out}"
     );
-    let report = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.to_string_lossy().contains("report_TP_"))
-        .expect("a report");
-    let text = std::fs::read_to_string(&report).unwrap();
+    let text = report_in(&dir, "TP");
     for line in [
         "vpcmpeqd ymm",
         "vpxor xmm",
