@@ -1469,10 +1469,8 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         "MOV64rm", "MOV64mr", "ADD64rm", "ADD64mr", "LEA64r", "MOVUPSmr",
     ];
     // In its own directory, so that the report is this run's.
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_winic"))
+    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
         .current_dir(&dir)
-        .args(["TP", "-o", db_arg, "-i"])
-        .args(forms)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -2164,10 +2162,8 @@ fn x86_gathers_are_measured_with_their_mask_reset() {
     let db_arg = db.to_str().unwrap();
     // 8 dword elements, 2 qword elements; a scatter (never run).
     let forms = ["VPGATHERDDYrm", "VGATHERQPDrm", "VPSCATTERDDZmr"];
-    let o = Command::new(env!("CARGO_BIN_EXE_winic"))
+    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
         .current_dir(&dir)
-        .args(["TP", "-o", db_arg, "-i"])
-        .args(forms)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

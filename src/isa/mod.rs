@@ -602,6 +602,12 @@ impl Instr {
             .collect()
     }
 
+    /// Whether a memory operand of the form has a vector index (an x86
+    /// gather or scatter, VSIB).
+    pub fn has_vector_index(&self) -> bool {
+        self.operands().any(|o| o.ty().is_vector_indexed())
+    }
+
     /// Whether `flag` is set.
     pub fn has(&self, flag: Flag) -> bool {
         self.d().flags.has(flag)

@@ -160,15 +160,19 @@ pub fn build_placed(
     let reps = if accesses { unroll.max(1) } else { 1 };
     let mut slots = data::Slots::new(placement);
     let mut lines = Vec::with_capacity(body.len() * reps);
+    // What runs before each instruction (a gather's mask and destination
+    // reset) touches no memory: emitted once, repeated with the body.
+    let resets = body
+        .iter()
+        .map(|i| t.resets(i)?.iter().map(|r| emit(t, r)).collect())
+        .collect::<Result<Vec<Vec<Line>>, KernelError>>()?;
     for _ in 0..reps {
-        for inst in body {
+        for (inst, before) in body.iter().zip(&resets) {
             let placed = placeable(inst)
                 .then(|| t.at_offset(inst, 0))
                 .flatten()
                 .and_then(|_| t.at_offset(inst, slots.next(t.access_bytes(inst))));
-            for reset in t.resets(inst)? {
-                lines.push(emit(t, &reset)?);
-            }
+            lines.extend(before.iter().cloned());
             lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
     }

@@ -101,7 +101,7 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
     {
         return Some(Unrunnable::Memory(why));
     }
-    if mc.iter().any(|m| m.ty.is_vector_indexed()) && form.has(Flag::MayStore) {
+    if form.has_vector_index() && form.has(Flag::MayStore) {
         return Some(Unrunnable::Memory(
             "scatter (vector index operand): stores through a vector of addresses are not \
              measured yet",

@@ -59,7 +59,7 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
-            if row.form.operands().any(|o| o.ty().is_vector_indexed()) {
+            if row.form.has_vector_index() {
                 s.push_str(&format!(
                     "\tgather: the vector index holds lanes i × {} bytes (each element from a \
                      cache line of its own); before each gather its mask is set and its \

@@ -21,7 +21,7 @@ const CALLEE_SAVED: [&str; 6] = ["RBX", "RBP", "R12", "R13", "R14", "R15"];
 pub const UNCRITICAL: i64 = 0x4000_4000_4000_4000;
 
 /// The scratch register vector and mask initialisations go through.
-const SCRATCH: &str = "RAX";
+pub(super) const SCRATCH: &str = "RAX";
 
 fn r(name: &str) -> Result<OpValue, EncodeError> {
     reg_of(A, name)
@@ -272,7 +272,7 @@ impl KernelFrame for X86_64 {
 }
 
 /// The first member of `class` inside `reg` (XMM3 of YMM3).
-fn first_sub_in(reg: Reg, class: &str) -> Result<Reg, EncodeError> {
+pub(super) fn first_sub_in(reg: Reg, class: &str) -> Result<Reg, EncodeError> {
     reg.all_sub_regs()
         .find(|s| container_in(A, class, *s) == Some(*s))
         .ok_or_else(|| EncodeError::Unsupported(format!("{} has no {class} part", reg.name())))

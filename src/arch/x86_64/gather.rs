@@ -16,6 +16,7 @@
 //!   before. gcc and clang emit the same pair before a gather in a loop,
 //!   so the throughput winic reports is a gather's as loops run it.
 
+use super::frame::{first_sub_in, SCRATCH};
 use crate::arch::{container_in, inst_of, reg_of, EncodeError, Inst, OpValue};
 use crate::isa::{Arch, Reg};
 use iced_x86::OpCodeOperandKind as OK;
@@ -25,6 +26,9 @@ const A: Arch = Arch::X86_64;
 /// The vector index of each VSIB operand of `inst` with the bytes of its
 /// lanes, from the operand kind iced gives the form (`mem_vsib32y`: 4).
 pub fn vector_indexes(inst: &Inst) -> Vec<(Reg, u32)> {
+    if !inst.form.has_vector_index() {
+        return Vec::new();
+    }
     let Ok(plan) = super::plan_of(&inst.form) else {
         return Vec::new();
     };
@@ -109,7 +113,7 @@ pub fn init_lanes(reg: Reg, lane_bytes: u32) -> Result<(Reg, Vec<Inst>), EncodeE
             )))
         }
     };
-    let (rax, xv, rv) = (reg_of(A, "RAX")?, OpValue::Reg(x), OpValue::Reg(reg));
+    let (rax, xv, rv) = (reg_of(A, SCRATCH)?, OpValue::Reg(x), OpValue::Reg(reg));
     let shift = crate::arch::LANE_STEP.trailing_zeros() as i64;
     let (movq, pinsrq) = if evex {
         ("VMOV64toPQIZrr", "VPINSRQZrr")
@@ -129,15 +133,12 @@ pub fn init_lanes(reg: Reg, lane_bytes: u32) -> Result<(Reg, Vec<Inst>), EncodeE
     ))
 }
 
-/// The xmm register inside `reg` (XMM3 of ZMM3).
+/// The xmm register `reg` is or holds (XMM3 of ZMM3).
 fn xmm_of(reg: Reg) -> Result<Reg, EncodeError> {
-    container_in(A, "VR128X", reg)
-        .filter(|x| *x == reg)
-        .or_else(|| {
-            reg.all_sub_regs()
-                .find(|s| container_in(A, "VR128X", *s) == Some(*s))
-        })
-        .ok_or_else(|| EncodeError::Unsupported(format!("{} has no xmm part", reg.name())))
+    if container_in(A, "VR128X", reg) == Some(reg) {
+        return Ok(reg);
+    }
+    first_sub_in(reg, "VR128X")
 }
 
 /// XMM16-XMM31: only EVEX encodes them.
@@ -224,8 +225,7 @@ mod tests {
         let t = crate::arch::x86_64::X86_64;
         let mut built = 0;
         for form in Isa::get(A).real_instrs() {
-            let gather = form.operands().any(|o| o.ty().is_vector_indexed());
-            if !gather || crate::kernel::shape::skip_reason(&t, form).is_some() {
+            if !form.has_vector_index() || crate::kernel::shape::skip_reason(&t, form).is_some() {
                 continue;
             }
             let body = crate::kernel::shape::throughput(&t, form, 12).unwrap();

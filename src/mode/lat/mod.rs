@@ -1166,8 +1166,7 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         // A branch to the next instruction writes nothing a chain
         // could follow: its cost is TP's (taken and not taken).
         let branch = form.has(crate::isa::Flag::IsBranch);
-        let gather = form.operands().any(|o| o.ty().is_vector_indexed());
-        if gather {
+        if form.has_vector_index() {
             return Some(Skip::Gather);
         }
         edgeless.then_some(if branch {
