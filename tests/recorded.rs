@@ -54,11 +54,34 @@ fn ports_text(id: &str, core: &Path, dir: &Path) -> Vec<String> {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{id} ports: {err}");
     let text = String::from_utf8_lossy(&out.stdout);
+    let missing = unrecorded_outside_held_back(&text);
     assert!(
-        !text.contains("not in the raw file"),
-        "{id} ports: the rules ask for kernels the run did not measure"
+        missing.is_empty(),
+        "{id} ports: the rules ask for kernels the run did not measure:\n{}",
+        missing.join("\n")
     );
     text.lines().map(String::from).collect()
+}
+
+/// The lines of a `ports` replay that name a kernel the recording lacks,
+/// except the held-back mixes'. Those are drawn from the fit's mapping,
+/// so a rule that moves any measured value (a tie between two class
+/// representatives is enough) draws other mixes than the recorded run
+/// did; on a core that can be recorded again the next recording has them
+/// (`scripts/record-fixture.sh`), on one that cannot, the replay shows
+/// them unmeasured and `expected-ports.txt` says so.
+fn unrecorded_outside_held_back(text: &str) -> Vec<String> {
+    let mut held_back = false;
+    let mut missing = Vec::new();
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            held_back = line.starts_with("held-back mixes");
+        }
+        if !held_back && line.contains("not in the raw file") {
+            missing.push(line.to_string());
+        }
+    }
+    missing
 }
 
 /// The lines of `got` against those `path` holds: each gone or new one,
@@ -305,5 +328,20 @@ fn each_core(failing: &str, check: &dyn Fn(&str, &Path, &Path, bool) -> Vec<Stri
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+/// Only the held-back mixes of a replay may lack their kernels.
+#[test]
+fn only_held_back_mixes_may_be_unrecorded() {
+    let text = "every form alone: 3 forms\n\
+                held-back mixes of three forms, not used in the fit: 0 of 0\n  \
+                A + B + C  1:1:1  -  not in the raw file: the recorded run did not measure this kernel pair\n\
+                loads and stores: MOV64rm\n";
+    assert!(unrecorded_outside_held_back(text).is_empty());
+    let text = format!("{text}line splits:\n  MOV64rm  -  not in the raw file\n");
+    assert_eq!(
+        unrecorded_outside_held_back(&text),
+        ["  MOV64rm  -  not in the raw file"]
     );
 }

@@ -749,7 +749,7 @@ fn second_look_line(before: (usize, usize, usize), after: (usize, usize, usize))
     }
     let rest = if retried < wanted {
         format!(
-            "; {} kept their first values: a second look improved too few (the core's other \
+            "; {} kept their first values: a second look changed too few (the core's other \
              hardware thread stayed busy)",
             wanted - retried
         )
@@ -758,7 +758,8 @@ fn second_look_line(before: (usize, usize, usize), after: (usize, usize, usize))
     };
     format!(
         "  second look: {wanted} bodies wanted one (noisy, or judged by a probe that later \
-         proved slow), {retried} got it, {improved} came out better{rest}\n"
+         proved slow), {retried} got it, {improved} changed by it (each kernel's fastest time of \
+         both looks){rest}\n"
     )
 }
 
@@ -838,7 +839,7 @@ mod tests {
         assert_eq!(second_look_line((5, 5, 1), (5, 5, 1)), "");
         let all = second_look_line((5, 5, 1), (105, 105, 40));
         assert!(all.contains("100 bodies wanted one"), "{all}");
-        assert!(all.contains("100 got it, 39 came out better"), "{all}");
+        assert!(all.contains("100 got it, 39 changed by it"), "{all}");
         assert!(!all.contains("kept"), "{all}");
         let cut = second_look_line((0, 0, 0), (9904, 256, 6));
         assert!(cut.contains("9648 kept their first values"), "{cut}");

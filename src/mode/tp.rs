@@ -1039,7 +1039,7 @@ mod tests {
         );
         // Reported twice: the upper bound first, then with the helper (and
         // once more in between when a noisy first measurement was taken
-        // again and came out better).
+        // again and changed).
         assert!((2..=3).contains(&seen.len()), "{seen:?}");
         assert!(seen.iter().all(|n| *n == "ADC64rr"), "{seen:?}");
         let Outcome::Measured(m) = &rows[0].outcome else {
