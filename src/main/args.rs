@@ -81,7 +81,7 @@ pub enum Command {
     /// core's other hardware thread was idle (on an SMT machine, keep it
     /// idle: winic waits for such rounds). Memory operands address
     /// winic's data area at 0x40000000, each access of its own block.
-    /// Forms that cannot run (gathers, string operations, most control
+    /// Forms that cannot run (scatters, string operations, most control
     /// flow, privileged, missing features …) are skipped with the reason;
     /// faults (SIGILL …) are recorded and the run goes on. Results go to the report file
     /// (report_TP_<timestamp>.txt in the current directory) as they come;
