@@ -173,8 +173,12 @@ impl Operands for X86_64 {
 
     /// By LLVM's printer of the memory operand (`qword` 8, `zmmword` 64;
     /// a broadcast reads one element); 64 where it names no size
-    /// (`prefetch`, `fxsave`: at least a line).
+    /// (`prefetch`, `fxsave`: at least a line); a gather's or scatter's
+    /// the span of its lanes ([`gather::footprint`]).
     fn access_bytes(&self, inst: &Inst) -> u32 {
+        if let Some(bytes) = gather::footprint(inst) {
+            return bytes;
+        }
         inst.form
             .mc_operands()
             .iter()

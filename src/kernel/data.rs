@@ -79,7 +79,8 @@ pub const BESIDE_CHASE: i32 = -2 * FIRST_DISP;
 const _: () = assert!(VALUE_BYTES as i64 + (BESIDE_CHASE as i64) > (LINKED + 64) as i64);
 
 /// Where the accesses of one kernel go: one after the other, each a block
-/// of its own size aligned to that size (8 to 64 bytes), as a loop
+/// of its own size aligned to that size (8 to 64 bytes; a gather's or
+/// scatter's spans its lanes, up to [`MAX_BLOCK`]), as a loop
 /// streaming through an array touches them: no two overlap, so no copy
 /// waits on another through memory and no store aliases a load, while
 /// accesses of a few bytes share cache lines as real code's do (stores to
@@ -108,6 +109,13 @@ pub enum Placement {
     Misaligned,
 }
 
+/// The largest block an access takes: the 16 lanes of a gather or
+/// scatter, a line each ([`crate::arch::LANE_STEP`]).
+pub const MAX_BLOCK: u32 = 16 * 64;
+
+const _: () =
+    assert!(MAX_BLOCK as u64 == 16 * crate::arch::LANE_STEP && 8 * MAX_BLOCK as i32 <= SPAN);
+
 /// The cache line every core winic targets has.
 pub const LINE: i32 = 64;
 
@@ -121,9 +129,9 @@ impl Slots {
     }
 
     /// The displacement (from a base holding [`VALUES`]) of the next
-    /// access of `bytes` bytes.
+    /// access of `bytes` bytes (up to [`MAX_BLOCK`]: a gather's lanes).
     pub fn next(&mut self, bytes: u32) -> i32 {
-        let size = (bytes.clamp(8, 64)).next_power_of_two() as i32;
+        let size = (bytes.clamp(8, MAX_BLOCK)).next_power_of_two() as i32;
         let off = match self.placement {
             Placement::LineSplit => return self.next_split(size),
             Placement::Aligned => 0,
@@ -162,8 +170,8 @@ impl Slots {
 pub fn slots_note() -> String {
     format!(
         "the bases hold {VALUES:#x} (winic's data area: every word {WORD:#x}); \
-         the kernel's accesses take consecutive blocks of their own size from \
-         displacement {FIRST_DISP} on (through {SPAN} bytes, then again), so no copy \
+         the kernel's accesses take consecutive blocks of their own size (a gather's or \
+         scatter's: its lanes') from displacement {FIRST_DISP} on (through {SPAN} bytes, then again), so no copy \
          waits on another through memory and no store aliases a load; the lines \
          above show displacement 0"
     )

@@ -92,20 +92,14 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
     if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) && !anyway {
         return Some(Unrunnable::PcRelative);
     }
-    // Gathers run (x86 VSIB: the kernel sets the vector index to lanes
-    // inside the data area and resets the mask before each); scatters not.
+    // Gathers and scatters run (x86 VSIB: the kernel sets the vector
+    // index to lanes inside the data area and resets the mask before each).
     if let Some(why) = mc
         .iter()
         .filter(|m| !m.ty.is_vector_indexed())
         .find_map(|m| m.ty.unplain_memory())
     {
         return Some(Unrunnable::Memory(why));
-    }
-    if form.has_vector_index() && form.has(Flag::MayStore) {
-        return Some(Unrunnable::Memory(
-            "scatter (vector index operand): stores through a vector of addresses are not \
-             measured yet",
-        ));
     }
     let memory = mc.iter().any(|m| m.ty.kind() == OperandKind::Mem);
     if !memory && !reg_imm_only(&form) && !anyway {

@@ -44,9 +44,9 @@ impl fmt::Display for Skip {
                 f.write_str("no sub-latency: reads or writes no register a chain can run through")
             }
             Skip::Gather => f.write_str(
-                "a gather: its kernels set the mask and zero the destination before each (a \
-                 gather clears its mask), which breaks every chain through them; latency not \
-                 measured yet (TP measures its throughput)",
+                "a gather or scatter: its kernels set the mask before each (and zero a \
+                 gather's destination; both clear their mask), which breaks every chain \
+                 through them; latency not measured yet (TP measures its throughput)",
             ),
         }
     }
