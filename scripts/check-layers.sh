@@ -34,7 +34,7 @@ LAYERS=(
   "probe"                       # the host's features its source cannot report, tried in a child
   "runcheck"                    # every form's kernels run once
   "db report lock"              # the results database, the report file, one run per database
-  "mode export compare"         # TP and LAT runs (their rows' report blocks too); a database as an OSACA file; two databases compared
+  "mode export compare html"    # TP and LAT runs (their rows' report blocks too); a database as an OSACA file; two databases compared; a page of databases
   "main"                        # the CLI (src/main.rs and src/main/, through `winic::`)
 )
 

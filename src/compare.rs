@@ -78,7 +78,7 @@ pub struct Comparison {
 }
 
 /// The arch whose forms `db`'s names are: the one that knows most of them.
-fn arch_of(db: &Database) -> Option<Arch> {
+pub fn arch_of(db: &Database) -> Option<Arch> {
     [Arch::X86_64, Arch::Aarch64, Arch::Riscv64]
         .into_iter()
         .map(|a| {
@@ -97,7 +97,7 @@ fn arch_of(db: &Database) -> Option<Arch> {
 
 /// The extension of form `name` of `arch`: its first predicate without
 /// LLVM's `Has` (`AVX512`), `base` when it needs none.
-fn extension(arch: Arch, name: &str) -> String {
+pub fn extension(arch: Arch, name: &str) -> String {
     Isa::get(arch)
         .instr(name)
         .and_then(|i| i.predicates().map(|p| p.name()).find(|n| *n != "true"))

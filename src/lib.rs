@@ -27,6 +27,7 @@ pub mod elf;
 pub mod error;
 pub mod exec;
 pub mod export;
+pub mod html;
 pub mod inspect;
 pub mod interrupt;
 pub mod isa;

@@ -39,6 +39,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Selfcheck(a) => commands::selfcheck(a, &mut out),
         Command::Analyse(a) => commands::analyse(a, f, &mut out),
         Command::Compare(a) => commands::compare(a, &mut out),
+        Command::Html(a) => commands::html(a, &mut out),
         Command::Tp(a) => commands::run_mode(Mode::Tp, a, f, &mut out),
         Command::Lat(a) => commands::run_mode(Mode::Lat, a, f, &mut out),
         Command::Runcheck(a) => commands::runcheck(a, &mut out),

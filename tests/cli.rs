@@ -2224,3 +2224,40 @@ fn x86_gathers_and_scatters_are_measured_with_their_mask_reset() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `winic html` refuses bad input naming the file, exit 2, and writes a
+/// page of a good database that says where it went.
+#[test]
+fn html_names_the_bad_file_and_writes_the_page() {
+    let dir = scratch("html");
+    let out = dir.join("page");
+    let missing = dir.join("none.yaml");
+    let o = winic(&[
+        "html",
+        missing.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("none.yaml: no such database file"),
+        "{}",
+        stderr(&o)
+    );
+    let db = dir.join("db.yaml");
+    std::fs::write(
+        &db,
+        "---\n- llvmName: ADD64rr\n  name: add\n  latency: 1\n  throughput: 0.25\n...\n",
+    )
+    .unwrap();
+    let o = winic(&["html", db.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("(1 forms of x86_64, 1 databases: db.yaml;"),
+        "{}",
+        stdout(&o)
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("\"n\":\"ADD64rr\""), "{page}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

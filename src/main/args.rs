@@ -132,6 +132,17 @@ pub enum Command {
     /// --allow says (a CI job's regression check between two runs, two
     /// machines or two winic versions).
     Compare(CompareArgs),
+    /// Write one static page showing databases side by side, as
+    /// uops.info's table does: a row per form (LLVM name, an assembly
+    /// instance, extension), a column group per database (throughput,
+    /// latency, inferred ports), filters by name (a regular expression),
+    /// extension and "differs by more than N%", sorting on any column,
+    /// a form's detail (operands, every sub-latency with its range), and
+    /// pictures of how each database differs from the first. Everything
+    /// is inline in DIR/index.html: it opens without a network. Each
+    /// column group is named by --label, else by the CPU of the raw file
+    /// beside the database (DB.TP.raw), else by the file's name.
+    Html(HtmlArgs),
     /// Run every form's kernels once, untimed: the throughput kernel (up to
     /// 12 independent copies) and the latency kernel (a chain), each
     /// ITERATIONS=64 times in a forked child. Proves that what TP and LAT
@@ -386,6 +397,23 @@ pub struct CompareArgs {
     /// Differences listed, the largest first.
     #[arg(long, value_name = "N", default_value_t = 30, value_parser = whole::<usize>(0, u64::MAX), allow_negative_numbers = true)]
     pub top: usize,
+}
+
+/// The options of `winic html`.
+#[derive(clap::Args)]
+pub struct HtmlArgs {
+    /// The databases (winic's or WINIC's YAML), all of one arch; the
+    /// first is the one the others are compared with.
+    #[arg(value_name = "DB", required = true, num_args = 1..)]
+    pub dbs: Vec<std::path::PathBuf>,
+    /// The directory the page goes into (DIR/index.html; made when
+    /// missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: std::path::PathBuf,
+    /// The name of a database's column group, one per database in order
+    /// (`--label zen4 --label "Xeon 8480"`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Vec<String>,
 }
 
 /// The options of `winic runcheck`.

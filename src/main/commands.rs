@@ -3,8 +3,8 @@
 //! function per command; `main` only dispatches.
 
 use crate::args::{
-    allowed_cpu, AnalyseArgs, CompareArgs, EmitArgs, ExportArgs, ListArgs, ManArgs, ModeArgs,
-    PortsArgs, RuncheckArgs, SelfcheckArgs, ShowArgs,
+    allowed_cpu, AnalyseArgs, CompareArgs, EmitArgs, ExportArgs, HtmlArgs, ListArgs, ManArgs,
+    ModeArgs, PortsArgs, RuncheckArgs, SelfcheckArgs, ShowArgs,
 };
 use crate::progress::{eta_progress, progress};
 use std::io::Write;
@@ -173,6 +173,38 @@ pub fn analyse(
 
 /// `winic compare`: the forms two databases give different values; an
 /// error (exit 1) after the report when more differ than allowed.
+/// `winic html`: the page of the databases.
+pub fn html(a: HtmlArgs, out: &mut impl Write) -> Result<(), Error> {
+    let started = std::time::Instant::now();
+    let (arch, sources) = winic::html::load(&a.dbs, &a.label)?;
+    let path = winic::html::write(&a.output, arch, &sources)?;
+    let rows = {
+        let mut names: Vec<&str> = sources
+            .iter()
+            .flat_map(|s| s.db.entries.iter().map(|e| e.llvm_name.as_str()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    };
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    writeln!(
+        out,
+        "page: {} ({} forms of {arch}, {} databases: {}; {:.1} MiB, written in {:.1} s)",
+        path.display(),
+        rows,
+        sources.len(),
+        sources
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        size as f64 / f64::from(1 << 20),
+        started.elapsed().as_secs_f64()
+    )
+    .map_err(io)
+}
+
 pub fn compare(a: CompareArgs, out: &mut impl Write) -> Result<(), Error> {
     let load = |p: &std::path::Path| {
         if !p.is_file() {
