@@ -56,12 +56,12 @@ CROSS_TESTS=(analyse cli clock host_features interrupt no_leaks recorded)
 # OSACA (host python), the README and docs, the compaction scripts, the
 # published tables (real hardware only), the validation harness (x86
 # kernels read by winic's assembler).
-HOST_ONLY_TESTS=(compaction export loaders readme reference validation)
+HOST_ONLY_TESTS=(browser compaction export loaders readme reference validation)
 # Unit-test modules (libtest name prefixes) that cannot depend on the
 # target arch: the database and its YAML, the export, the tables' typed
 # view, list/show, the lock, measurement maths, reports, the port and
 # latency solvers, the assembler's text handling.
-HOST_ONLY_MODULES=(asm:: db:: export:: inspect:: isa:: lock:: measure:: mode::blocks::
+HOST_ONLY_MODULES=(asm:: db:: export:: html:: inspect:: isa:: lock:: measure:: mode::blocks::
   mode::lat::solve:: mode::ports:: mode::reason:: mode::tests:: raw:: report::)
 
 for f in "$repo"/tests/*.rs; do
