@@ -60,16 +60,21 @@ IFS=, read -ra parts <<<"$partitions"
 for p in "${parts[@]}"; do
   [[ $known == *" $p "* ]] || die "no partition '$p' (sinfo lists:$known)"
   mkdir -p "$out/$p"
+  # The job's settings in a file it reads: sbatch --export splits values
+  # at commas.
+  printf 'WINIC_PARTITION=%q\nWINIC_OUT=%q\nWINIC_BINARIES=%q\nWINIC_MODES=%q\nWINIC_ARGS=%q\n' \
+    "$p" "$out/$p" "$binaries" "$modes" "$args" > "$out/$p/job.env"
   id=$(sbatch --parsable --partition="$p" --nodes=1 --exclusive --time="$time" \
     --job-name="winic-$p" --output="$out/$p/job.log" \
-    --export=ALL,WINIC_PARTITION="$p",WINIC_OUT="$out/$p",WINIC_BINARIES="$binaries",WINIC_MODES="$modes",WINIC_ARGS="$args" \
-    "$here/winic-job.sh")
+    "$here/winic-job.sh" "$out/$p/job.env")
   echo "measure-partitions: $p: job $id"
   ids+=("${id%%;*}")
 done
 deps=$(IFS=:; echo "${ids[*]}")
+printf 'WINIC_OUT=%q\nWINIC_BINARIES=%q\nWINIC_PARTITIONS=%q\n' "$out" "$binaries" "$partitions" \
+  > "$out/page.env"
+# shellcheck disable=SC2086 # $wait is empty or one word
 id=$(sbatch --parsable $wait --partition="${parts[0]}" --nodes=1 --time=0:20:00 \
   --job-name=winic-page --output="$out/page.log" --dependency="afterany:$deps" \
-  --export=ALL,WINIC_OUT="$out",WINIC_BINARIES="$binaries",WINIC_PARTITIONS="$partitions" \
-  "$here/winic-page.sh")
+  "$here/winic-page.sh" "$out/page.env")
 echo "measure-partitions: the page: job ${id%%;*} (after ${ids[*]}); $out/page-<arch>/index.html"

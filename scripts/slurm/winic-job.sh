@@ -4,6 +4,9 @@
 # local disk, then `winic TP` and `winic LAT` into one database, copied
 # with its reports and raw files to WINIC_OUT.
 set -euo pipefail
+# The settings measure-partitions.sh wrote for this job.
+# shellcheck source=/dev/null
+source "${1:?usage: $0 SETTINGS-FILE (written by measure-partitions.sh)}"
 : "${WINIC_OUT:?}" "${WINIC_BINARIES:?}" "${WINIC_MODES:?}" "${WINIC_PARTITION:?}"
 arch=$(uname -m)
 bin="$WINIC_BINARIES/winic-$arch-linux"

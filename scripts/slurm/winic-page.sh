@@ -4,6 +4,9 @@
 # partition's first. A partition without a database (its job failed) is
 # named and left out.
 set -uo pipefail
+# The settings measure-partitions.sh wrote for this job.
+# shellcheck source=/dev/null
+source "${1:?usage: $0 SETTINGS-FILE (written by measure-partitions.sh)}"
 : "${WINIC_OUT:?}" "${WINIC_BINARIES:?}" "${WINIC_PARTITIONS:?}"
 bin="$WINIC_BINARIES/winic-$(uname -m)-linux"
 IFS=, read -ra parts <<<"$WINIC_PARTITIONS"
