@@ -168,15 +168,21 @@ fn instance(arch: Arch, name: &str) -> String {
         .map_or_else(|| form.asm_template().replace('\t', " "), |l| l.text)
 }
 
-/// The page's data: the databases and a row per form any of them holds,
-/// in LLVM name order.
-pub fn data(arch: Arch, sources: &[Source]) -> Value {
+/// The forms any of `sources` holds, in LLVM name order: the page's rows.
+pub fn names(sources: &[Source]) -> Vec<&str> {
     let mut names: Vec<&str> = sources
         .iter()
         .flat_map(|s| s.db.entries.iter().map(|e| e.llvm_name.as_str()))
         .collect();
     names.sort_unstable();
     names.dedup();
+    names
+}
+
+/// The page's data: the databases and a row per form any of them holds,
+/// in LLVM name order.
+pub fn data(arch: Arch, sources: &[Source]) -> Value {
+    let names = names(sources);
     let index: Vec<std::collections::HashMap<&str, &Entry>> = sources
         .iter()
         .map(|s| {

@@ -178,15 +178,7 @@ pub fn html(a: HtmlArgs, out: &mut impl Write) -> Result<(), Error> {
     let started = std::time::Instant::now();
     let (arch, sources) = winic::html::load(&a.dbs, &a.label)?;
     let path = winic::html::write(&a.output, arch, &sources)?;
-    let rows = {
-        let mut names: Vec<&str> = sources
-            .iter()
-            .flat_map(|s| s.db.entries.iter().map(|e| e.llvm_name.as_str()))
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names.len()
-    };
+    let rows = winic::html::names(&sources).len();
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
     writeln!(
         out,
