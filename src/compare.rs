@@ -106,20 +106,35 @@ pub fn extension(arch: Arch, name: &str) -> String {
         })
 }
 
+/// The database file `path`, which must exist (a missing one is not an
+/// empty database here, as it is for a run's output).
+pub fn load(path: &Path) -> Result<Database, Error> {
+    if !path.is_file() {
+        return Err(Error::BadInput(format!(
+            "{}: no such database file",
+            path.display()
+        )));
+    }
+    Database::load(path)
+}
+
+/// The arch of `db`'s forms ([`arch_of`]), or an error naming its file
+/// `path` and saying there is nothing `to` do (`"compare"`, `"show"`).
+pub fn arch_named(db: &Database, path: &Path, to: &str) -> Result<Arch, Error> {
+    arch_of(db).ok_or_else(|| {
+        Error::BadInput(format!(
+            "{}: no form of any arch winic knows ({} entries): nothing to {to}",
+            path.display(),
+            db.entries.len()
+        ))
+    })
+}
+
 /// Compares `a` and `b` (the files `pa` and `pb`, for errors): an error
 /// naming the file when one has no form, or when they are of different
 /// arches.
 pub fn compare(a: &Database, pa: &Path, b: &Database, pb: &Path) -> Result<Comparison, Error> {
-    let arch = |db: &Database, p: &Path| {
-        arch_of(db).ok_or_else(|| {
-            Error::BadInput(format!(
-                "{}: no form of any arch winic knows ({} entries): nothing to compare",
-                p.display(),
-                db.entries.len()
-            ))
-        })
-    };
-    let (xa, xb) = (arch(a, pa)?, arch(b, pb)?);
+    let (xa, xb) = (arch_named(a, pa, "compare")?, arch_named(b, pb, "compare")?);
     if xa != xb {
         return Err(Error::BadInput(format!(
             "{} holds {xa} forms and {} {xb} forms: compare databases of one arch",

@@ -49,20 +49,8 @@ pub fn load(paths: &[PathBuf], labels: &[String]) -> Result<(Arch, Vec<Source>),
     let mut sources = Vec::new();
     let mut arch: Option<(Arch, &Path)> = None;
     for (i, path) in paths.iter().enumerate() {
-        if !path.is_file() {
-            return Err(Error::BadInput(format!(
-                "{}: no such database file",
-                path.display()
-            )));
-        }
-        let db = Database::load(path)?;
-        let a = crate::compare::arch_of(&db).ok_or_else(|| {
-            Error::BadInput(format!(
-                "{}: no form of any arch winic knows ({} entries): nothing to show",
-                path.display(),
-                db.entries.len()
-            ))
-        })?;
+        let db = crate::compare::load(path)?;
+        let a = crate::compare::arch_named(&db, path, "show")?;
         match arch {
             Some((first, p)) if first != a => {
                 return Err(Error::BadInput(format!(

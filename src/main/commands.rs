@@ -171,8 +171,6 @@ pub fn analyse(
     run_request(&req, out)
 }
 
-/// `winic compare`: the forms two databases give different values; an
-/// error (exit 1) after the report when more differ than allowed.
 /// `winic html`: the page of the databases.
 pub fn html(a: HtmlArgs, out: &mut impl Write) -> Result<(), Error> {
     let started = std::time::Instant::now();
@@ -197,16 +195,10 @@ pub fn html(a: HtmlArgs, out: &mut impl Write) -> Result<(), Error> {
     .map_err(io)
 }
 
+/// `winic compare`: the forms two databases give different values; an
+/// error (exit 1) after the report when more differ than allowed.
 pub fn compare(a: CompareArgs, out: &mut impl Write) -> Result<(), Error> {
-    let load = |p: &std::path::Path| {
-        if !p.is_file() {
-            return Err(Error::BadInput(format!(
-                "{}: no such database file",
-                p.display()
-            )));
-        }
-        winic::db::Database::load(p)
-    };
+    let load = winic::compare::load;
     let (da, db) = (load(&a.a)?, load(&a.b)?);
     let c = winic::compare::compare(&da, &a.a, &db, &a.b)?;
     let threshold = f64::from(a.threshold) / 100.0;

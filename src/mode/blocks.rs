@@ -60,21 +60,16 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 ));
             }
             if row.form.has_vector_index() {
+                let (what, reset) = if row.form.has(crate::isa::Flag::MayStore) {
+                    ("scatter", "its mask is set")
+                } else {
+                    ("gather", "its mask is set and its destination zeroed")
+                };
                 s.push_str(&format!(
-                    "\t{}: the vector index holds lanes i × {} bytes (each element in a cache \
-                     line of its own, each copy in lines of its own); before each {} (the lines \
-                     above), as compilers emit it\n",
-                    if row.form.has(crate::isa::Flag::MayStore) {
-                        "scatter"
-                    } else {
-                        "gather"
-                    },
+                    "\t{what}: the vector index holds lanes i × {} bytes (each element in a \
+                     cache line of its own, each copy in lines of its own); before each {what} \
+                     {reset} (the lines above), as compilers emit it\n",
                     crate::arch::LANE_STEP,
-                    if row.form.has(crate::isa::Flag::MayStore) {
-                        "scatter its mask is set"
-                    } else {
-                        "gather its mask is set and its destination zeroed"
-                    }
                 ));
             }
             s.push_str(&format!(

@@ -24,10 +24,11 @@ pub enum Skip {
     Branch,
     /// LAT: it reads or writes no register a chain can run through.
     NoSubLatency,
-    /// LAT: a gather, whose kernels reset its mask and destination before
-    /// each ([`crate::arch::Operands::resets`]): every chain through them
-    /// would be broken.
-    Gather,
+    /// LAT: a gather or scatter, whose kernels reset its mask (and a
+    /// gather's destination) before each
+    /// ([`crate::arch::Operands::resets`]): every chain through them would
+    /// be broken.
+    VectorIndexed,
 }
 
 impl fmt::Display for Skip {
@@ -43,7 +44,7 @@ impl fmt::Display for Skip {
             Skip::NoSubLatency => {
                 f.write_str("no sub-latency: reads or writes no register a chain can run through")
             }
-            Skip::Gather => f.write_str(
+            Skip::VectorIndexed => f.write_str(
                 "a gather or scatter: its kernels set the mask before each (and zero a \
                  gather's destination; both clear their mask), which breaks every chain \
                  through them; latency not measured yet (TP measures its throughput)",

@@ -1167,7 +1167,7 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         // could follow: its cost is TP's (taken and not taken).
         let branch = form.has(crate::isa::Flag::IsBranch);
         if form.has_vector_index() {
-            return Some(Skip::Gather);
+            return Some(Skip::VectorIndexed);
         }
         edgeless.then_some(if branch {
             Skip::Branch
