@@ -85,11 +85,15 @@ fn shown(v: Option<f64>) -> String {
 }
 
 /// The recorded core `id`'s TP and LAT runs analysed into one database.
-fn recorded_db(id: &str, dir: &Path) -> PathBuf {
+/// The database of core `id`'s recorded TP and LAT runs (`winic
+/// analyse`), and the two reports the analysis wrote.
+fn recorded_db(id: &str, dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let core = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/raw")
         .join(id);
     let db = dir.join(format!("{id}.yaml"));
+    let reports = dir.join(format!("{id}-reports"));
+    std::fs::create_dir_all(&reports).unwrap();
     for mode in ["TP", "LAT"] {
         let raw = dir.join(format!("{id}.{mode}.raw"));
         let o = Command::new("gzip")
@@ -98,19 +102,19 @@ fn recorded_db(id: &str, dir: &Path) -> PathBuf {
             .output()
             .unwrap();
         std::fs::write(&raw, o.stdout).unwrap();
-        let o = winic_command(&[
-            "analyse",
-            raw.to_str().unwrap(),
-            "-o",
-            db.to_str().unwrap(),
-            "--noReport",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
+        let o = winic_command(&["analyse", raw.to_str().unwrap(), "-o", db.to_str().unwrap()])
+            .current_dir(&reports)
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    db
+    let mut written: Vec<PathBuf> = std::fs::read_dir(&reports)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    written.sort();
+    assert_eq!(written.len(), 2, "{written:?}");
+    (db, written)
 }
 
 #[test]
@@ -122,24 +126,27 @@ fn the_page_filters_sorts_and_details_in_a_real_browser() {
         return skip("no Chromium on PATH (Debian's `chromium`; .ci/run installs it)");
     };
     let dir = Scratch::new("browser");
-    let (a, b) = (
+    let ((a, reports), (b, _)) = (
         recorded_db("zen4", dir.path()),
         recorded_db("zen5", dir.path()),
     );
     let out = dir.join("page");
-    let o = winic_command(&[
-        "html",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--label",
-        "zen4",
-        "--label",
-        "zen5",
-    ])
-    .output()
-    .unwrap();
+    let mut args = vec![
+        "html".to_string(),
+        a.display().to_string(),
+        b.display().to_string(),
+        "-o".into(),
+        out.display().to_string(),
+        "--label".into(),
+        "zen4".into(),
+        "--label".into(),
+        "zen5".into(),
+    ];
+    for r in &reports {
+        args.extend(["--report".to_string(), r.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = winic_command(&args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let page = out.join("index.html");
     let (da, db) = (Database::load(&a).unwrap(), Database::load(&b).unwrap());
@@ -227,6 +234,18 @@ fn the_page_filters_sorts_and_details_in_a_real_browser() {
     assert!(detail.contains("<h2>ADD64rr (add, "), "{detail}");
     assert!(detail.contains("<h3>zen4</h3>") && detail.contains("<h3>zen5</h3>"));
     assert!(detail.contains("<th>from</th><th>to</th><th>latency</th>"));
+    // What zen4's TP and LAT reports said of it, under zen4 only.
+    let (zen4, zen5) = detail.split_at(detail.find("<h3>zen5</h3>").unwrap());
+    for (mode, line) in [
+        ("Throughput", "ADD64rr ["),
+        ("Latency", "ADD64rr(0 -&gt; 0) ["),
+    ] {
+        let at = zen4
+            .find(&format!("<h4>{mode} report</h4><pre class=\"report\">"))
+            .unwrap_or_else(|| panic!("no {mode} report in {zen4}"));
+        assert!(zen4[at..].contains(line), "{mode}: {zen4}");
+    }
+    assert!(!zen5.contains("report</h4>"), "{zen5}");
 
     // A filter that is no regular expression says so.
     let d = dom(browser, &page, "q=(");

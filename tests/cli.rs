@@ -2259,5 +2259,20 @@ fn html_names_the_bad_file_and_writes_the_page() {
     );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(page.contains("\"n\":\"ADD64rr\""), "{page}");
+    // A --report that is no report (the database itself) is named.
+    let o = winic(&[
+        "html",
+        db.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("db.yaml is no winic report"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

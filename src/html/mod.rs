@@ -10,7 +10,10 @@
 //! shared, and opened by a test in a real browser
 //! (`scripts/browser-test.sh`).
 
+mod report;
 mod svg;
+
+pub use report::Report;
 
 use crate::db::{Database, Entry};
 use crate::error::Error;
@@ -28,12 +31,21 @@ pub struct Source {
     pub label: String,
     /// Its entries.
     pub db: Database,
+    /// The reports of the runs that wrote it (`--report`), whose lines for
+    /// a form its detail shows.
+    pub reports: Vec<Report>,
 }
 
 /// The databases `paths`, each named by `labels` where given (in order),
-/// all of one arch: an error naming the file for a file that is missing,
-/// does not parse or holds no form winic knows, and for two arches.
-pub fn load(paths: &[PathBuf], labels: &[String]) -> Result<(Arch, Vec<Source>), Error> {
+/// all of one arch, with the `reports` of the runs that wrote them: an
+/// error naming the file for a file that is missing, does not parse or
+/// holds no form winic knows, for two arches, and for a report that names
+/// none of the databases.
+pub fn load(
+    paths: &[PathBuf],
+    labels: &[String],
+    reports: &[PathBuf],
+) -> Result<(Arch, Vec<Source>), Error> {
     if paths.is_empty() {
         return Err(Error::BadInput(
             "no database given: winic html DB... -o DIR".into(),
@@ -72,9 +84,43 @@ pub fn load(paths: &[PathBuf], labels: &[String]) -> Result<(Arch, Vec<Source>),
             path: path.clone(),
             label,
             db,
+            reports: Vec::new(),
         });
     }
+    for path in reports {
+        let r = Report::read(path)?;
+        let i = report_owner(&sources, &r)?;
+        sources[i].reports.push(r);
+    }
     Ok((arch.expect("at least one database").0, sources))
+}
+
+/// Which of `sources` report `r` goes with: the database of the file name
+/// its run wrote, or the only database of the page.
+fn report_owner(sources: &[Source], r: &Report) -> Result<usize, Error> {
+    let named: Vec<usize> = (0..sources.len())
+        .filter(|&i| file_name(&sources[i].path) == r.output)
+        .collect();
+    match named[..] {
+        [i] => Ok(i),
+        [] if sources.len() == 1 => Ok(0),
+        _ => Err(Error::BadInput(format!(
+            "report {} is of the run that wrote {}, which {} of the databases ({}) is named: \
+             give a report beside the database its run wrote, or one database",
+            r.path.display(),
+            r.output,
+            if named.is_empty() {
+                "none"
+            } else {
+                "more than one"
+            },
+            sources
+                .iter()
+                .map(|s| file_name(&s.path))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// The CPU the raw file of a TP or LAT run written beside `db` names
@@ -180,6 +226,10 @@ pub fn data(arch: Arch, sources: &[Source]) -> Value {
                 .collect()
         })
         .collect();
+    // Report lines, each distinct line once (`lines`): many forms share
+    // a line (a skip reason, the memory note).
+    let mut lines: Vec<&str> = Vec::new();
+    let mut line_no: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let rows: Vec<Value> = names
         .iter()
         .map(|&n| {
@@ -187,16 +237,44 @@ pub fn data(arch: Arch, sources: &[Source]) -> Value {
                 .iter()
                 .find_map(|m| m.get(n).map(|e| e.name.clone()))
                 .unwrap_or_default();
-            json!({
+            let mut row = json!({
                 "n": n,
                 "m": mnemonic,
                 "asm": instance(arch, n),
                 "ext": crate::compare::extension(arch, n),
                 "v": index.iter().map(|m| m.get(n).map_or(Value::Null, |e| values(e))).collect::<Vec<_>>(),
-            })
+            });
+            let said: Vec<Value> = sources
+                .iter()
+                .map(|s| {
+                    let blocks: Vec<Value> = s
+                        .reports
+                        .iter()
+                        .filter_map(|r| Some((&r.mode, r.sections.get(n)?)))
+                        .map(|(mode, ls)| {
+                            let at: Vec<usize> = ls
+                                .iter()
+                                .map(|l| {
+                                    *line_no.entry(l.as_str()).or_insert_with(|| {
+                                        lines.push(l.as_str());
+                                        lines.len() - 1
+                                    })
+                                })
+                                .collect();
+                            json!([mode, at])
+                        })
+                        .collect();
+                    Value::Array(blocks)
+                })
+                .collect();
+            if said.iter().any(|b| b.as_array().is_some_and(|b| !b.is_empty())) {
+                row["r"] = Value::Array(said);
+            }
+            row
         })
         .collect();
     json!({
+        "lines": lines,
         "arch": arch.to_string(),
         "dbs": sources.iter().map(|s| json!({
             "label": s.label,

@@ -174,6 +174,11 @@ function detail() {
   box.appendChild(text("p", r.asm, "asm"));
   r.v.forEach((v, i) => {
     box.appendChild(text("h3", DBS[i].label));
+    // What the runs' reports (--report) said of the form.
+    ((r.r || [])[i] || []).forEach(([mode, at]) => {
+      box.appendChild(text("h4", mode + " report"));
+      box.appendChild(text("pre", at.map((k) => DATA.lines[k]).join("\n"), "report"));
+    });
     if (!v) {
       box.appendChild(text("p", "not in this database"));
       return;

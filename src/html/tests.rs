@@ -52,7 +52,7 @@ fn the_page_holds_every_form_of_every_database_in_one_row() {
             entry("VADDPDZrr", Some(0.5), Some(3.0)),
         ],
     );
-    let (arch, sources) = load(&[a, b], &["zen4".into()]).unwrap();
+    let (arch, sources) = load(&[a, b], &["zen4".into()], &[]).unwrap();
     assert_eq!(arch, Arch::X86_64);
     assert_eq!(sources[0].label, "zen4");
     assert_eq!(sources[1].label, "b.yaml");
@@ -87,30 +87,30 @@ fn the_page_holds_every_form_of_every_database_in_one_row() {
 fn bad_databases_are_refused_naming_the_file() {
     let dir = scratch("bad");
     let missing = dir.join("none.yaml");
-    let e = load(&[missing], &[]).unwrap_err().to_string();
+    let e = load(&[missing], &[], &[]).unwrap_err().to_string();
     assert!(e.contains("none.yaml: no such database file"), "{e}");
     let broken = dir.join("broken.yaml");
     std::fs::write(&broken, "- llvmName: [unclosed\n").unwrap();
-    let e = load(&[broken], &[]).unwrap_err().to_string();
+    let e = load(&[broken], &[], &[]).unwrap_err().to_string();
     assert!(e.contains("broken.yaml"), "{e}");
     let unknown = save(
         &dir,
         "unknown.yaml",
         vec![entry("NOSUCHFORM", Some(1.0), None)],
     );
-    let e = load(&[unknown], &[]).unwrap_err().to_string();
+    let e = load(&[unknown], &[], &[]).unwrap_err().to_string();
     assert!(
         e.contains("unknown.yaml: no form of any arch winic knows"),
         "{e}"
     );
     let x86 = save(&dir, "x86.yaml", vec![entry("ADD64rr", Some(0.25), None)]);
     let arm = save(&dir, "arm.yaml", vec![entry("ADDXrr", Some(0.25), None)]);
-    let e = load(&[x86.clone(), arm], &[]).unwrap_err().to_string();
+    let e = load(&[x86.clone(), arm], &[], &[]).unwrap_err().to_string();
     assert!(
         e.contains("x86.yaml holds x86_64 forms and") && e.contains("arm.yaml aarch64"),
         "{e}"
     );
-    let e = load(&[x86], &["a".into(), "b".into()])
+    let e = load(&[x86], &["a".into(), "b".into()], &[])
         .unwrap_err()
         .to_string();
     assert!(e.contains("2 labels for 1 databases"), "{e}");
@@ -137,7 +137,7 @@ fn a_database_is_named_by_the_cpu_of_its_raw_file() {
         serde_json::to_string(&header).unwrap() + "\n",
     )
     .unwrap();
-    let (_, sources) = load(&[db], &[]).unwrap();
+    let (_, sources) = load(&[db], &[], &[]).unwrap();
     assert_eq!(sources[0].label, header.cpu);
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -147,9 +147,92 @@ fn text_is_escaped_and_the_data_cannot_end_its_script() {
     assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
     let dir = scratch("escape");
     let db = save(&dir, "db.yaml", vec![entry("ADD64rr", Some(0.25), None)]);
-    let (arch, sources) = load(&[db], &["</script><b>".into()]).unwrap();
+    let (arch, sources) = load(&[db], &["</script><b>".into()], &[]).unwrap();
     let page = page(arch, &sources);
     assert_eq!(page.matches("</script>").count(), 2, "{page}");
     assert!(page.contains("&lt;/script&gt;&lt;b&gt;"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn report(dir: &Path, file: &str, output: &str, form: &str, line: &str) -> PathBuf {
+    let p = dir.join(file);
+    std::fs::write(
+        &p,
+        format!(
+            "Timestamp: 2026-11-30_04-14-09\nCommand: winic TP -o {output}\nMode: Throughput\n\
+             -----{form}-----\n\t{line}\n\tkernel: 12 independent copies\n\t\tadd rcx, rdx\n\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn a_reports_lines_go_with_the_database_its_run_wrote_each_distinct_line_once() {
+    let dir = scratch("reports");
+    let a = save(&dir, "a.yaml", vec![entry("ADD64rr", Some(0.25), None)]);
+    let b = save(&dir, "b.yaml", vec![entry("ADD64rr", Some(0.5), None)]);
+    let ra = report(
+        &dir,
+        "ra.txt",
+        "/runs/a.yaml",
+        "ADD64rr",
+        "ADD64rr [0.250;0.250]",
+    );
+    let rb = report(&dir, "rb.txt", "b.yaml", "ADD64rr", "ADD64rr [0.500;0.500]");
+    // In any order: each by the file name its run wrote.
+    let (arch, sources) = load(&[a.clone(), b.clone()], &[], &[rb, ra]).unwrap();
+    assert_eq!(sources[0].reports.len(), 1);
+    assert_eq!(sources[0].reports[0].output, "a.yaml");
+    let d = data(arch, &sources);
+    let lines: Vec<&str> = d["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    // The kernel line both say is there once; its instructions are not.
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("add rcx")));
+    let said = &d["rows"][0]["r"];
+    let shown = |db: usize| -> Vec<&str> {
+        said[db][0][1]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| lines[k.as_u64().unwrap() as usize])
+            .collect()
+    };
+    assert_eq!(said[0][0][0], "Throughput");
+    assert_eq!(
+        shown(0),
+        ["ADD64rr [0.250;0.250]", "kernel: 12 independent copies"]
+    );
+    assert_eq!(shown(1)[0], "ADD64rr [0.500;0.500]");
+
+    // A report of a run that wrote neither database is refused, named.
+    let rc = report(&dir, "rc.txt", "c.yaml", "ADD64rr", "ADD64rr [1;1]");
+    let e = load(&[a.clone(), b], &[], std::slice::from_ref(&rc))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("rc.txt") && e.contains("c.yaml") && e.contains("a.yaml, b.yaml"),
+        "{e}"
+    );
+    // With one database it goes with that one; a form no report names
+    // has no lines.
+    let c = save(
+        &dir,
+        "c2.yaml",
+        vec![
+            entry("ADD64rr", Some(1.0), None),
+            entry("IMUL64rr", Some(1.0), None),
+        ],
+    );
+    let (arch, sources) = load(&[c], &[], &[rc]).unwrap();
+    let d = data(arch, &sources);
+    assert_eq!(d["rows"][0]["r"][0][0][0], "Throughput");
+    assert_eq!(d["rows"][1]["n"], "IMUL64rr");
+    assert!(d["rows"][1].get("r").is_none());
     std::fs::remove_dir_all(&dir).ok();
 }

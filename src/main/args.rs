@@ -414,6 +414,12 @@ pub struct HtmlArgs {
     /// (`--label zen4 --label "Xeon 8480"`).
     #[arg(long, value_name = "NAME")]
     pub label: Vec<String>,
+    /// A TP or LAT report (report_TP_<time>.txt) of a run that wrote one
+    /// of the databases: a form's detail shows its lines. It goes with the
+    /// database of the file name its `Command:` line wrote (`-o`), or with
+    /// the only database; repeat for several reports.
+    #[arg(long, value_name = "FILE")]
+    pub report: Vec<std::path::PathBuf>,
 }
 
 /// The options of `winic runcheck`.

@@ -174,7 +174,7 @@ pub fn analyse(
 /// `winic html`: the page of the databases.
 pub fn html(a: HtmlArgs, out: &mut impl Write) -> Result<(), Error> {
     let started = std::time::Instant::now();
-    let (arch, sources) = winic::html::load(&a.dbs, &a.label)?;
+    let (arch, sources) = winic::html::load(&a.dbs, &a.label, &a.report)?;
     let path = winic::html::write(&a.output, arch, &sources)?;
     let rows = winic::html::names(&sources).len();
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
