@@ -100,6 +100,9 @@ pub struct Counts {
     /// Of those, memory forms without a register form: loads and stores
     /// alone.
     pub memory_alone: usize,
+    /// Of those, memory forms whose register form's ports `winic ports`
+    /// inferred (the others' register part is spread by its throughput).
+    pub memory_on_inferred: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
     pub folded: usize,
     /// The base's top-level fields written as one pair where OSACA reads
@@ -303,11 +306,13 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         // register form is a plain copy (`movupd xmm, m128`
                         // of `movupd xmm, xmm`) is the access alone: the
                         // copy's micro-op is no part of it.
-                        let op: Vec<Value> = register_variant(&keys, &by_name, c)
-                            .filter(|r| {
-                                !isa.instr(&r.entries[0].0.llvm_name)
-                                    .is_some_and(|f| f.is_register_copy())
-                            })
+                        let register = register_variant(&keys, &by_name, c).filter(|r| {
+                            !isa.instr(&r.entries[0].0.llvm_name)
+                                .is_some_and(|f| f.is_register_copy())
+                        });
+                        let placed =
+                            register.is_some_and(|r| inferred_pressure(r.entries[0].0).is_some());
+                        let op: Vec<Value> = register
                             .and_then(|r| pressure_without_base(r, &ports))
                             .and_then(|pp| pp.as_sequence().cloned())
                             .unwrap_or_default();
@@ -318,6 +323,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         } else {
                             counts.memory_composed += 1;
                             counts.memory_alone += op.is_empty() as usize;
+                            counts.memory_on_inferred += placed as usize;
                             Some(memory::fit(op, mem, entry.throughput))
                         }
                     }
@@ -1473,8 +1479,11 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
                 n => format!(
                     "{n} memory forms as their loads and stores on winic's load and store ports \
                      plus their register form's ports ({} without a register form: loads and \
-                     stores alone), ",
-                    c.memory_alone
+                     stores alone; {} with the register form's inferred ports; {} with its ports \
+                     spread), ",
+                    c.memory_alone,
+                    c.memory_on_inferred,
+                    n - c.memory_alone - c.memory_on_inferred
                 ),
             },
             c.added - c.inferred - c.memory_composed

@@ -493,6 +493,34 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         (5, 4),
         "{text}"
     );
+    // `vaddpd ymm` has no inferred ports: its load-op form's register
+    // part is spread, and not counted as placed; with them, it is.
+    assert_eq!(counts.memory_on_inferred, 0, "{text}");
+    let mut add = entry("VADDPDYrr", Some(0.5), Some(3.0));
+    add.inferred_ports = vec![crate::db::PortUse {
+        cycles: 1.0,
+        ports: vec!["2".into(), "3".into()],
+    }];
+    let (placed, _) = export(
+        "nobase-memory-placed",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            entry("MOV64mr", Some(0.5), None),
+            add,
+            entry("VADDPDYrm", Some(0.5), Some(10.0)),
+        ],
+        None,
+    );
+    // The plain load and store are their accesses alone; the load-op
+    // form is placed.
+    assert_eq!(
+        (
+            placed.memory_composed,
+            placed.memory_alone,
+            placed.memory_on_inferred
+        ),
+        (3, 2, 1)
+    );
     let doc: Value = serde_yaml::from_str(&text).unwrap();
     let ports: Vec<&str> = doc["ports"]
         .as_sequence()
