@@ -107,13 +107,22 @@ pub fn extension(arch: Arch, name: &str) -> String {
 }
 
 /// The database file `path`, which must exist (a missing one is not an
-/// empty database here, as it is for a run's output).
+/// empty database here, as it is for a run's output); a TP report stands
+/// for its run's database ([`crate::report::read::Written::database`]).
 pub fn load(path: &Path) -> Result<Database, Error> {
     if !path.is_file() {
         return Err(Error::BadInput(format!(
             "{}: no such database file",
             path.display()
         )));
+    }
+    // A TP report (winic's or WINIC's) stands for the database its run
+    // wrote: its throughputs.
+    let head = std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b[..b.len().min(8192)]).into_owned())
+        .unwrap_or_default();
+    if crate::report::read::is_report(&head) {
+        return crate::report::read::Written::read(path)?.database();
     }
     Database::load(path)
 }

@@ -2259,6 +2259,37 @@ fn html_names_the_bad_file_and_writes_the_page() {
     );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(page.contains("\"n\":\"ADD64rr\""), "{page}");
+    // A TP report (WINIC's spelling) reads as the database of its run's
+    // throughputs, beside a YAML one, its lines in its own detail.
+    let report = dir.join("report_TP_2025-08-25_10-18-39.txt");
+    std::fs::write(
+        &report,
+        "Using existing database: genoa.yaml\nTimestamp: 2025-08-25_10-18-39\n\
+         Command: ./winic -f 1.5 TP -o genoa.yaml \nMode: Throughput\n\
+         -----ADD64rr-----\n\tADD64rr [0.252;0.252]\n\n\
+         -----ADD64rr_EVEX-----\n\tADD64rr_EVEX [ERROR_ILLEGAL_INSTRUCTION]\n\n",
+    )
+    .unwrap();
+    let o = winic(&["compare", db.to_str().unwrap(), report.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("x86_64 forms: 1 in both")
+            && stdout(&o).contains("throughput: 1 forms have it in both, 0 differ"),
+        "{}",
+        stdout(&o)
+    );
+    let o = winic(&[
+        "html",
+        db.to_str().unwrap(),
+        report.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("\"ADD64rr [0.252;0.252]\""), "{page}");
     // A --report that is no report (the database itself) is named.
     let o = winic(&[
         "html",

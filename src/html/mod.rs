@@ -10,10 +10,9 @@
 //! shared, and opened by a test in a real browser
 //! (`scripts/browser-test.sh`).
 
-mod report;
 mod svg;
 
-pub use report::Report;
+use crate::report::read::Written;
 
 use crate::db::{Database, Entry};
 use crate::error::Error;
@@ -33,7 +32,7 @@ pub struct Source {
     pub db: Database,
     /// The reports of the runs that wrote it (`--report`), whose lines for
     /// a form its detail shows.
-    pub reports: Vec<Report>,
+    pub reports: Vec<Written>,
 }
 
 /// The databases `paths`, each named by `labels` where given (in order),
@@ -88,16 +87,20 @@ pub fn load(
         });
     }
     for path in reports {
-        let r = Report::read(path)?;
+        let r = Written::read(path)?;
         let i = report_owner(&sources, &r)?;
         sources[i].reports.push(r);
     }
     Ok((arch.expect("at least one database").0, sources))
 }
 
-/// Which of `sources` report `r` goes with: the database of the file name
-/// its run wrote, or the only database of the page.
-fn report_owner(sources: &[Source], r: &Report) -> Result<usize, Error> {
+/// Which of `sources` report `r` goes with: the database that is the
+/// report itself (a TP report read as one), else the database of the file
+/// name its run wrote, or the only database of the page.
+fn report_owner(sources: &[Source], r: &Written) -> Result<usize, Error> {
+    if let Some(i) = sources.iter().position(|s| s.path == r.path) {
+        return Ok(i);
+    }
     let named: Vec<usize> = (0..sources.len())
         .filter(|&i| file_name(&sources[i].path) == r.output)
         .collect();

@@ -381,7 +381,8 @@ pub struct AnalyseArgs {
 /// The options of `winic compare`.
 #[derive(clap::Args)]
 pub struct CompareArgs {
-    /// The reference database (A).
+    /// The reference database (A): a YAML database, or a TP report
+    /// (winic's or WINIC's), read as its run's throughputs.
     #[arg(value_name = "A")]
     pub a: std::path::PathBuf,
     /// The database compared with it (B).
@@ -402,8 +403,9 @@ pub struct CompareArgs {
 /// The options of `winic html`.
 #[derive(clap::Args)]
 pub struct HtmlArgs {
-    /// The databases (winic's or WINIC's YAML), all of one arch; the
-    /// first is the one the others are compared with.
+    /// The databases (winic's or WINIC's YAML, or a TP report read as its
+    /// run's throughputs), all of one arch; the first is the one the others
+    /// are compared with.
     #[arg(value_name = "DB", required = true, num_args = 1..)]
     pub dbs: Vec<std::path::PathBuf>,
     /// The directory the page goes into (DIR/index.html; made when

@@ -3,7 +3,11 @@
 //! form with its value or the reason it has none, the kernel body, the raw
 //! timings and any warning. Written line by line and flushed per form, so
 //! a run killed at any moment keeps every finished block. The blocks are
-//! the modes' (`crate::mode::blocks`); this is the file.
+//! the modes' (`crate::mode::blocks`); this is the file. [`read`] reads
+//! one back: a form's lines for `winic html`, a TP report's throughputs as
+//! a database.
+
+pub mod read;
 
 use crate::error::Error;
 use std::fs::File;
