@@ -98,8 +98,9 @@ impl Written {
     /// A TP report's throughputs as a database: each form's last result
     /// line (`ADD64rr [0.252;0.252]`, `ADC64rr [?;1.001]`: lower and upper
     /// bound; the throughput is the lower, as the run's database writes
-    /// it), in the report's order, the mnemonic from LLVM's records of the
-    /// arch that knows most of the names. Lines without a value (`[NO
+    /// it), in the report's order, each entry named as a database names
+    /// the form in LLVM's records of the arch that knows most of the
+    /// report's names (a name they lack gives none). Lines without a value (`[NO
     /// KERNEL: …]`, `[SKIPPED: …]`, WINIC's `[ERROR_…]`) give no entry. A
     /// LAT report is refused: its operands are numbered as the run's
     /// database numbers them only in winic's, so its YAML is the database.
@@ -127,30 +128,18 @@ impl Written {
             .map(|&a| Isa::get(a))
             .max_by_key(|isa| values.iter().filter(|v| isa.instr(v.0).is_some()).count())
             .expect("three arches");
+        // Each as the run's database names it (mnemonic, operands).
         let entries = values
             .into_iter()
-            .map(|(n, min, max)| Entry {
-                llvm_name: n.clone(),
-                name: isa.instr(n).map_or_else(String::new, |f| {
-                    f.asm_template()
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_string()
-                }),
-                operands: Vec::new(),
-                measured: Measured {
+            .filter_map(|(n, min, max)| {
+                let mut e = Entry::for_form(isa.instr(n)?);
+                e.measured = Measured {
                     throughput: min,
                     throughput_min: min,
                     throughput_max: Some(max),
                     ..Measured::default()
-                },
-                vector_state: None,
-                vector_configs: Vec::new(),
-                inferred_ports: Vec::new(),
-                inferred_ports_misfit: None,
-                line_split_throughput: None,
-                misaligned_throughput: None,
+                };
+                Some(e)
             })
             .collect();
         Ok(Database { entries })
