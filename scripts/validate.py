@@ -18,6 +18,7 @@ environment (the only network step):
 """
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -198,9 +199,10 @@ def man_source(text):
 LOOP_ALIGN_LOG2 = 6
 
 
+@functools.lru_cache(maxsize=None)
 def gen_module():
     """validation/gen.py, whose loop finder names the marked loop's twin in
-    bench_small."""
+    bench_small (loaded once)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location(
         "gen", os.path.join(ROOT, "validation", "gen.py"))

@@ -12,6 +12,7 @@ use crate::db::Database;
 use crate::error::Error;
 use crate::isa::{Arch, Isa};
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 use std::path::Path;
 
 /// What is compared of a form.
@@ -79,20 +80,7 @@ pub struct Comparison {
 
 /// The arch whose forms `db`'s names are: the one that knows most of them.
 pub fn arch_of(db: &Database) -> Option<Arch> {
-    [Arch::X86_64, Arch::Aarch64, Arch::Riscv64]
-        .into_iter()
-        .map(|a| {
-            let isa = Isa::get(a);
-            let known = db
-                .entries
-                .iter()
-                .filter(|e| isa.instr(&e.llvm_name).is_some())
-                .count();
-            (known, a)
-        })
-        .filter(|(known, _)| *known > 0)
-        .max_by_key(|(known, _)| *known)
-        .map(|(_, a)| a)
+    Isa::arch_knowing(db.entries.iter().map(|e| e.llvm_name.as_str()))
 }
 
 /// The extension of form `name` of `arch`: its first predicate without
@@ -117,11 +105,13 @@ pub fn load(path: &Path) -> Result<Database, Error> {
         )));
     }
     // A TP report (winic's or WINIC's) stands for the database its run
-    // wrote: its throughputs.
-    let head = std::fs::read(path)
-        .map(|b| String::from_utf8_lossy(&b[..b.len().min(8192)]).into_owned())
-        .unwrap_or_default();
-    if crate::report::read::is_report(&head) {
+    // wrote: its throughputs. Its header is in its first lines; only they
+    // are read here (a database is read once, after its size is checked).
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(8192).read_to_end(&mut head);
+    }
+    if crate::report::read::is_report(&String::from_utf8_lossy(&head)) {
         return crate::report::read::Written::read(path)?.database();
     }
     Database::load(path)

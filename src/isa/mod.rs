@@ -277,6 +277,20 @@ impl Isa {
         }
     }
 
+    /// The arch whose tables know most of the LLVM names `names`, or
+    /// `None` when no arch knows any: what a database or a report holds.
+    pub fn arch_knowing<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<Arch> {
+        [Arch::X86_64, Arch::Aarch64, Arch::Riscv64]
+            .into_iter()
+            .map(|a| {
+                let isa = Isa::get(a);
+                (names.clone().filter(|n| isa.instr(n).is_some()).count(), a)
+            })
+            .filter(|(known, _)| *known > 0)
+            .max_by_key(|(known, _)| *known)
+            .map(|(_, a)| a)
+    }
+
     /// Which arch these tables describe.
     pub fn arch(&self) -> Arch {
         self.arch

@@ -7,7 +7,7 @@
 
 use crate::db::{Database, Entry, Measured};
 use crate::error::Error;
-use crate::isa::{Arch, Isa};
+use crate::isa::Isa;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -114,7 +114,6 @@ impl Written {
                 self.mode
             )));
         }
-        let arches = [Arch::X86_64, Arch::Aarch64, Arch::Riscv64];
         let values: Vec<(&String, Option<f64>, f64)> = self
             .order
             .iter()
@@ -123,11 +122,12 @@ impl Written {
                 Some((n, min, max))
             })
             .collect();
-        let isa = arches
-            .iter()
-            .map(|&a| Isa::get(a))
-            .max_by_key(|isa| values.iter().filter(|v| isa.instr(v.0).is_some()).count())
-            .expect("three arches");
+        // No name any arch knows: no entry (the caller says so, naming
+        // the file).
+        let Some(arch) = Isa::arch_knowing(values.iter().map(|v| v.0.as_str())) else {
+            return Ok(Database::default());
+        };
+        let isa = Isa::get(arch);
         // Each as the run's database names it (mnemonic, operands).
         let entries = values
             .into_iter()
