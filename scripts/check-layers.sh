@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 # The layers, lowest first. A module may use the modules of its own layer
 # and of the layers below it, never one above.
 LAYERS=(
-  "isa interrupt measure error testing raw" # the tables, the stop flag, statistics, winic's own errors, how tests skip, raw records
+  "isa interrupt measure error testing input raw" # the tables, the stop flag, statistics, winic's own errors, how tests skip, bounded reads of others' files, raw records
   "arch"                        # the per-arch Targets: encode, print, check, frames, host sources
   "kernel"                      # kernel functions and body shapes, built, never run
   "selfcheck inspect asm elf"   # encoders over whole tables, listing, the assembler, ELF files: never run code

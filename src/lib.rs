@@ -15,7 +15,8 @@
 //! [`interrupt`] (stopping a run cleanly on SIGINT/SIGTERM),
 //! [`db`] (the results database in WINIC's YAML format), [`lock`] (one
 //! run per database), [`export`] (a database as an OSACA machine file),
-//! [`testing`] (how a test that cannot run here says so).
+//! [`testing`] (how a test that cannot run here says so), [`input`]
+//! (reading files someone else wrote, bounded).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
@@ -28,6 +29,7 @@ pub mod error;
 pub mod exec;
 pub mod export;
 pub mod html;
+pub mod input;
 pub mod inspect;
 pub mod interrupt;
 pub mod isa;

@@ -544,18 +544,15 @@ fn drop_cut_line(path: &Path) -> Result<(), Error> {
 fn read(path: &Path) -> Result<(Header, Vec<Record>), Error> {
     let bad =
         |line: usize, what: String| Error::BadInput(format!("{}:{line}: {what}", path.display()));
-    let meta =
-        fs::metadata(path).map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
-    if meta.len() > MAX_BYTES {
-        return Err(Error::BadInput(format!(
-            "{}: {} MiB, more than the {} MiB a raw file may have",
-            path.display(),
-            meta.len() >> 20,
-            MAX_BYTES >> 20
-        )));
-    }
-    let mut text = fs::read_to_string(path)
-        .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
+    let mut text = crate::input::read_at_most(path, MAX_BYTES)
+        .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?
+        .ok_or_else(|| {
+            Error::BadInput(format!(
+                "{}: more than the {} a raw file may have",
+                path.display(),
+                crate::input::size(MAX_BYTES)
+            ))
+        })?;
     if !text.is_empty() && !text.ends_with('\n') {
         text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
     }

@@ -2055,6 +2055,73 @@ fn ports_full_run_places_forms_in_classes() {
     assert!(stderr(&o).contains("3"), "{}", stderr(&o));
 }
 
+/// A file without end (`/dev/zero`: no size to check first) given where
+/// winic reads someone else's file is refused once its bound is read,
+/// naming the file and the bound, exit 2: a report, a database, a raw
+/// file, an OSACA base file.
+#[test]
+fn an_endless_input_file_is_refused_at_its_bound() {
+    let zero = "/dev/zero";
+    if !std::path::Path::new(zero).exists() {
+        return skip("no /dev/zero here");
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("endless-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("one.yaml");
+    std::fs::write(
+        &db,
+        "---\n- llvmName: ADD64rr\n  name: add\n  operands: []\n  latency: 1\n  \
+         operandLatencies: []\n  throughput: 0.25\n  throughputMin: 0.25\n  throughputMax: 0.25\n...\n",
+    )
+    .unwrap();
+    let db = db.display().to_string();
+    let page = dir.join("page").display().to_string();
+    for (args, said) in [
+        (
+            vec!["html", &db, "--report", zero, "-o", &page],
+            "report /dev/zero: more than the 128 MiB a report may have",
+        ),
+        (
+            vec![
+                "export",
+                "--osaca",
+                zero,
+                "--arch",
+                "x86_64",
+                "-o",
+                "/dev/null",
+            ],
+            "/dev/zero: more than the 64 MiB a database may have",
+        ),
+        (
+            vec![
+                "export",
+                "--osaca",
+                &db,
+                "--arch",
+                "x86_64",
+                "--base",
+                zero,
+                "-o",
+                "/dev/null",
+            ],
+            "--base /dev/zero: larger than the 64 MiB winic reads",
+        ),
+        (
+            vec!["analyse", zero],
+            "/dev/zero: more than the 512 MiB a raw file may have",
+        ),
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = winic(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+        assert!(t0.elapsed().as_secs() < 30, "{args:?}: {:?}", t0.elapsed());
+    }
+}
+
 /// A database from elsewhere cannot exhaust the machine: an alias bomb
 /// (an anchored entry with 2,000 operands, then 20,000 aliases of it) is
 /// refused by TP and by `export` at once, naming the file, line and

@@ -40,19 +40,16 @@ impl Database {
     /// [`Database::load`], returning instead of printing the values read
     /// as unmeasured (`ADD64rr: throughput -5`).
     pub fn load_noting(path: &Path) -> Result<(Database, Vec<String>), Error> {
-        if let Ok(meta) = fs::metadata(path) {
-            if meta.len() > bounds::MAX_BYTES {
+        let text = match crate::input::read_at_most(path, bounds::MAX_BYTES) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
                 return Err(Error::BadInput(format!(
-                    "{}: {:.0} MiB, more than the {} MiB a database may have (a full run of \
-                     every x86 form writes a few MiB); split it, or choose another output file",
+                    "{}: more than the {} a database may have (a full run of every x86 form \
+                     writes a few MiB); split it, or choose another output file",
                     path.display(),
-                    meta.len() as f64 / f64::from(1 << 20),
-                    bounds::MAX_BYTES >> 20
-                )));
+                    crate::input::size(bounds::MAX_BYTES)
+                )))
             }
-        }
-        let text = match fs::read_to_string(path) {
-            Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok((Database::default(), Vec::new()))
             }
@@ -65,7 +62,9 @@ impl Database {
         };
         if text.trim().is_empty() {
             return Err(Error::BadInput(format!(
-                "{}: the file is empty ({} bytes), not a database: winic and WINIC write                  `---`, the entries and `...` even when there are none (`[]`); it was probably                  cut or truncated: restore it, or delete it to start a new database",
+                "{}: the file is empty ({} bytes), not a database: winic and WINIC write \
+                 `---`, the entries and `...` even when there are none (`[]`); it was probably \
+                 cut or truncated: restore it, or delete it to start a new database",
                 path.display(),
                 text.len()
             )));
@@ -569,7 +568,8 @@ mod tests {
             let msg = Database::load(&path).unwrap_err().to_string();
             assert!(
                 msg.starts_with(&format!("{}: the file is empty", path.display()))
-                    && msg.contains("delete it to start a new database"),
+                    && msg.contains("delete it to start a new database")
+                    && !msg.contains("  "),
                 "{msg}"
             );
         }

@@ -85,17 +85,15 @@ impl Journal {
                     database.display()
                 )));
             }
-            if let Ok(meta) = fs::metadata(&path) {
-                if meta.len() > super::bounds::MAX_BYTES {
-                    return Err(Error::BadInput(format!(
-                        "{}: more than the {} MiB a journal may have; delete it to start over",
+            let mut text = crate::input::read_at_most(&path, super::bounds::MAX_BYTES)
+                .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?
+                .ok_or_else(|| {
+                    Error::BadInput(format!(
+                        "{}: more than the {} a journal may have; delete it to start over",
                         path.display(),
-                        super::bounds::MAX_BYTES >> 20
-                    )));
-                }
-            }
-            let mut text = fs::read_to_string(&path)
-                .map_err(|e| Error::Io(format!("reading {}", path.display()), e))?;
+                        crate::input::size(super::bounds::MAX_BYTES)
+                    ))
+                })?;
             let cut = !text.is_empty() && !text.ends_with('\n');
             if cut {
                 text.truncate(text.rfind('\n').map_or(0, |i| i + 1));

@@ -1018,8 +1018,15 @@ impl Base {
                 crate::db::bounds::MAX_BYTES >> 20
             )));
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Io(format!("reading {option} {}", path.display()), e))?;
+        let text = crate::input::read_at_most(path, crate::db::bounds::MAX_BYTES)
+            .map_err(|e| Error::Io(format!("reading {option} {}", path.display()), e))?
+            .ok_or_else(|| {
+                Error::BadInput(format!(
+                    "{option} {}: larger than the {} winic reads; {hint}",
+                    path.display(),
+                    crate::input::size(crate::db::bounds::MAX_BYTES)
+                ))
+            })?;
         let bad =
             |what: String| Error::BadInput(format!("{option} {}: {what}; {hint}", path.display()));
         // A file from elsewhere: bounded as a database is, before parsing.

@@ -132,8 +132,8 @@ fn cpu_beside(db: &Path) -> Option<String> {
     ["TP", "LAT"].iter().find_map(|mode| {
         let mut raw = db.as_os_str().to_owned();
         raw.push(format!(".{mode}.raw"));
-        let text = std::fs::read_to_string(PathBuf::from(raw)).ok()?;
-        let header: crate::raw::Header = serde_json::from_str(text.lines().next()?).ok()?;
+        let first = crate::input::first_line(&PathBuf::from(raw), 1 << 20).ok()??;
+        let header: crate::raw::Header = serde_json::from_str(&first).ok()?;
         Some(header.cpu)
     })
 }

@@ -97,8 +97,14 @@ pub fn run(
     listing: &mut dyn FnMut(&str),
 ) -> Result<String, Error> {
     let name = req.path.display().to_string();
-    let source =
-        std::fs::read_to_string(&req.path).map_err(|e| Error::Io(format!("reading {name}"), e))?;
+    let source = crate::input::read_at_most(&req.path, crate::db::bounds::MAX_BYTES)
+        .map_err(|e| Error::Io(format!("reading {name}"), e))?
+        .ok_or_else(|| {
+            Error::BadInput(format!(
+                "{name}: more than the {} an assembly file may have",
+                crate::input::size(crate::db::bounds::MAX_BYTES)
+            ))
+        })?;
     let program =
         crate::asm::assemble(t, &name, &source).map_err(|e| Error::BadInput(e.to_string()))?;
     for p in &program.listing {

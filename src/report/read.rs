@@ -39,6 +39,10 @@ fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
+/// The largest report winic reads: 128 MiB, five times a LAT report of
+/// every x86 form (25 MB on a Zen 4 guest, 2026-11-29).
+pub const MAX_BYTES: u64 = 128 << 20;
+
 /// Whether `text` is a report (its `Command:` and `Mode:` header lines),
 /// not a database.
 pub fn is_report(text: &str) -> bool {
@@ -49,8 +53,16 @@ impl Written {
     /// Reads `path`: an error naming it for a file that is missing or is
     /// no winic report.
     pub fn read(path: &Path) -> Result<Written, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::BadInput(format!("report {}: {e}", path.display())))?;
+        let text = crate::input::read_at_most(path, MAX_BYTES)
+            .map_err(|e| Error::BadInput(format!("report {}: {e}", path.display())))?
+            .ok_or_else(|| {
+                Error::BadInput(format!(
+                    "report {}: more than the {} a report may have (winic's LAT report of \
+                     every x86 form is about 25 MB)",
+                    path.display(),
+                    crate::input::size(MAX_BYTES)
+                ))
+            })?;
         Written::parse(path, &text)
     }
 
