@@ -219,7 +219,8 @@ pub struct Dialect {
     /// The instruction a pseudo-instruction of the ISA manual stands for
     /// (RISC-V `ret` is `jalr zero, 0(ra)`), or the instructions, one a
     /// line (RISC-V `li` of a wide value), given its mnemonic and
-    /// operands; `None` for everything else.
+    /// operands, or what a synonym stands for (x86 `setz cl` is `sete
+    /// cl`); `None` for everything else.
     pub pseudo: fn(&str, &[&str]) -> Option<String>,
     /// The memory reference inside a bracketed operand (x86 Intel
     /// `rbx + 4*rcx + 64`, in any order and base), where a bracket is one

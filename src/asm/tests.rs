@@ -332,7 +332,14 @@ fn every_condition_of_setcc_and_cmovcc_assembles() {
             .unwrap_or_else(|e| panic!("{line}: {e}"));
         assert_eq!(p.code, want, "{line}");
     }
-    for (k, c) in crate::arch::x86_64::cond::CONDITIONS.iter().enumerate() {
+    // Every spelling of every condition: LLVM's and its synonyms (`setz`,
+    // `cmovnb`), as compilers write them.
+    let spellings = crate::arch::x86_64::cond::SPELLINGS;
+    for (k, c) in spellings
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| s.iter().map(move |c| (k, c)))
+    {
         for (line, opcode) in [
             (format!("set{c} cl"), 0x90),
             (format!("cmov{c} ecx, edx"), 0x40),

@@ -41,7 +41,7 @@
 //! the dependencies), else the AT&T mnemonic as GCC prints it (`movsbq`)
 //! and the Intel one (`movsx`) as a second name.
 
-use crate::arch::x86_64::cond::CONDITIONS;
+use crate::arch::x86_64::cond::SPELLINGS;
 use crate::isa::desc::OperandKind;
 use crate::isa::{select_asm_variant, Arch, Instr, RegClass};
 use serde_yaml::{Mapping, Value};
@@ -89,6 +89,9 @@ pub enum Obstacle {
     NoPrefix,
     /// A rounding or exception control operand (`{rn-sae}`).
     Rounding,
+    /// A conditional jump (`JCC_1`): its kernel times it to the next
+    /// instruction, which says nothing of the taken branch at a loop's end.
+    Jump,
 }
 
 impl Obstacle {
@@ -101,6 +104,9 @@ impl Obstacle {
             Obstacle::Operand => "operand OSACA cannot spell",
             Obstacle::NoPrefix => "register class without OSACA prefix",
             Obstacle::Rounding => "rounding or exception control operand",
+            Obstacle::Jump => {
+                "conditional jump (timed to the next instruction, not as a loop's taken branch)"
+            }
         }
     }
 }
@@ -201,10 +207,35 @@ fn operand_ref(text: &str) -> Option<(&str, &str)> {
 
 // ---------------------------------------------------------------- x86
 
+/// `form` as OSACA spells it; a condition form (`cmov${cond}`,
+/// `set${cond}`) under every spelling of every condition (`cmove`,
+/// `cmovz`, … `cmovnle`), all alike.
 fn x86_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     let att = select_asm_variant(form.asm_string(), 0);
     let intel = select_asm_variant(form.asm_string(), 1);
-    x86_spelled(form, &att, &intel)
+    if !att.contains("${cond}") {
+        return x86_spelled(form, &att, &intel);
+    }
+    if form.has(crate::isa::Flag::IsBranch) {
+        return Err(unspellable(
+            Obstacle::Jump,
+            "a conditional jump's kernel times it to the next instruction, not as a loop's \
+             taken branch",
+        ));
+    }
+    let mut spelled: Option<OsacaForm> = None;
+    for c in SPELLINGS.iter().flat_map(|s| s.iter()) {
+        let f = x86_spelled(
+            form,
+            &att.replacen("${cond}", c, 1),
+            &intel.replacen("${cond}", c, 1),
+        )?;
+        match &mut spelled {
+            Some(first) => first.names.extend(f.names),
+            None => spelled = Some(f),
+        }
+    }
+    spelled.ok_or_else(|| unspellable(Obstacle::Mnemonic, "no condition"))
 }
 
 /// `form` printed as `att` (and `intel`, for its second name).
@@ -442,7 +473,8 @@ pub struct Access {
 /// loads and stores there ([`crate::arch::Operands::memory_access`]; read
 /// when neither: `lea`, `prefetch` only address it).
 /// A condition form (`cmov${cond}`, `set${cond}`) is one form per
-/// condition (`cmovo` … `cmovg`), all alike. x86 only: AArch64's
+/// spelling of a condition (`cmovo` … `cmovg`, `cmovz`, `cmovnb`), all
+/// alike. x86 only: AArch64's
 /// writeback addressing would need its own rules.
 pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, Unspellable> {
     if form.isa().arch() != Arch::X86_64 {
@@ -457,8 +489,9 @@ pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, Unspel
     let att = select_asm_variant(form.asm_string(), 0);
     let intel = select_asm_variant(form.asm_string(), 1);
     let spellings: Vec<(String, String)> = if att.contains("${cond}") {
-        CONDITIONS
+        SPELLINGS
             .iter()
+            .flat_map(|s| s.iter())
             .map(|c| {
                 (
                     att.replacen("${cond}", c, 1),
@@ -728,6 +761,26 @@ mod tests {
         assert_eq!(x86("CVTTSD2SI64rr").names, ["cvttsd2si"]);
         assert_eq!(x86("MOVSX64rr8").names, ["movsbq", "movsx"]);
         assert_eq!(x86("VADDPDYrr").names, ["vaddpd"]);
+    }
+
+    /// `cmov${cond}` and `set${cond}` are one form under every spelling
+    /// of every condition, as compilers write them (`cmova`, `setl`,
+    /// `cmovnb`); a conditional jump is left out, saying why.
+    #[test]
+    fn a_condition_form_has_every_spelling_as_a_name() {
+        let cmov = x86("CMOV64rr");
+        assert_eq!(cmov.names.len(), 30, "{:?}", cmov.names);
+        for n in [
+            "cmova", "cmovnbe", "cmovb", "cmovc", "cmovnae", "cmovz", "cmovg",
+        ] {
+            assert!(cmov.names.iter().any(|m| m == n), "{n}: {:?}", cmov.names);
+        }
+        assert_eq!(spelled(&cmov), spelled(&x86("ADD64rr")));
+        let set = x86("SETCCr");
+        assert!(set.names.iter().any(|m| m == "setl"), "{:?}", set.names);
+        assert!(set.names.iter().any(|m| m == "setnge"), "{:?}", set.names);
+        let jcc = Isa::get(Arch::X86_64).instr("JCC_1").unwrap();
+        assert_eq!(osaca_form(jcc).unwrap_err().kind, Obstacle::Jump);
     }
 
     #[test]

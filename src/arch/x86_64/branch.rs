@@ -2,36 +2,46 @@
 //! every `jcc` spelling to a label, rel8 when it reaches and rel32
 //! otherwise, as an assembler relaxes them; encoded by iced-x86.
 
+use super::cond::SPELLINGS;
 use super::X86_64;
-use crate::arch::{inst_of, no_pseudo, AsmDialect, Dialect, EncodeError, Inst};
+use crate::arch::{inst_of, AsmDialect, Dialect, EncodeError, Inst};
 use crate::isa::{Arch, Instr};
 use iced_x86::{Code, Encoder, Instruction};
 
-/// Condition-code mnemonics with their rel8 and rel32 codes (Intel SDM
-/// Vol. 2 "Jcc", all synonyms).
-const BRANCHES: &[(&[&str], Code, Code)] = &[
-    (&["jmp"], Code::Jmp_rel8_64, Code::Jmp_rel32_64),
-    (&["jo"], Code::Jo_rel8_64, Code::Jo_rel32_64),
-    (&["jno"], Code::Jno_rel8_64, Code::Jno_rel32_64),
-    (&["jb", "jc", "jnae"], Code::Jb_rel8_64, Code::Jb_rel32_64),
-    (
-        &["jae", "jnb", "jnc"],
-        Code::Jae_rel8_64,
-        Code::Jae_rel32_64,
-    ),
-    (&["je", "jz"], Code::Je_rel8_64, Code::Je_rel32_64),
-    (&["jne", "jnz"], Code::Jne_rel8_64, Code::Jne_rel32_64),
-    (&["jbe", "jna"], Code::Jbe_rel8_64, Code::Jbe_rel32_64),
-    (&["ja", "jnbe"], Code::Ja_rel8_64, Code::Ja_rel32_64),
-    (&["js"], Code::Js_rel8_64, Code::Js_rel32_64),
-    (&["jns"], Code::Jns_rel8_64, Code::Jns_rel32_64),
-    (&["jp", "jpe"], Code::Jp_rel8_64, Code::Jp_rel32_64),
-    (&["jnp", "jpo"], Code::Jnp_rel8_64, Code::Jnp_rel32_64),
-    (&["jl", "jnge"], Code::Jl_rel8_64, Code::Jl_rel32_64),
-    (&["jge", "jnl"], Code::Jge_rel8_64, Code::Jge_rel32_64),
-    (&["jle", "jng"], Code::Jle_rel8_64, Code::Jle_rel32_64),
-    (&["jg", "jnle"], Code::Jg_rel8_64, Code::Jg_rel32_64),
+/// The rel8 and rel32 codes of `jcc`, by condition in the order of
+/// [`CONDITIONS`](super::cond::CONDITIONS), whose spellings
+/// ([`SPELLINGS`]) name them.
+const JCC: [(Code, Code); 16] = [
+    (Code::Jo_rel8_64, Code::Jo_rel32_64),
+    (Code::Jno_rel8_64, Code::Jno_rel32_64),
+    (Code::Jb_rel8_64, Code::Jb_rel32_64),
+    (Code::Jae_rel8_64, Code::Jae_rel32_64),
+    (Code::Je_rel8_64, Code::Je_rel32_64),
+    (Code::Jne_rel8_64, Code::Jne_rel32_64),
+    (Code::Jbe_rel8_64, Code::Jbe_rel32_64),
+    (Code::Ja_rel8_64, Code::Ja_rel32_64),
+    (Code::Js_rel8_64, Code::Js_rel32_64),
+    (Code::Jns_rel8_64, Code::Jns_rel32_64),
+    (Code::Jp_rel8_64, Code::Jp_rel32_64),
+    (Code::Jnp_rel8_64, Code::Jnp_rel32_64),
+    (Code::Jl_rel8_64, Code::Jl_rel32_64),
+    (Code::Jge_rel8_64, Code::Jge_rel32_64),
+    (Code::Jle_rel8_64, Code::Jle_rel32_64),
+    (Code::Jg_rel8_64, Code::Jg_rel32_64),
 ];
+
+/// The rel8 and rel32 codes of the branch `mnemonic` (`jmp`, or `j` and
+/// any spelling of a condition), if it is one.
+fn codes(mnemonic: &str) -> Option<(Code, Code)> {
+    if mnemonic == "jmp" {
+        return Some((Code::Jmp_rel8_64, Code::Jmp_rel32_64));
+    }
+    let cond = mnemonic.strip_prefix('j')?;
+    SPELLINGS
+        .iter()
+        .position(|s| s.contains(&cond))
+        .map(|c| JCC[c])
+}
 
 impl AsmDialect for X86_64 {
     fn dialect(&self) -> Dialect {
@@ -39,7 +49,7 @@ impl AsmDialect for X86_64 {
             syntax: Some(".intel_syntax noprefix"),
             align_is_power: false,
             hash_comment_anywhere: true,
-            pseudo: no_pseudo,
+            pseudo: super::cond::synonym,
             memory: Some(super::printer::parse_memory),
             isa_directives: &[],
         }
@@ -52,9 +62,7 @@ impl AsmDialect for X86_64 {
         offset: i64,
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>> {
-        let (_, short, near) = BRANCHES
-            .iter()
-            .find(|(names, _, _)| names.contains(&mnemonic))?;
+        let (short, near) = codes(mnemonic)?;
         if operands.len() != 1 {
             return Some(Err(EncodeError::BadOperand(format!(
                 "{mnemonic} takes one operand, a label"
@@ -72,8 +80,8 @@ impl AsmDialect for X86_64 {
             Ok(enc.take_buffer())
         };
         Some(match long {
-            false => encode(*short).or_else(|_| encode(*near)),
-            true => encode(*near),
+            false => encode(short).or_else(|_| encode(near)),
+            true => encode(near),
         })
     }
 

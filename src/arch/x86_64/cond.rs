@@ -22,6 +22,41 @@ pub const CONDITIONS: [&str; 16] = [
     "o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g",
 ];
 
+/// Every spelling of each of [`CONDITIONS`], in its order, LLVM's first,
+/// then its synonyms (Intel SDM Vol. 2, "Jcc", "CMOVcc", "SETcc"): what an
+/// assembler reads in `jcc`, `cmovcc` and `setcc`, and compilers write
+/// (`cmovnb`, `setz`).
+pub const SPELLINGS: [&[&str]; 16] = [
+    &["o"],
+    &["no"],
+    &["b", "c", "nae"],
+    &["ae", "nb", "nc"],
+    &["e", "z"],
+    &["ne", "nz"],
+    &["be", "na"],
+    &["a", "nbe"],
+    &["s"],
+    &["ns"],
+    &["p", "pe"],
+    &["np", "po"],
+    &["l", "nge"],
+    &["ge", "nl"],
+    &["le", "ng"],
+    &["g", "nle"],
+];
+
+/// A `setcc` or `cmovcc` spelled with a synonym of its condition (`setz
+/// cl`, `cmovnb eax, ecx`) as LLVM spells it (`sete cl`, `cmovae eax,
+/// ecx`), which winic's assembler reads; `None` for everything else
+/// (branches read every spelling themselves).
+pub fn synonym(mnemonic: &str, operands: &[&str]) -> Option<String> {
+    let (op, cond) = ["set", "cmov"]
+        .iter()
+        .find_map(|op| mnemonic.strip_prefix(op).map(|c| (*op, c)))?;
+    let c = SPELLINGS.iter().position(|s| s[1..].contains(&cond))?;
+    Some(format!("{op}{} {}", CONDITIONS[c], operands.join(", ")))
+}
+
 /// `ne`: the condition every kernel gives a condition form. True after the
 /// loop's `dec r15` (ZF = 0), so `jne` to the next instruction is taken;
 /// it reads one flag, as `e` does (on Zen 4 `cmovbe`, which reads two,
@@ -203,6 +238,31 @@ mod tests {
             (jmp.text.as_str(), jmp.bytes.as_slice()),
             ("jmp .+2", &[0xeb, 0][..])
         );
+    }
+
+    /// Each synonym branches as the condition's first spelling does, and
+    /// the sixteen conditions are sixteen opcodes (`jb`, `jc` and `jnae`
+    /// are `72 rel8`).
+    #[test]
+    fn every_spelling_of_a_condition_branches_as_its_first() {
+        use crate::arch::AsmDialect;
+        let bytes = |m: String| {
+            crate::arch::x86_64::X86_64
+                .branch(&m, &["l"], 16, false)
+                .unwrap()
+                .unwrap()
+        };
+        let mut opcodes = Vec::new();
+        for (c, spellings) in CONDITIONS.iter().zip(SPELLINGS) {
+            assert_eq!(spellings[0], *c);
+            let first = bytes(format!("j{c}"));
+            for s in spellings {
+                assert_eq!(bytes(format!("j{s}")), first, "j{s}");
+            }
+            opcodes.push(first[0]);
+        }
+        assert_eq!(opcodes, (0x70..0x80).collect::<Vec<u8>>());
+        assert_eq!(bytes("jnae".into()), [0x72, 14]);
     }
 
     #[test]
