@@ -84,6 +84,25 @@ fn shown(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{}", (x * 1000.0).round() / 1000.0))
 }
 
+/// The forms "differs by more than 10%" shows, counted as the page's rule
+/// says (rounded values, and more than 0.01 cycles apart).
+fn differing(da: &Database, db: &Database) -> usize {
+    let r = |v: Option<f64>| v.map(|x| (x * 1000.0).round() / 1000.0);
+    let apart = |x: Option<f64>, y: Option<f64>| match (r(x), r(y)) {
+        (Some(x), Some(y)) => x > 0.0 && (y - x).abs() > 0.1 * x && (y - x).abs() > 0.01 + 1e-9,
+        _ => false,
+    };
+    da.entries
+        .iter()
+        .filter(|e| {
+            db.get(&e.llvm_name).is_some_and(|f| {
+                apart(e.measured.throughput, f.measured.throughput)
+                    || apart(e.measured.latency, f.measured.latency)
+            })
+        })
+        .count()
+}
+
 /// The recorded core `id`'s TP and LAT runs analysed into one database.
 /// The database of core `id`'s recorded TP and LAT runs (`winic
 /// analyse`), and the two reports the analysis wrote.
@@ -206,21 +225,7 @@ fn the_page_filters_sorts_and_details_in_a_real_browser() {
         "{}",
         text_of(&d, "status")
     );
-    let r = |v: Option<f64>| v.map(|x| (x * 1000.0).round() / 1000.0);
-    let apart = |x: Option<f64>, y: Option<f64>| match (r(x), r(y)) {
-        (Some(x), Some(y)) => x > 0.0 && (y - x).abs() > 0.1 * x && (y - x).abs() > 0.01 + 1e-9,
-        _ => false,
-    };
-    let differing = da
-        .entries
-        .iter()
-        .filter(|e| {
-            db.get(&e.llvm_name).is_some_and(|f| {
-                apart(e.measured.throughput, f.measured.throughput)
-                    || apart(e.measured.latency, f.measured.latency)
-            })
-        })
-        .count();
+    let differing = differing(&da, &db);
     let d = dom(browser, &page, "diff=10");
     assert!(
         text_of(&d, "status").starts_with(&format!("{differing} of {total} forms")),
@@ -250,4 +255,97 @@ fn the_page_filters_sorts_and_details_in_a_real_browser() {
     // A filter that is no regular expression says so.
     let d = dom(browser, &page, "q=(");
     assert!(text_of(&d, "status").starts_with("not a regular expression: ("));
+}
+
+/// This machine's recorded Zen 4 run beside what WINIC published for the
+/// same core, on one page: `WINIC_PUBLISHED` names a WINIC database or TP
+/// report (`data/zen4/report_TP_2025-08-25_10-18-39.txt` of
+/// `RRZE-HPC/WINIC`, whose database file's content is not in its public
+/// snapshot). WINIC's data is GPL-3 and not copied into this repository,
+/// so CI has none and the test says it skipped; docs/commands.md gives the
+/// command that runs it.
+#[test]
+fn the_page_shows_winics_published_file_beside_a_run() {
+    let Some(published) = std::env::var_os("WINIC_PUBLISHED").map(PathBuf::from) else {
+        return skip(
+            "WINIC_PUBLISHED is not set (a WINIC database or TP report of a Zen 4, from \
+             RRZE-HPC/WINIC's data/zen4/; docs/commands.md, \"winic html\")",
+        );
+    };
+    if emulated() {
+        return skip("a browser runs on the host only");
+    }
+    let Some(browser) = chromium() else {
+        return skip("no Chromium on PATH (Debian's `chromium`; .ci/run installs it)");
+    };
+    let dir = Scratch::new("browser-published");
+    let (a, _) = recorded_db("zen4", dir.path());
+    let out = dir.join("page");
+    let p = published.display().to_string();
+    let mut args = vec![
+        "html".to_string(),
+        a.display().to_string(),
+        p.clone(),
+        "-o".into(),
+        out.display().to_string(),
+        "--label".into(),
+        "zen4".into(),
+        "--label".into(),
+        "WINIC".into(),
+    ];
+    let text = std::fs::read_to_string(&published).unwrap();
+    let is_report = winic::report::read::is_report(&text);
+    if is_report {
+        args.extend(["--report".to_string(), p.clone()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = winic_command(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = out.join("index.html");
+    let da = Database::load(&a).unwrap();
+    let db = winic::compare::load(&published).unwrap();
+    let both: Vec<&str> = da
+        .entries
+        .iter()
+        .filter(|e| e.measured.throughput.is_some())
+        .filter(|e| {
+            db.get(&e.llvm_name)
+                .is_some_and(|f| f.measured.throughput.is_some())
+        })
+        .map(|e| e.llvm_name.as_str())
+        .collect();
+    assert!(both.len() > 100, "{} forms in both", both.len());
+    eprintln!("published: {} forms of zen4 also in {p}", both.len());
+
+    // Rows of forms in both: each database's throughput in its column.
+    for name in both.iter().step_by(both.len() / 5) {
+        let d = dom(browser, &page, &format!("q=%5E{name}%24"));
+        let c = cells(&d, name);
+        let (ea, eb) = (da.get(name).unwrap(), db.get(name).unwrap());
+        assert_eq!(c[3], shown(ea.measured.throughput), "{name}: {c:?}");
+        assert_eq!(c[6], shown(eb.measured.throughput), "{name}: {c:?}");
+    }
+
+    // "Differs by more than 10%", against the databases.
+    let expected = differing(&da, &db);
+    let d = dom(browser, &page, "diff=10");
+    eprintln!("published: {} ({expected} expected)", text_of(&d, "status"));
+    assert!(
+        text_of(&d, "status").starts_with(&format!("{expected} of ")),
+        "{} (expected {expected})",
+        text_of(&d, "status")
+    );
+
+    // A form's detail: WINIC's column, and its report's line.
+    let name = both[0];
+    let d = dom(browser, &page, &format!("q=%5E{name}%24&detail={name}"));
+    let detail = &d[d.find("id=\"detail\"").unwrap()..];
+    assert!(detail.contains("<h3>WINIC</h3>"), "{detail}");
+    if is_report {
+        let winic_part = &detail[detail.find("<h3>WINIC</h3>").unwrap()..];
+        assert!(
+            winic_part.contains(&format!("{name} [")),
+            "{name}: {winic_part}"
+        );
+    }
 }
