@@ -263,6 +263,7 @@ pub(super) fn entry(name: &str) -> Entry {
         inferred_ports_misfit: None,
         line_split_throughput: None,
         misaligned_throughput: None,
+        own_line_throughput: None,
     }
 }
 

@@ -168,6 +168,7 @@ impl Database {
         for e in &mut self.entries {
             e.line_split_throughput = None;
             e.misaligned_throughput = None;
+            e.own_line_throughput = None;
         }
         for &(form, costs) in measured {
             if self.get_mut(form.name()).is_none() {
@@ -176,6 +177,7 @@ impl Database {
             let e = self.get_mut(form.name()).expect("added above");
             e.line_split_throughput = Some(costs.line_split);
             e.misaligned_throughput = Some(costs.misaligned);
+            e.own_line_throughput = costs.own_line;
         }
     }
 

@@ -37,6 +37,7 @@ impl Entry {
             inferred_ports_misfit: None,
             line_split_throughput: None,
             misaligned_throughput: None,
+            own_line_throughput: None,
         }
     }
 }

@@ -59,16 +59,26 @@ pub struct Entry {
     /// `64 / bytes`-th access splits a line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub misaligned_throughput: Option<f64>,
+    /// winic's addition, beside [`Entry::line_split_throughput`]: cycles
+    /// an access when each has a cache line of its own, no two in one
+    /// line (`throughput`'s accesses take consecutive blocks, so narrow
+    /// ones share lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_line_throughput: Option<f64>,
 }
 
-/// The line-split and misaligned-stream cycles of one access form
-/// ([`Entry::line_split_throughput`], [`Entry::misaligned_throughput`]).
+/// The line-split, misaligned-stream and own-line cycles of one access
+/// form ([`Entry::line_split_throughput`], [`Entry::misaligned_throughput`],
+/// [`Entry::own_line_throughput`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AccessCosts {
     /// Cycles an access, every access across two lines.
     pub line_split: f64,
     /// Cycles an access of a stream half an access off alignment.
     pub misaligned: f64,
+    /// Cycles an access, each in a line of its own; `None` in a replay of
+    /// a run that did not measure it (an earlier winic's raw file).
+    pub own_line: Option<f64>,
 }
 
 /// More cycles than any form takes: a value above is no measurement
@@ -114,6 +124,7 @@ impl Entry {
         for (what, value) in [
             ("line-split", &mut self.line_split_throughput),
             ("misaligned", &mut self.misaligned_throughput),
+            ("own-line", &mut self.own_line_throughput),
         ] {
             if let Some(c) = *value {
                 if !(c.is_finite() && c > 0.0 && c <= MAX_CYCLES) {

@@ -229,22 +229,35 @@ fn a_ports_run_replaces_every_forms_access_costs() {
     let costs = |line_split, misaligned| AccessCosts {
         line_split,
         misaligned,
+        own_line: None,
     };
     db.replace_access_costs(&[
-        (form(Arch::Riscv64, "ADD"), costs(2.08, 0.56)),
+        (
+            form(Arch::Riscv64, "ADD"),
+            AccessCosts {
+                own_line: Some(1.0),
+                ..costs(2.08, 0.56)
+            },
+        ),
         (form(Arch::Riscv64, "XORI"), costs(1.0, 0.5)),
     ]);
     let text = db.to_yaml();
     assert!(
-        text.contains("  lineSplitThroughput: 2.08\n  misalignedThroughput: 0.56\n"),
+        text.contains(
+            "  lineSplitThroughput: 2.08\n  misalignedThroughput: 0.56\n  ownLineThroughput: 1\n"
+        ),
         "{text}"
     );
     assert_eq!(Database::parse(&text).unwrap(), db);
     db.replace_access_costs(&[(form(Arch::Riscv64, "MUL"), costs(1.0, 1.0))]);
     let add = db.get("ADD").unwrap();
     assert_eq!(
-        (add.line_split_throughput, add.misaligned_throughput),
-        (None, None)
+        (
+            add.line_split_throughput,
+            add.misaligned_throughput,
+            add.own_line_throughput
+        ),
+        (None, None, None)
     );
     assert_eq!(db.get("MUL").unwrap().line_split_throughput, Some(1.0));
     // An impossible value is dropped with the others.

@@ -74,6 +74,7 @@ impl Database {
             for (key, value) in [
                 ("lineSplitThroughput", e.line_split_throughput),
                 ("misalignedThroughput", e.misaligned_throughput),
+                ("ownLineThroughput", e.own_line_throughput),
             ] {
                 if let Some(v) = value {
                     field(out, "  ", key, &format_g(v))?;

@@ -76,7 +76,8 @@ pub(super) fn access_costs_note(db: &Database) -> String {
         .filter_map(|e| {
             let (s, m) = (e.line_split_throughput?, e.misaligned_throughput?);
             let tp = e.throughput.map_or("~".into(), |t| format!("{t}"));
-            Some(format!("{} {tp} / {s} / {m}", e.llvm_name))
+            let own = e.own_line_throughput.map_or("~".into(), |o| format!("{o}"));
+            Some(format!("{} {tp} / {s} / {m} / {own}", e.llvm_name))
         })
         .collect();
     if rows.is_empty() {
@@ -85,7 +86,8 @@ pub(super) fn access_costs_note(db: &Database) -> String {
     let mut text = String::from(
         "# Not in this file, as OSACA has no address-dependent cost: what an access\n\
          #   across two cache lines costs (`winic ports`), cycles an access, aligned /\n\
-         #   every access split / a stream half an access off alignment:\n",
+         #   every access split / a stream half an access off alignment / each access\n\
+         #   in a line of its own (as a loop over several arrays; ~ not measured):\n",
     );
     for chunk in rows.chunks(3) {
         text.push_str(&format!("#   {}\n", chunk.join("; ")));

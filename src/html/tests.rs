@@ -17,6 +17,7 @@ fn entry(name: &str, tp: Option<f64>, lat: Option<f64>) -> Entry {
         inferred_ports_misfit: None,
         line_split_throughput: None,
         misaligned_throughput: None,
+        own_line_throughput: None,
     }
 }
 

@@ -107,6 +107,11 @@ pub enum Placement {
     /// where every `64 / size`-th access splits a line (each 64-byte one)
     /// and one in a page's lines crosses a page.
     Misaligned,
+    /// Each access aligned at the start of a cache line of its own, no
+    /// two in one line: what an access costs when none shares a line with
+    /// the one before it, as in a loop over several arrays (Zen 4 commits
+    /// two stores a cycle only into one line).
+    OwnLine,
 }
 
 /// The largest block an access takes: the 16 lanes of a gather or
@@ -133,14 +138,19 @@ impl Slots {
         let size = (bytes.clamp(8, MAX_BLOCK)).next_power_of_two() as i32;
         let off = match self.placement {
             Placement::LineSplit => return self.next_split(size),
-            Placement::Aligned => 0,
+            Placement::Aligned | Placement::OwnLine => 0,
             Placement::Misaligned => size / 2,
         };
-        let mut at = (self.next + size - 1) / size * size;
-        if at + off + size > SPAN {
+        // A line of its own: the block starts a line and fills it.
+        let block = match self.placement {
+            Placement::OwnLine => size.max(LINE),
+            _ => size,
+        };
+        let mut at = (self.next + block - 1) / block * block;
+        if at + off + block > SPAN {
             at = 0;
         }
-        self.next = at + size;
+        self.next = at + block;
         FIRST_DISP + at + off
     }
 
@@ -314,6 +324,24 @@ mod tests {
                 .filter(|&&a| a / LINE != (a + bytes as i32 - 1) / LINE)
                 .count();
             assert_eq!(splits, 64 / every, "{bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn an_access_of_its_own_line_starts_a_line_no_other_shares() {
+        for bytes in [8, 16, 32, 64] {
+            let mut s = Slots::new(Placement::OwnLine);
+            let at: Vec<i32> = (0..400).map(|_| s.next(bytes) - FIRST_DISP).collect();
+            assert!(
+                at.iter().all(|a| a % LINE == 0 && *a + LINE <= SPAN),
+                "{at:?}"
+            );
+            // Consecutive accesses in consecutive lines, around the span.
+            assert!(
+                at.windows(2).all(|w| w[1] == w[0] + LINE || w[1] == 0),
+                "{bytes}: {at:?}"
+            );
+            assert_eq!(at[(SPAN / LINE) as usize], 0, "{bytes}: wraps at the span");
         }
     }
 }

@@ -9,7 +9,14 @@
 //! ([`Placement::Misaligned`]: what a loop over an array that starts off
 //! a vector's alignment pays an access, where every `64 / size`-th access
 //! splits). They are the database's `lineSplitThroughput` and
-//! `misalignedThroughput` of the form. On the zen5 guest (2026-11-29) a
+//! `misalignedThroughput` of the form. A fourth placement puts every
+//! access at the start of a line of its own ([`Placement::OwnLine`],
+//! `ownLineThroughput`): the aligned placement's narrow accesses share
+//! lines, as one array's stream does, while a loop over several arrays
+//! moves to another line at every access. On the Zen 4 guest
+//! (2026-11-30, `winic MAN`) eight 64-bit stores took 0.50 cycles each
+//! into one line and 1.00 into a line each: the core commits two stores
+//! a cycle only into one line. On the zen5 guest (2026-11-29) a
 //! 512-bit load takes 0.50 cycles aligned and 1.00 split or misaligned;
 //! a 512-bit store 1.00 aligned, 2.00 split, but 1.00 misaligned: the
 //! stream's two stores into each line cost one line's write. Whether an
@@ -70,6 +77,9 @@ pub struct Split {
     pub split: f64,
     /// Cycles an access of a stream half an access off alignment.
     pub misaligned: f64,
+    /// Cycles an access, each in a line of its own; `None` in a replay of
+    /// a raw file that has no such timings (an earlier winic's).
+    pub own_line: Option<f64>,
     /// Whether any timing was noisy.
     pub noisy: bool,
 }
@@ -98,8 +108,9 @@ fn accesses(arch: Arch, forms: &[Instr]) -> Vec<(Instr, Kind, bool)> {
 }
 
 /// Measures the access forms among `forms` that this host runs, placed
-/// the three ways; `None` when there are none, or in a replay of a run
-/// that measured none of them (a raw file of an earlier winic).
+/// the four ways; `None` when there are none, or in a replay of a run
+/// that measured none of them (a raw file of an earlier winic; one
+/// without the own-line placement alone gives the other three).
 pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSplits> {
     let runnable: Vec<_> = accesses(t.arch(), forms)
         .into_iter()
@@ -120,31 +131,38 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSp
             None => out.failed.push((form, Unmeasured::NoRegisters)),
         }
     }
-    let [aligned, split, misaligned] = [
+    let [aligned, split, misaligned, own_line] = [
         Placement::Aligned,
         Placement::LineSplit,
         Placement::Misaligned,
+        Placement::OwnLine,
     ]
     .map(|p| measure_placed(t, &bodies, p, opts, &mut |_| {}));
-    // A raw file of a run without this experiment: left out, as it was.
+    // A raw file of a run without this experiment: left out, as it was;
+    // one of a run before the own-line placement: without it.
     let missing =
         |g: &(Result<f64, Unmeasured>, bool)| g.0.as_ref().is_err_and(Unmeasured::not_recorded);
     if split.iter().chain(&misaligned).any(missing) {
         return None;
     }
+    let own_line_recorded = !own_line.iter().any(missing);
     for (k, (form, kind, store)) in built.into_iter().enumerate() {
         let got = [&aligned[k], &split[k], &misaligned[k]];
-        match got.map(|g| g.0.clone()) {
-            [Ok(a), Ok(s), Ok(m)] => out.measured.push(Split {
+        let own = own_line_recorded.then_some(&own_line[k]);
+        match (got.map(|g| g.0.clone()), own.map(|g| g.0.clone())) {
+            ([Ok(a), Ok(s), Ok(m)], None | Some(Ok(_))) => out.measured.push(Split {
                 form,
                 kind,
                 store,
                 aligned: a,
                 split: s,
                 misaligned: m,
-                noisy: got.iter().any(|g| g.1),
+                own_line: own.and_then(|g| g.0.clone().ok()),
+                noisy: got.iter().chain(own.as_ref()).any(|g| g.1),
             }),
-            [Err(e), ..] | [_, Err(e), _] | [.., Err(e)] => out.failed.push((form, e)),
+            ([Err(e), ..] | [_, Err(e), _] | [.., Err(e)], _) | (_, Some(Err(e))) => {
+                out.failed.push((form, e))
+            }
         }
     }
     Some(out)
@@ -155,12 +173,16 @@ impl LineSplits {
     pub fn render(&self) -> String {
         let mut text = String::from(
             "line splits (cycles an access: aligned; every access across two cache lines, no \
-             two in a line; a stream half an access off alignment):\n",
+             two in a line; a stream half an access off alignment; each access in a line of \
+             its own):\n",
         );
         for s in &self.measured {
+            let own = s.own_line.map_or(String::new(), |o| {
+                format!(", a line each {o:.2} ({:.1}x)", o / s.aligned)
+            });
             text.push_str(&format!(
                 "  {} ({} {}): aligned {:.2}, split {:.2} ({:.1}x), misaligned stream {:.2} \
-                 ({:.1}x){}\n",
+                 ({:.1}x){own}{}\n",
                 s.form.name(),
                 s.kind.name,
                 if s.store { "store" } else { "load" },
@@ -188,6 +210,7 @@ impl LineSplits {
                 let costs = crate::db::AccessCosts {
                     line_split: round(s.split),
                     misaligned: round(s.misaligned),
+                    own_line: s.own_line.map(round),
                 };
                 (s.form, costs)
             })
@@ -228,6 +251,7 @@ mod tests {
                 aligned: 0.998,
                 split: 2.004,
                 misaligned: 1.0,
+                own_line: Some(1.002),
                 noisy: false,
             }],
             failed: vec![(f("VMOVUPSZrm"), Unmeasured::NoRegisters)],
@@ -236,7 +260,7 @@ mod tests {
         assert!(
             text.contains(
                 "VMOVUPSZmr (zmm store): aligned 1.00, split 2.00 (2.0x), misaligned stream \
-                 1.00 (1.0x)\n"
+                 1.00 (1.0x), a line each 1.00 (1.0x)\n"
             ),
             "{text}"
         );
@@ -247,8 +271,13 @@ mod tests {
         let v = found.values();
         assert_eq!(v.len(), 1);
         assert_eq!(
-            (v[0].0.name(), v[0].1.line_split, v[0].1.misaligned),
-            ("VMOVUPSZmr", 2.0, 1.0)
+            (
+                v[0].0.name(),
+                v[0].1.line_split,
+                v[0].1.misaligned,
+                v[0].1.own_line
+            ),
+            ("VMOVUPSZmr", 2.0, 1.0, Some(1.0))
         );
     }
 }
