@@ -89,7 +89,7 @@ pub enum Obstacle {
     NoPrefix,
     /// A rounding or exception control operand (`{rn-sae}`).
     Rounding,
-    /// A conditional jump (`JCC_1`): its kernel times it to the next
+    /// A jump (`JCC_1`, `JMP_1`): its kernel times it to the next
     /// instruction, which says nothing of the taken branch at a loop's end.
     Jump,
 }
@@ -104,9 +104,7 @@ impl Obstacle {
             Obstacle::Operand => "operand OSACA cannot spell",
             Obstacle::NoPrefix => "register class without OSACA prefix",
             Obstacle::Rounding => "rounding or exception control operand",
-            Obstacle::Jump => {
-                "conditional jump (timed to the next instruction, not as a loop's taken branch)"
-            }
+            Obstacle::Jump => "jump (timed to the next instruction, not as a loop's taken branch)",
         }
     }
 }
@@ -137,6 +135,12 @@ fn unspellable(kind: Obstacle, text: impl Into<String>) -> Unspellable {
 
 /// `form` as OSACA describes it on `arch`, or why OSACA cannot.
 pub fn osaca_form(form: Instr) -> Result<OsacaForm, Unspellable> {
+    if form.has(crate::isa::Flag::IsBranch) && form.isa().arch() != Arch::Riscv64 {
+        return Err(unspellable(
+            Obstacle::Jump,
+            "a jump's kernel times it to the next instruction, not as a loop's taken branch",
+        ));
+    }
     match form.isa().arch() {
         Arch::X86_64 => x86_form(form),
         Arch::Aarch64 => aarch64_form(form),
@@ -215,13 +219,6 @@ fn x86_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     let intel = select_asm_variant(form.asm_string(), 1);
     if !att.contains("${cond}") {
         return x86_spelled(form, &att, &intel);
-    }
-    if form.has(crate::isa::Flag::IsBranch) {
-        return Err(unspellable(
-            Obstacle::Jump,
-            "a conditional jump's kernel times it to the next instruction, not as a loop's \
-             taken branch",
-        ));
     }
     let mut spelled: Option<OsacaForm> = None;
     for c in SPELLINGS.iter().flat_map(|s| s.iter()) {
@@ -765,7 +762,7 @@ mod tests {
 
     /// `cmov${cond}` and `set${cond}` are one form under every spelling
     /// of every condition, as compilers write them (`cmova`, `setl`,
-    /// `cmovnb`); a conditional jump is left out, saying why.
+    /// `cmovnb`); a jump is left out, saying why.
     #[test]
     fn a_condition_form_has_every_spelling_as_a_name() {
         let cmov = x86("CMOV64rr");
@@ -779,8 +776,10 @@ mod tests {
         let set = x86("SETCCr");
         assert!(set.names.iter().any(|m| m == "setl"), "{:?}", set.names);
         assert!(set.names.iter().any(|m| m == "setnge"), "{:?}", set.names);
-        let jcc = Isa::get(Arch::X86_64).instr("JCC_1").unwrap();
-        assert_eq!(osaca_form(jcc).unwrap_err().kind, Obstacle::Jump);
+        for jump in ["JCC_1", "JMP_1", "JMP_4"] {
+            let form = Isa::get(Arch::X86_64).instr(jump).unwrap();
+            assert_eq!(osaca_form(form).unwrap_err().kind, Obstacle::Jump, "{jump}");
+        }
     }
 
     #[test]
@@ -839,7 +838,13 @@ mod tests {
         assert!(why.text.contains("rounding"), "{why}");
         // One form of each kind the tables hold, on its arch.
         for (arch, name, kind, text) in [
-            (Arch::Aarch64, "BCcc", Obstacle::Mnemonic, "`bc.$cond`"),
+            (Arch::Aarch64, "BCcc", Obstacle::Jump, "next instruction"),
+            (
+                Arch::X86_64,
+                "REP_MOVSB_32",
+                Obstacle::Mnemonic,
+                "`rep;movsb`",
+            ),
             (Arch::X86_64, "CALL16m", Obstacle::Operand, "`*$dst`"),
             (Arch::Aarch64, "ADDHA_MPPZ_D", Obstacle::NoPrefix, "MPR64"),
         ] {
