@@ -135,19 +135,17 @@ fn unspellable(kind: Obstacle, text: impl Into<String>) -> Unspellable {
 
 /// `form` as OSACA describes it on `arch`, or why OSACA cannot.
 pub fn osaca_form(form: Instr) -> Result<OsacaForm, Unspellable> {
-    if form.has(crate::isa::Flag::IsBranch) && form.isa().arch() != Arch::Riscv64 {
-        return Err(unspellable(
-            Obstacle::Jump,
-            "a jump's kernel times it to the next instruction, not as a loop's taken branch",
-        ));
-    }
     match form.isa().arch() {
-        Arch::X86_64 => x86_form(form),
-        Arch::Aarch64 => aarch64_form(form),
         Arch::Riscv64 => Err(unspellable(
             Obstacle::NoAssembly,
             "OSACA has no RISC-V parser",
         )),
+        _ if form.has(crate::isa::Flag::IsBranch) => Err(unspellable(
+            Obstacle::Jump,
+            "a jump's kernel times it to the next instruction, not as a loop's taken branch",
+        )),
+        Arch::X86_64 => x86_form(form),
+        Arch::Aarch64 => aarch64_form(form),
     }
 }
 
@@ -215,24 +213,35 @@ fn operand_ref(text: &str) -> Option<(&str, &str)> {
 /// `set${cond}`) under every spelling of every condition (`cmove`,
 /// `cmovz`, … `cmovnle`), all alike.
 fn x86_form(form: Instr) -> Result<OsacaForm, Unspellable> {
-    let att = select_asm_variant(form.asm_string(), 0);
-    let intel = select_asm_variant(form.asm_string(), 1);
-    if !att.contains("${cond}") {
-        return x86_spelled(form, &att, &intel);
-    }
     let mut spelled: Option<OsacaForm> = None;
-    for c in SPELLINGS.iter().flat_map(|s| s.iter()) {
-        let f = x86_spelled(
-            form,
-            &att.replacen("${cond}", c, 1),
-            &intel.replacen("${cond}", c, 1),
-        )?;
+    for (att, intel) in x86_spellings(form) {
+        let f = x86_spelled(form, &att, &intel)?;
         match &mut spelled {
             Some(first) => first.names.extend(f.names),
             None => spelled = Some(f),
         }
     }
     spelled.ok_or_else(|| unspellable(Obstacle::Mnemonic, "no condition"))
+}
+
+/// The AT&T and Intel assembly strings of `form`: once, or for a
+/// condition form (`cmov${cond}`) once per spelling of every condition.
+fn x86_spellings(form: Instr) -> Vec<(String, String)> {
+    let att = select_asm_variant(form.asm_string(), 0);
+    let intel = select_asm_variant(form.asm_string(), 1);
+    if !att.contains("${cond}") {
+        return vec![(att, intel)];
+    }
+    SPELLINGS
+        .iter()
+        .flat_map(|s| s.iter())
+        .map(|c| {
+            (
+                att.replacen("${cond}", c, 1),
+                intel.replacen("${cond}", c, 1),
+            )
+        })
+        .collect()
 }
 
 /// `form` printed as `att` (and `intel`, for its second name).
@@ -483,23 +492,7 @@ pub fn osaca_access(form: Instr) -> Result<Vec<(OsacaForm, Vec<Access>)>, Unspel
             ),
         ));
     }
-    let att = select_asm_variant(form.asm_string(), 0);
-    let intel = select_asm_variant(form.asm_string(), 1);
-    let spellings: Vec<(String, String)> = if att.contains("${cond}") {
-        SPELLINGS
-            .iter()
-            .flat_map(|s| s.iter())
-            .map(|c| {
-                (
-                    att.replacen("${cond}", c, 1),
-                    intel.replacen("${cond}", c, 1),
-                )
-            })
-            .collect()
-    } else {
-        vec![(att, intel)]
-    };
-    spellings
+    x86_spellings(form)
         .iter()
         .map(|(att, intel)| {
             let spelled = x86_spelled(form, att, intel)?;
