@@ -21,9 +21,7 @@ pub fn read_at_most(path: &Path, max: u64) -> io::Result<Option<String>> {
     if bytes.len() as u64 > max {
         return Ok(None);
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    text(bytes).map(Some)
 }
 
 /// The first line of `path` (without its line break), or `None` when it
@@ -35,9 +33,12 @@ pub fn first_line(path: &Path, max: u64) -> io::Result<Option<String>> {
         return Ok(None);
     }
     line.pop();
-    String::from_utf8(line)
-        .map(Some)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    text(line).map(Some)
+}
+
+/// `bytes` as text; not UTF-8: an error of kind `InvalidData`.
+fn text(bytes: Vec<u8>) -> io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// `n` bytes as a reader reads a bound: `64 MiB`, `512 KiB`.

@@ -1009,15 +1009,6 @@ impl Base {
 
     /// `path`, given as `option`; a bad file's error ends in `hint`.
     fn load_as(path: &Path, option: &str, hint: &str) -> Result<Base, Error> {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        if size > crate::db::bounds::MAX_BYTES {
-            return Err(Error::BadInput(format!(
-                "{option} {}: {} MiB, larger than the {} MiB winic reads; {hint}",
-                path.display(),
-                size >> 20,
-                crate::db::bounds::MAX_BYTES >> 20
-            )));
-        }
         let text = crate::input::read_at_most(path, crate::db::bounds::MAX_BYTES)
             .map_err(|e| Error::Io(format!("reading {option} {}", path.display()), e))?
             .ok_or_else(|| {
