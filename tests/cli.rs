@@ -2203,6 +2203,52 @@ fn a_hostile_database_is_refused_before_it_is_parsed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Pushes and pops run, the loop moving the stack pointer back once per
+/// iteration (the report says so), and the process survives them: a
+/// push is a store, no faster than the two or three stores a cycle of
+/// the cores winic targets nor slower than a microcoded form; a pop a
+/// load, at most four a cycle. `popf` says why it does not run.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "times x86 kernels: x86-64 hardware only"
+)]
+fn x86_pushes_and_pops_are_measured_with_the_stack_walked_back() {
+    if emulated() {
+        skip("times x86 kernels: under an emulator times mean nothing");
+        return;
+    }
+    let dir = scratch("stack");
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let forms = ["PUSH64r", "POP64r", "PUSH64i8", "POP64rmm", "POPF64"];
+    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("measured:   4 (0 upper bounds"), "{out}");
+    assert!(out.contains("loads RFLAGS from the stack"), "{out}");
+    let report = report_in(&dir, "TP");
+    for line in ["push rcx", "pop rcx", "stack: the copies move rsp"] {
+        assert!(report.contains(line), "{line}: {report}");
+    }
+    let text = std::fs::read_to_string(&db).unwrap();
+    for (form, fastest) in [
+        ("PUSH64r", 1.0 / 3.0),
+        ("PUSH64i8", 1.0 / 3.0),
+        ("POP64r", 0.25),
+    ] {
+        let tp = entry_value(&text, form, "throughput").unwrap_or_else(|| panic!("{form}: {text}"));
+        assert!(
+            (fastest * 0.9..=8.0).contains(&tp),
+            "{form}: {tp} cycles\n{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Gathers and scatters run: each element in a cache line of its own
 /// (lanes i × 64), the mask set again (and a gather's destination zeroed)
 /// before each, as the report's kernel shows. A gather of N elements is

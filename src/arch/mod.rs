@@ -45,6 +45,26 @@ pub enum OpValue {
 /// slot, inside the data area.
 pub const LANE_STEP: u64 = 64;
 
+/// What a kernel's loop runs around its body ([`Operands::walk`]): at
+/// the top of every iteration, and at its bottom (before the count-down).
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    /// Before the body.
+    pub top: Vec<Inst>,
+    /// After the body.
+    pub bottom: Vec<Inst>,
+    /// The registers the walk keeps in place (the stack pointer): a body
+    /// may write them, and reach memory through them.
+    pub keeps: Vec<Reg>,
+}
+
+impl Walk {
+    /// Whether the loop runs nothing around its body.
+    pub fn is_empty(&self) -> bool {
+        self.top.is_empty() && self.bottom.is_empty()
+    }
+}
+
 /// A memory reference `[base + scale*index + disp]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mem {

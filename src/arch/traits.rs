@@ -7,7 +7,9 @@
 
 use super::host::HostFeatures;
 use super::variant::{Variant, VectorTypes};
-use super::{emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue};
+use super::{
+    emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue, Walk,
+};
 use crate::isa::{Arch, InstAlias, Instr, Reg};
 
 /// One instruction's bytes and text, and the independent decoder's word on
@@ -203,6 +205,16 @@ pub trait Operands {
     /// before every gather. Nothing for other forms.
     fn resets(&self, _inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
         Ok(Vec::new())
+    }
+
+    /// What a kernel's loop runs at its top and at its bottom so that a
+    /// body which moves a register it does not name as an operand (x86
+    /// `push` and `pop` the stack pointer) starts every iteration where
+    /// the first did: `body` is one iteration's instructions, in order.
+    /// Both kernels of an unroll difference run the same walk once per
+    /// iteration, so its cost cancels. Nothing for other bodies.
+    fn walk(&self, _body: &[Inst]) -> Result<Walk, EncodeError> {
+        Ok(Walk::default())
     }
 
     /// `inst` with its memory access moved `offset` bytes from its base

@@ -14,6 +14,7 @@ pub mod host;
 pub mod mapping;
 pub mod printer;
 mod runnable;
+mod stack;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -273,6 +274,10 @@ impl Operands for X86_64 {
 
     fn resets(&self, inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
         gather::resets(inst)
+    }
+
+    fn walk(&self, body: &[Inst]) -> Result<super::Walk, EncodeError> {
+        stack::walk(body)
     }
 }
 

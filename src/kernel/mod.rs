@@ -157,9 +157,20 @@ pub fn build_placed(
     let accesses = body
         .iter()
         .any(|i| placeable(i) && t.at_offset(i, 0).is_some());
-    let reps = if accesses { unroll.max(1) } else { 1 };
+    // A body that moves the stack pointer (`push`, `pop`) runs inside the
+    // loop's walk back ([`crate::arch::Operands::walk`]), computed over a
+    // whole iteration: the body is then emitted once per repetition too.
+    let iteration: Vec<Inst> = (0..unroll.max(1))
+        .flat_map(|_| body.iter().cloned())
+        .collect();
+    let walk = t.walk(&iteration)?;
+    let repeated = accesses || !walk.is_empty();
+    let reps = if repeated { unroll.max(1) } else { 1 };
     let mut slots = data::Slots::new(placement);
-    let mut lines = Vec::with_capacity(body.len() * reps);
+    let mut lines = Vec::with_capacity(body.len() * reps + walk.top.len() + walk.bottom.len());
+    for inst in &walk.top {
+        lines.push(emit(t, inst)?);
+    }
     // What runs before each instruction (a gather's mask and destination
     // reset) touches no memory: emitted once, repeated with the body.
     let resets = body
@@ -175,6 +186,9 @@ pub fn build_placed(
             lines.extend(before.iter().cloned());
             lines.push(emit(t, placed.as_ref().unwrap_or(inst))?);
         }
+    }
+    for inst in &walk.bottom {
+        lines.push(emit(t, inst)?);
     }
     let regs = registers_of(body);
     let mut bases: Vec<(Reg, u64)> = regs
@@ -199,7 +213,7 @@ pub fn build_placed(
             bases: &bases,
             lanes: &lanes,
         },
-        if accesses { 1 } else { unroll },
+        if repeated { 1 } else { unroll },
         t.mode_switch(&forms).as_ref(),
     )
 }

@@ -131,7 +131,14 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
         .as_ref()
         .map(|i| t.address_bases(i))
         .unwrap_or_default();
-    if !memory && (form.has(Flag::MayLoad) || form.has(Flag::MayStore)) && bases.is_empty() {
+    // The registers the loop's walk keeps in place (x86 `push` and `pop`:
+    // the stack pointer), through which the form reaches memory.
+    let kept = inst.as_ref().map(|i| walk_keeps(t, i)).unwrap_or_default();
+    if !memory
+        && (form.has(Flag::MayLoad) || form.has(Flag::MayStore))
+        && bases.is_empty()
+        && kept.is_empty()
+    {
         return Some(Unrunnable::MemoryOutOfReach);
     }
     if let Some(why) = bases.iter().find_map(|r| {
@@ -143,12 +150,24 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
         return Some(why);
     }
     let inst = inst?;
-    written(&inst).into_iter().find_map(|r| {
-        t.reserved(r).map(|why| Unrunnable::WritesReserved {
-            reg: r.asm_name(),
-            why,
+    written(&inst)
+        .into_iter()
+        .filter(|r| !kept.iter().any(|k| t.aliases(*k, *r)))
+        .find_map(|r| {
+            t.reserved(r).map(|why| Unrunnable::WritesReserved {
+                reg: r.asm_name(),
+                why,
+            })
         })
-    })
+}
+
+/// The registers the loop's walk keeps in place for a body of `inst`
+/// ([`crate::arch::Walk::keeps`]: the stack pointer of x86 `push` and
+/// `pop`), none for other forms.
+pub fn walk_keeps(t: &dyn Target, inst: &Inst) -> Vec<Reg> {
+    t.walk(std::slice::from_ref(inst))
+        .map(|w| w.keeps)
+        .unwrap_or_default()
 }
 
 /// Whether machine operand `m` is written: an output, or an input tied to

@@ -674,3 +674,28 @@ fn placements_put_x86_accesses_where_they_say() {
         }
     }
 }
+
+/// A body of pushes runs inside the loop's walk: its copies emitted once
+/// per repetition (the walk is over the whole iteration), then the stack
+/// pointer moved back once before the count-down; the push is no
+/// implicit dependency to break, and no skip.
+#[test]
+fn a_push_body_moves_the_stack_pointer_back_once_an_iteration() {
+    let t = crate::arch::target(Arch::X86_64);
+    let f = crate::isa::Isa::get(Arch::X86_64).instr("PUSH64r").unwrap();
+    assert_eq!(shape::skip_reason(t, f), None);
+    assert!(crate::mode::common::implicit_dependency(t, f).is_empty());
+    let body = shape::throughput(t, f, shape::COPIES).unwrap();
+    let text = build(t, &body, 2).unwrap().text();
+    let in_loop: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with(LOOP_LABEL))
+        .map(str::trim)
+        .collect();
+    let pushes = in_loop.iter().filter(|l| l.starts_with("push")).count();
+    assert_eq!(pushes, 2 * body.len(), "{text}");
+    let at = |s: &str| in_loop.iter().position(|l| *l == s);
+    let walk = format!("lea rsp, [rsp + {}]", 2 * 8 * body.len());
+    let (walk, dec) = (at(&walk), at("dec r15"));
+    assert!(walk.is_some() && walk < dec, "{text}");
+}

@@ -59,6 +59,19 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
+            let kept = t
+                .example(row.form)
+                .map(|i| crate::kernel::shape::walk_keeps(t, &i))
+                .unwrap_or_default();
+            if !kept.is_empty() {
+                let regs: Vec<String> = kept.iter().map(|r| r.asm_name()).collect();
+                s.push_str(&format!(
+                    "\tstack: the copies move {}; the loop moves it back once per iteration \
+                     (`lea`, in both kernels of the difference, so it cancels), never above \
+                     where it started\n",
+                    regs.join(", ")
+                ));
+            }
             if row.form.has_vector_index() {
                 let (what, reset) = if row.form.has(crate::isa::Flag::MayStore) {
                     ("scatter", "its mask is set")

@@ -74,8 +74,19 @@ pub fn is_x87(form: Instr) -> bool {
 /// Registers `form` reads and writes implicitly.
 pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
     let uses: Vec<Reg> = form.implicit_uses().collect();
+    // The stack pointer of `push` and `pop`, which the loop's walk keeps
+    // in place: x86 cores update it in the front end (the stack engine),
+    // and a run of pushes depends on it as every real one does. No
+    // helper could break that chain, nor should.
+    let kept = t
+        .example(form)
+        .map(|i| shape::walk_keeps(t, &i))
+        .unwrap_or_default();
     let mut out: Vec<Reg> = Vec::new();
     for d in form.implicit_defs() {
+        if kept.iter().any(|k| t.aliases(*k, d)) {
+            continue;
+        }
         if uses.iter().any(|u| t.aliases(*u, d)) && !out.contains(&d) {
             out.push(d);
         }

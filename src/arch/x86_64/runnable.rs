@@ -35,7 +35,9 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         other => return Some(format!("changes control flow ({other:?})")),
     }
     if code.is_stack_instruction() {
-        return Some("uses the stack implicitly".into());
+        if let Some(why) = super::stack::cannot_run(code) {
+            return Some(why);
+        }
     }
     if info.is_input_output() {
         return Some("port I/O".into());

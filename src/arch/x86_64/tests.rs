@@ -393,3 +393,63 @@ fn legacy_sse_and_vex_forms_are_mix_groups_of_their_own() {
         .cannot_mix(form("VADDPDrr"), form("VPADDDYrr"))
         .is_none());
 }
+
+/// Pushes and pops run; the flags, a segment register or a frame loaded
+/// from the stack, and `enter`/`leave`, say why they do not.
+#[test]
+fn stack_forms_run_except_those_that_load_state_from_the_stack() {
+    let cases = [
+        ("PUSH64r", None),
+        ("POP64r", None),
+        ("PUSH16i8", None),
+        ("POP64rmm", None),
+        ("PUSHF64", None),
+        ("PUSHFS64", None),
+        ("POPF64", Some("loads RFLAGS from the stack")),
+        ("POPF16", Some("loads RFLAGS from the stack")),
+        ("POPFS64", Some("writes a segment register")),
+        ("POPGS16", Some("writes a segment register")),
+        (
+            "LEAVE64",
+            Some("Leave builds or tears down a frame through RBP"),
+        ),
+        ("ENTER", Some("Enter builds or tears down a frame")),
+    ];
+    for (name, want) in cases {
+        let got = X86_64.cannot_run(isa().instr(name).unwrap());
+        match (want, &got) {
+            (None, None) => {}
+            (Some(w), Some(g)) if g.contains(w) => {}
+            _ => panic!("{name}: want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+/// The loop's walk keeps the stack pointer in place: pushes are moved
+/// back after the body, pops first moved down by what they rise, a body
+/// that returns to its start (or never moves it) walks nothing, and
+/// 16-bit forms move it by 2.
+#[test]
+fn a_body_that_moves_the_stack_pointer_walks_it_back_once() {
+    let t = &X86_64;
+    let ex = |name: &str| t.example(isa().instr(name).unwrap()).unwrap();
+    let text =
+        |insts: &[Inst]| -> Vec<String> { insts.iter().map(|i| t.print(i).unwrap()).collect() };
+    let (push, pop, push16) = (ex("PUSH64r"), ex("POP64r"), ex("PUSH16r"));
+    let w = stack::walk(&[push.clone(), push.clone(), push16.clone()]).unwrap();
+    assert!(w.top.is_empty(), "{:?}", text(&w.top));
+    assert_eq!(text(&w.bottom), ["lea rsp, [rsp + 18]"]);
+    assert_eq!(w.keeps.len(), 1);
+    assert_eq!(w.keeps[0].name(), "RSP");
+    let w = stack::walk(&[pop.clone(), pop.clone()]).unwrap();
+    assert_eq!(text(&w.top), ["lea rsp, [rsp - 16]"]);
+    assert!(w.bottom.is_empty(), "{:?}", text(&w.bottom));
+    // Down 8, back, up 8, back: moved down 8 first, up 8 after.
+    let w = stack::walk(&[push.clone(), pop.clone(), pop.clone(), push.clone()]).unwrap();
+    assert_eq!(text(&w.top), ["lea rsp, [rsp - 8]"]);
+    assert_eq!(text(&w.bottom), ["lea rsp, [rsp + 8]"]);
+    let w = stack::walk(&[push, pop]).unwrap();
+    assert!(w.top.is_empty() && w.bottom.is_empty() && !w.keeps.is_empty());
+    let w = stack::walk(&[ex("ADD64rr")]).unwrap();
+    assert!(w.is_empty() && w.keeps.is_empty());
+}
