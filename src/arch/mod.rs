@@ -53,9 +53,16 @@ pub struct Walk {
     pub top: Vec<Inst>,
     /// After the body.
     pub bottom: Vec<Inst>,
-    /// The registers the walk keeps in place (the stack pointer): a body
-    /// may write them, and reach memory through them.
-    pub keeps: Vec<Reg>,
+}
+
+/// Where the pointers a body moves start every iteration
+/// ([`Operands::walk`]): addresses in the kernel's data area.
+#[derive(Clone, Copy, Debug)]
+pub struct Starts {
+    /// Of the pointers the body reads through (x86 `rsi`).
+    pub reads: u64,
+    /// Of the pointers the body writes through (x86 `rdi`).
+    pub writes: u64,
 }
 
 impl Walk {

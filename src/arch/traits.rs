@@ -8,7 +8,7 @@
 use super::host::HostFeatures;
 use super::variant::{Variant, VectorTypes};
 use super::{
-    emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue, Walk,
+    emit, Check, Dialect, EncodeError, Inst, KernelError, Line, ModeSwitch, OpValue, Starts, Walk,
 };
 use crate::isa::{Arch, InstAlias, Instr, Reg};
 
@@ -207,13 +207,23 @@ pub trait Operands {
         Ok(Vec::new())
     }
 
+    /// The registers a body of `inst` moves without naming them as its
+    /// operands' values, which the loop's walk ([`Operands::walk`]) keeps
+    /// in place: x86 `push`/`pop`'s stack pointer, a string operation's
+    /// `rsi`/`rdi`. A body may write them and reach memory through them.
+    /// None by default.
+    fn walked(&self, _inst: &Inst) -> Vec<Reg> {
+        Vec::new()
+    }
+
     /// What a kernel's loop runs at its top and at its bottom so that a
-    /// body which moves a register it does not name as an operand (x86
-    /// `push` and `pop` the stack pointer) starts every iteration where
-    /// the first did: `body` is one iteration's instructions, in order.
-    /// Both kernels of an unroll difference run the same walk once per
+    /// body which moves the registers of [`Operands::walked`] starts
+    /// every iteration where the first did: `body` is one iteration's
+    /// instructions, in order; the pointers it reads through start at
+    /// `starts.reads`, those it writes through at `starts.writes`. Both
+    /// kernels of an unroll difference run the same walk once per
     /// iteration, so its cost cancels. Nothing for other bodies.
-    fn walk(&self, _body: &[Inst]) -> Result<Walk, EncodeError> {
+    fn walk(&self, _body: &[Inst], _starts: Starts) -> Result<Walk, EncodeError> {
         Ok(Walk::default())
     }
 

@@ -16,6 +16,7 @@ pub mod printer;
 mod runnable;
 mod stack;
 mod start;
+mod string;
 #[cfg(test)]
 mod tests;
 
@@ -244,12 +245,13 @@ impl Operands for X86_64 {
     }
 
     /// Each memory operand's displacement; `lea` (`lea64mem`: address
-    /// arithmetic, no access) has none to move.
+    /// arithmetic, no access) has none to move, nor has a string
+    /// operation (its pointers start where the loop's walk sets them).
     fn at_offset(&self, inst: &Inst, offset: i32) -> Option<Inst> {
         if inst
             .form
             .operands()
-            .any(|o| o.ty().name().starts_with("lea"))
+            .any(|o| o.ty().name().starts_with("lea") || o.ty().string_pointer().is_some())
         {
             return None;
         }
@@ -276,8 +278,20 @@ impl Operands for X86_64 {
         gather::resets(inst)
     }
 
-    fn walk(&self, body: &[Inst]) -> Result<super::Walk, EncodeError> {
-        stack::walk(body)
+    fn walked(&self, inst: &Inst) -> Vec<Reg> {
+        let mut out = string::pointers(inst);
+        out.extend(stack::walked(inst));
+        out
+    }
+
+    /// The stack pointer's walk ([`stack::walk`]) after the string
+    /// pointers set again ([`string::walk`]).
+    fn walk(&self, body: &[Inst], starts: super::Starts) -> Result<super::Walk, EncodeError> {
+        let mut out = string::walk(body, starts)?;
+        let stack = stack::walk(body)?;
+        out.top.extend(stack.top);
+        out.bottom.extend(stack.bottom);
+        Ok(out)
     }
 }
 
@@ -489,6 +503,13 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
                     ins.set_near_branch64(x as u64);
                 }
                 OpValue::Imm(x) => set_imm(&mut ins, n, *kind, x)?,
+                // A string operation's pointer: the register is the code's.
+                OpValue::Mem(_) if *kind == OpCodeOperandKind::seg_rSI => {
+                    ins.set_op_kind(n, OpKind::MemorySegRSI)
+                }
+                OpValue::Mem(_) if *kind == OpCodeOperandKind::es_rDI => {
+                    ins.set_op_kind(n, OpKind::MemoryESRDI)
+                }
                 OpValue::Mem(m) => set_mem(&mut ins, n, m)?,
             },
         }
@@ -644,6 +665,17 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
 /// vector index a register of its own (the kernel sets its lanes,
 /// [`crate::arch::Operands::vector_indexes`]).
 fn pick_mem(m: &crate::isa::McOperand, used: &[Reg], apx: bool) -> Result<OpValue, EncodeError> {
+    // A string operation's pointer is the register its code names.
+    if let Some((reg, _)) = m.ty.string_pointer() {
+        let OpValue::Reg(base) = super::reg_of(Arch::X86_64, reg)? else {
+            unreachable!("reg_of gives registers")
+        };
+        return Ok(OpValue::Mem(Mem {
+            base,
+            index: None,
+            disp: 0,
+        }));
+    }
     let gr64 = |avoid: &[Reg]| {
         let class = crate::isa::Isa::get(Arch::X86_64)
             .class("GR64_NOSP")

@@ -351,6 +351,33 @@ fn every_condition_of_setcc_and_cmovcc_assembles() {
     }
 }
 
+/// String operations as gcc writes them (no operands) and as LLVM and
+/// objdump print them (`es:` before the destination), to the bytes GNU
+/// as 2.40 makes of them; `push`/`pop` and `movsd`'s SSE meaning stay.
+#[test]
+fn string_operations_are_read_with_and_without_operands() {
+    let t = crate::arch::target(Arch::X86_64);
+    let cases: &[(&str, &[u8])] = &[
+        ("movsb", &[0xa4]),
+        ("movsq", &[0x48, 0xa5]),
+        ("movsd", &[0xa5]),
+        ("lodsb", &[0xac]),
+        ("stosw", &[0x66, 0xab]),
+        ("scasd", &[0xaf]),
+        ("cmpsq", &[0x48, 0xa7]),
+        ("movsb byte ptr es:[rdi], byte ptr [rsi]", &[0xa4]),
+        ("stosq qword ptr es:[rdi], rax", &[0x48, 0xab]),
+        ("movsd xmm0, xmm1", &[0xf2, 0x0f, 0x10, 0xc1]),
+        ("push rbx", &[0x53]),
+        ("pop r12", &[0x41, 0x5c]),
+    ];
+    for (line, want) in cases {
+        let p = assemble(t, "k.s", &format!(".intel_syntax noprefix\nf:\n{line}\n"))
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(p.code, *want, "{line}");
+    }
+}
+
 #[test]
 fn the_directives_gcc_writes_at_the_top_are_read() {
     // Heads of `aarch64-linux-gnu-gcc -S` and `riscv64-linux-gnu-gcc -S`

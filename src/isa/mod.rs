@@ -966,10 +966,33 @@ impl OperandType {
         index.class().filter(|c| c.name().starts_with("VR"))
     }
 
-    /// A memory reference kernels can address: plain, or with a vector
-    /// index (gathers, scatters).
+    /// A memory reference kernels can address: plain, with a vector
+    /// index (gathers, scatters), or a string operation's pointer.
     pub fn is_addressable_memory(&self) -> bool {
-        self.is_plain_memory() || self.is_vector_indexed()
+        self.is_plain_memory() || self.is_vector_indexed() || self.string_pointer().is_some()
+    }
+
+    /// For an x86 string operation's memory operand, the register it
+    /// addresses through and moves, and the bytes it accesses:
+    /// `srcidx8` (`byte ptr [rsi]`) is `("RSI", 1)`, `dstidx64` (`qword
+    /// ptr es:[rdi]`) `("RDI", 8)`. `None` for every other operand.
+    pub fn string_pointer(&self) -> Option<(&'static str, u32)> {
+        if self.kind() != OperandKind::Mem {
+            return None;
+        }
+        let name = self.name();
+        let (reg, bits) = match name.strip_prefix("srcidx") {
+            Some(bits) => ("RSI", bits),
+            None => ("RDI", name.strip_prefix("dstidx")?),
+        };
+        let bytes = match bits {
+            "8" => 1,
+            "16" => 2,
+            "32" => 4,
+            "64" => 8,
+            _ => return None,
+        };
+        Some((reg, bytes))
     }
 
     /// For a memory operand that is not a plain `[base + scale*index +

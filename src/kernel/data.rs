@@ -59,6 +59,18 @@ pub const SPAN: i32 = 16 * 1024;
 /// 64), so that every copy of a form has the same length.
 pub const FIRST_DISP: i32 = 8192;
 
+/// Where the pointers a body moves (x86 string operations' `rsi`, and
+/// `rdi`) start every iteration ([`crate::arch::Operands::walk`]): reads
+/// at the first block [`Slots`] uses, writes 9 KiB further (the middle of
+/// the span plus a KiB: no store lands on a word the body loads, and no
+/// two are a multiple of 4 KiB apart, which some cores mistake for the
+/// same address). A body of 12 copies of 8 bytes, twice, moves either by
+/// 192 bytes.
+pub const STARTS: crate::arch::Starts = crate::arch::Starts {
+    reads: VALUES + FIRST_DISP as u64,
+    writes: VALUES + (FIRST_DISP + SPAN / 2 + 1024) as u64,
+};
+
 /// The displacement of the one block a latency chain through memory
 /// stores to and loads back from (a store and its reload, a
 /// read-modify-write and the next): past the blocks [`Slots`] cycles

@@ -157,13 +157,14 @@ pub fn build_placed(
     let accesses = body
         .iter()
         .any(|i| placeable(i) && t.at_offset(i, 0).is_some());
-    // A body that moves the stack pointer (`push`, `pop`) runs inside the
-    // loop's walk back ([`crate::arch::Operands::walk`]), computed over a
+    // A body that moves registers it does not name as values (`push`,
+    // `pop`: the stack pointer; `movsb`: rsi and rdi) runs inside the
+    // loop's walk ([`crate::arch::Operands::walk`]), computed over a
     // whole iteration: the body is then emitted once per repetition too.
     let iteration: Vec<Inst> = (0..unroll.max(1))
         .flat_map(|_| body.iter().cloned())
         .collect();
-    let walk = t.walk(&iteration)?;
+    let walk = t.walk(&iteration, data::STARTS)?;
     let repeated = accesses || !walk.is_empty();
     let reps = if repeated { unroll.max(1) } else { 1 };
     let mut slots = data::Slots::new(placement);

@@ -93,10 +93,11 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
         return Some(Unrunnable::PcRelative);
     }
     // Gathers and scatters run (x86 VSIB: the kernel sets the vector
-    // index to lanes inside the data area and resets the mask before each).
+    // index to lanes inside the data area and resets the mask before
+    // each), and string operations (the loop's walk sets their pointers).
     if let Some(why) = mc
         .iter()
-        .filter(|m| !m.ty.is_vector_indexed())
+        .filter(|m| !m.ty.is_vector_indexed() && m.ty.string_pointer().is_none())
         .find_map(|m| m.ty.unplain_memory())
     {
         return Some(Unrunnable::Memory(why));
@@ -133,7 +134,7 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
         .unwrap_or_default();
     // The registers the loop's walk keeps in place (x86 `push` and `pop`:
     // the stack pointer), through which the form reaches memory.
-    let kept = inst.as_ref().map(|i| walk_keeps(t, i)).unwrap_or_default();
+    let kept = inst.as_ref().map(|i| t.walked(i)).unwrap_or_default();
     if !memory
         && (form.has(Flag::MayLoad) || form.has(Flag::MayStore))
         && bases.is_empty()
@@ -159,15 +160,6 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
                 why,
             })
         })
-}
-
-/// The registers the loop's walk keeps in place for a body of `inst`
-/// ([`crate::arch::Walk::keeps`]: the stack pointer of x86 `push` and
-/// `pop`), none for other forms.
-pub fn walk_keeps(t: &dyn Target, inst: &Inst) -> Vec<Reg> {
-    t.walk(std::slice::from_ref(inst))
-        .map(|w| w.keeps)
-        .unwrap_or_default()
 }
 
 /// Whether machine operand `m` is written: an output, or an input tied to
@@ -496,7 +488,10 @@ mod tests {
     fn forms_that_must_not_run_say_why() {
         let cases = [
             (Arch::X86_64, "SYSCALL", "control flow"),
-            (Arch::X86_64, "PUSH64r", "stack"),
+            (Arch::X86_64, "PUSH64r", ""),
+            (Arch::X86_64, "MOVSB", ""),
+            (Arch::X86_64, "POPF64", "RFLAGS from the stack"),
+            (Arch::X86_64, "MOV64o64a", "moffs"),
             (Arch::X86_64, "DIV64r", "divide"),
             (Arch::X86_64, "HLT", "privileged"),
             (Arch::X86_64, "CPUID", ""),

@@ -59,18 +59,8 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
-            let kept = t
-                .example(row.form)
-                .map(|i| crate::kernel::shape::walk_keeps(t, &i))
-                .unwrap_or_default();
-            if !kept.is_empty() {
-                let regs: Vec<String> = kept.iter().map(|r| r.asm_name()).collect();
-                s.push_str(&format!(
-                    "\tstack: the copies move {}; the loop moves it back once per iteration \
-                     (`lea`, in both kernels of the difference, so it cancels), never above \
-                     where it started\n",
-                    regs.join(", ")
-                ));
+            if let Some(walk) = walk_note(t, row.form, m.copies) {
+                s.push_str(&walk);
             }
             if row.form.has_vector_index() {
                 let (what, reset) = if row.form.has(crate::isa::Flag::MayStore) {
@@ -220,12 +210,30 @@ pub fn lat_block(
                     }
                 }
             }
-            if !left_out.is_empty() {
-                let regs: Vec<String> = left_out.iter().map(|r| r.name().to_string()).collect();
-                s.push_str(&format!(
-                    "\tnot measured: sub-latencies through {} (control or status registers, no chain runs through them)\n",
-                    regs.join(", ")
-                ));
+            let walked = t
+                .example(row.form)
+                .map(|i| t.walked(&i))
+                .unwrap_or_default();
+            let (moved, status): (Vec<&crate::isa::Reg>, Vec<&crate::isa::Reg>) = left_out
+                .iter()
+                .partition(|r| walked.iter().any(|w| t.aliases(*w, **r)));
+            for (regs, why) in [
+                (
+                    status,
+                    "control or status registers, no chain runs through them",
+                ),
+                (
+                    moved,
+                    "the pointers the form moves, which the loop sets again every iteration",
+                ),
+            ] {
+                if !regs.is_empty() {
+                    let regs: Vec<&str> = regs.iter().map(|r| r.name()).collect();
+                    s.push_str(&format!(
+                        "\tnot measured: sub-latencies through {} ({why})\n",
+                        regs.join(", ")
+                    ));
+                }
             }
             if let Some(l) = crate::mode::lat::entry(row).and_then(|e| e.latency) {
                 let exact = subs
@@ -264,6 +272,32 @@ pub fn lat_block(
     }
     s.push('\n');
     s
+}
+
+/// The report's line for a form whose copies move registers the loop
+/// sets back every iteration (x86 `push`: rsp; `movsb`: rsi, rdi), with
+/// the instructions it runs for the body once; `None` for other forms.
+fn walk_note(t: &dyn Target, form: crate::isa::Instr, copies: usize) -> Option<String> {
+    let inst = t.example(form).ok()?;
+    let moved = t.walked(&inst);
+    if moved.is_empty() {
+        return None;
+    }
+    let body = vec![inst; copies.max(1)];
+    let walk = t.walk(&body, crate::kernel::data::STARTS).ok()?;
+    let lines: Vec<String> = walk
+        .top
+        .iter()
+        .chain(&walk.bottom)
+        .filter_map(|i| t.print(i).ok())
+        .collect();
+    let regs: Vec<String> = moved.iter().map(|r| r.asm_name()).collect();
+    Some(format!(
+        "\twalk: the copies move {}; once per iteration the loop sets it back (for the body \
+         once: {}), in both kernels of the difference, so it cancels\n",
+        regs.join(", "),
+        lines.join("; ")
+    ))
 }
 
 #[cfg(test)]

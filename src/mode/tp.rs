@@ -1059,7 +1059,7 @@ mod tests {
         let t = target(arch);
         let isa = Isa::get(arch);
         let names: &[&str] = match arch {
-            Arch::X86_64 => &["ADD64rr", "SYSCALL", "IMUL64rr", "MOVSB"],
+            Arch::X86_64 => &["ADD64rr", "SYSCALL", "IMUL64rr", "POPF64"],
             Arch::Aarch64 => &["ADDXrs", "SVC", "MADDXrrr", "CPYFP"],
             Arch::Riscv64 => &["ADD", "ECALL", "MUL", "C_LDSP"],
         };

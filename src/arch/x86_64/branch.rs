@@ -43,13 +43,20 @@ fn codes(mnemonic: &str) -> Option<(Code, Code)> {
         .map(|c| JCC[c])
 }
 
+/// What winic's assembler reads beyond LLVM's texts: a condition's
+/// synonyms (`setz`, [`super::cond::synonym`]) and string operations
+/// without operands (`movsb`, [`super::string::bare`]).
+fn pseudo(mnemonic: &str, operands: &[&str]) -> Option<String> {
+    super::cond::synonym(mnemonic, operands).or_else(|| super::string::bare(mnemonic, operands))
+}
+
 impl AsmDialect for X86_64 {
     fn dialect(&self) -> Dialect {
         Dialect {
             syntax: Some(".intel_syntax noprefix"),
             align_is_power: false,
             hash_comment_anywhere: true,
-            pseudo: super::cond::synonym,
+            pseudo,
             memory: Some(super::printer::parse_memory),
             isa_directives: &[],
         }

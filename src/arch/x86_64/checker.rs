@@ -208,6 +208,9 @@ fn normalize(text: &str) -> Norm {
         .map(|o| number(&o).map_or(o, |v| v.to_string()))
         .map(|o| address(&o).unwrap_or(o))
         .map(|o| if o == "st" { "st(0)".to_string() } else { o })
+        // A string operation's destination is always ES-based: LLVM
+        // writes `es:[rdi]`, capstone 5.0.6 `[rdi]`.
+        .map(|o| o.replace("es:[rdi]", "[rdi]"))
         .collect();
     Norm {
         mnemonic: m.to_string(),

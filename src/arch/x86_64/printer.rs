@@ -101,6 +101,20 @@ fn piece(s: &mut String, plan: &Plan, inst: &Inst, t: &Tok) -> Result<(), Encode
                 | (Some(OperandKind::Imm), v @ OpValue::Imm(_)) => reg_or_imm(s, v),
                 (Some(OperandKind::Mem), OpValue::Mem(m)) => {
                     let ty = inst.form.mc_operands()[i].ty;
+                    // LLVM's `printSrcIdx8`, `printDstIdx64`: the size,
+                    // and `es:` before the destination (always ES-based).
+                    if let Some((reg, bytes)) = ty.string_pointer() {
+                        let size = match bytes {
+                            1 => "byte",
+                            2 => "word",
+                            4 => "dword",
+                            _ => "qword",
+                        };
+                        let seg = if reg == "RDI" { "es:" } else { "" };
+                        let _ = write!(s, "{size} ptr {seg}");
+                        memory(s, &m);
+                        return Ok(());
+                    }
                     if let Some(size) = ty.memory_size() {
                         let _ = write!(s, "{size} ptr ");
                     }

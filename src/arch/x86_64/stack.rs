@@ -70,9 +70,6 @@ pub fn walk(body: &[Inst]) -> Result<Walk, EncodeError> {
         up = up.max(at);
     }
     let mut out = Walk::default();
-    if body.iter().any(|i| delta(i) != 0) {
-        out.keeps.push(rsp()?);
-    }
     if up > 0 {
         out.top.push(move_stack(-up)?);
     }
@@ -103,6 +100,11 @@ fn move_stack(bytes: i64) -> Result<Inst, EncodeError> {
             }),
         ],
     )
+}
+
+/// RSP, when `inst` moves it.
+pub fn walked(inst: &Inst) -> Option<Reg> {
+    (delta(inst) != 0).then(rsp).and_then(Result::ok)
 }
 
 fn rsp() -> Result<Reg, EncodeError> {

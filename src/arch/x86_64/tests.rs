@@ -439,8 +439,8 @@ fn a_body_that_moves_the_stack_pointer_walks_it_back_once() {
     let w = stack::walk(&[push.clone(), push.clone(), push16.clone()]).unwrap();
     assert!(w.top.is_empty(), "{:?}", text(&w.top));
     assert_eq!(text(&w.bottom), ["lea rsp, [rsp + 18]"]);
-    assert_eq!(w.keeps.len(), 1);
-    assert_eq!(w.keeps[0].name(), "RSP");
+    let walked: Vec<&str> = t.walked(&push).iter().map(|r| r.name()).collect();
+    assert_eq!(walked, ["RSP"]);
     let w = stack::walk(&[pop.clone(), pop.clone()]).unwrap();
     assert_eq!(text(&w.top), ["lea rsp, [rsp - 16]"]);
     assert!(w.bottom.is_empty(), "{:?}", text(&w.bottom));
@@ -449,7 +449,82 @@ fn a_body_that_moves_the_stack_pointer_walks_it_back_once() {
     assert_eq!(text(&w.top), ["lea rsp, [rsp - 8]"]);
     assert_eq!(text(&w.bottom), ["lea rsp, [rsp + 8]"]);
     let w = stack::walk(&[push, pop]).unwrap();
-    assert!(w.top.is_empty() && w.bottom.is_empty() && !w.keeps.is_empty());
+    assert!(w.top.is_empty() && w.bottom.is_empty());
     let w = stack::walk(&[ex("ADD64rr")]).unwrap();
-    assert!(w.is_empty() && w.keeps.is_empty());
+    assert!(w.is_empty() && t.walked(&ex("ADD64rr")).is_empty());
+}
+
+/// String operations encode as the one-byte opcodes assemblers write
+/// (checked against GNU as 2.40 and llvm-mc 19, 2026-11-30), print as
+/// LLVM does (`es:` before the destination), pass capstone's check, move
+/// `rsi`/`rdi`, which the walk sets at the loop's top (reads and writes
+/// apart), and keep their displacement 0.
+#[test]
+fn string_operations_encode_print_and_walk_their_pointers() {
+    let t = &X86_64;
+    let starts = crate::arch::Starts {
+        reads: 0x4000_2000,
+        writes: 0x4000_4400,
+    };
+    let cases = [
+        (
+            "MOVSB",
+            "a4",
+            "movsb byte ptr es:[rdi], byte ptr [rsi]",
+            &["RSI", "RDI"][..],
+        ),
+        (
+            "MOVSL",
+            "a5",
+            "movsd dword ptr es:[rdi], dword ptr [rsi]",
+            &["RSI", "RDI"],
+        ),
+        ("LODSQ", "48ad", "lodsq rax, qword ptr [rsi]", &["RSI"]),
+        ("STOSW", "66ab", "stosw word ptr es:[rdi], ax", &["RDI"]),
+        ("SCASB", "ae", "scasb al, byte ptr es:[rdi]", &["RDI"]),
+        (
+            "CMPSQ",
+            "48a7",
+            "cmpsq qword ptr [rsi], qword ptr es:[rdi]",
+            &["RSI", "RDI"],
+        ),
+    ];
+    for (name, hex, text, moved) in cases {
+        let form = isa().instr(name).unwrap();
+        assert_eq!(crate::kernel::shape::skip_reason(t, form), None, "{name}");
+        let inst = t.example(form).unwrap();
+        let bytes = t.encode(&inst).unwrap();
+        let got: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got, hex, "{name}");
+        assert_eq!(t.print(&inst).unwrap(), text, "{name}");
+        assert!(matches!(t.check(&inst, &bytes, text), Check::Ok), "{name}");
+        let mut walked: Vec<&str> = t.walked(&inst).iter().map(|r| r.name()).collect();
+        walked.sort_unstable();
+        let mut want = moved.to_vec();
+        want.sort_unstable();
+        assert_eq!(walked, want, "{name}");
+        assert!(t.at_offset(&inst, 64).is_none(), "{name}");
+        let w = t.walk(&[inst.clone(), inst], starts).unwrap();
+        let top: Vec<String> = w.top.iter().map(|i| t.print(i).unwrap()).collect();
+        for r in moved {
+            let line = match *r {
+                "RSI" => "mov esi, 1073750016",
+                _ => "mov edi, 1073759232",
+            };
+            assert!(top.iter().any(|l| l == line), "{name}: {top:?}");
+        }
+        assert_eq!(top.len(), moved.len(), "{name}: {top:?}");
+        assert!(w.bottom.is_empty(), "{name}");
+    }
+    // Without operands, as gcc writes them; `movsd` with operands is SSE's.
+    assert_eq!(
+        string::bare("movsb", &[]).as_deref(),
+        Some("movsb byte ptr es:[rdi], byte ptr [rsi]")
+    );
+    assert_eq!(
+        string::bare("scasd", &[]).as_deref(),
+        Some("scasd eax, dword ptr es:[rdi]")
+    );
+    assert_eq!(string::bare("movsd", &["xmm0", "xmm1"]), None);
+    assert_eq!(string::bare("add", &[]), None);
 }

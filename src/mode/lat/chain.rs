@@ -110,8 +110,11 @@ pub fn tied_group(mc: &[McOperand], k: usize) -> Vec<usize> {
 pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
     let mc = form.mc_operands();
     let mut left_out = Vec::new();
+    // The pointers the loop's walk sets again every iteration (a string
+    // operation's `rsi`, `push`'s stack pointer) carry no chain either.
+    let walked = t.example(form).map(|i| t.walked(&i)).unwrap_or_default();
     let mut keep = |r: Reg| {
-        let ok = chainable(t, r);
+        let ok = chainable(t, r) && !walked.iter().any(|w| t.aliases(*w, r));
         if !ok && !left_out.contains(&r) {
             left_out.push(r);
         }
