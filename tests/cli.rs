@@ -1866,6 +1866,54 @@ fn ports_times_loads_and_stores_across_cache_lines() {
     );
 }
 
+/// `winic ports` with `movs` and `stos` forms also times each with a
+/// `rep` prefix over 64 to 8,192 bytes (what `memcpy` and `memset` run),
+/// prints a line per form and writes the cycles into the database, as
+/// `winic analyse` of the raw file does again. More bytes never take
+/// fewer cycles beyond noise, and no core moves more than 256 bytes a
+/// cycle. x86 only.
+#[test]
+fn ports_times_repeated_string_operations_by_size() {
+    if host_arch() != "x86_64" {
+        skip("rep movsb and rep stosq are x86");
+        return;
+    }
+    let dir = common::Scratch::new("repeat");
+    let run = |args: &[&str]| {
+        winic_command(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "-f", "2.0", "ports", "-o", "db.yaml", "-i", "MOVSB", "STOSQ",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("repeated string operations (rep;"), "{out}");
+    assert!(out.contains("the repeated (rep) costs of 2"), "{out}");
+    let db = winic::db::Database::load(dir.join("db.yaml")).unwrap();
+    for name in ["MOVSB", "STOSQ"] {
+        assert!(out.contains(&format!("  rep {name}: ")), "{name}: {out}");
+        let e = db.get(name).unwrap_or_else(|| panic!("{name} not written"));
+        let sizes: Vec<u32> = e.repeated.iter().map(|r| r.bytes).collect();
+        assert_eq!(sizes, [64, 256, 1024, 4096, 8192], "{name}");
+        let (small, large) = (e.repeated[0].cycles, e.repeated[4].cycles);
+        assert!(
+            small >= 1.0 && large >= 8192.0 / 256.0,
+            "{name}: {:?}",
+            e.repeated
+        );
+        assert!(large > small, "{name}: {:?}", e.repeated);
+    }
+    let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        std::fs::read(dir.join("db.yaml")).unwrap(),
+        std::fs::read(dir.join("again.yaml")).unwrap()
+    );
+}
+
 /// `winic compare A B`: the same database twice differs nowhere (exit
 /// 0); a form moved beyond the threshold is listed and gives exit 1,
 /// unless --allow lets it pass; a missing file, a database of another

@@ -227,6 +227,19 @@ pub trait Operands {
         Ok(Walk::default())
     }
 
+    /// The lines that run string form `inst` `count` times as one
+    /// instruction, its pointers set to `starts` and its count register
+    /// first (x86: `mov esi, …; mov edi, …; mov ecx, 64; rep movsb`: what
+    /// `memcpy` runs), or `None` where the form repeats no such way.
+    fn repeated(
+        &self,
+        _inst: &Inst,
+        _count: u32,
+        _starts: Starts,
+    ) -> Option<Result<Vec<Line>, KernelError>> {
+        None
+    }
+
     /// `inst` with its memory access moved `offset` bytes from its base
     /// (each access of a kernel gets its own slot of the data area), or
     /// `None` when `inst` accesses no memory through an operand. A target

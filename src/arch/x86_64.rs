@@ -174,7 +174,7 @@ impl Operands for X86_64 {
     }
 
     /// By LLVM's printer of the memory operand (`qword` 8, `zmmword` 64;
-    /// a broadcast reads one element); 64 where it names no size
+    /// a broadcast reads one element; a string operation's element); 64 where it names no size
     /// (`prefetch`, `fxsave`: at least a line); a gather's or scatter's
     /// the span of its lanes ([`gather::footprint`]).
     fn access_bytes(&self, inst: &Inst) -> u32 {
@@ -185,14 +185,15 @@ impl Operands for X86_64 {
             .mc_operands()
             .iter()
             .filter(|m| m.ty.kind() == OperandKind::Mem)
-            .map(|m| match m.ty.memory_size() {
-                Some("byte") => 1,
-                Some("word") => 2,
-                Some("dword") => 4,
-                Some("qword") => 8,
-                Some("tbyte") => 10,
-                Some("xmmword") => 16,
-                Some("ymmword") => 32,
+            .map(|m| match (m.ty.string_pointer(), m.ty.memory_size()) {
+                (Some((_, bytes)), _) => bytes,
+                (_, Some("byte")) => 1,
+                (_, Some("word")) => 2,
+                (_, Some("dword")) => 4,
+                (_, Some("qword")) => 8,
+                (_, Some("tbyte")) => 10,
+                (_, Some("xmmword")) => 16,
+                (_, Some("ymmword")) => 32,
                 _ => 64,
             })
             .max()
@@ -276,6 +277,15 @@ impl Operands for X86_64 {
 
     fn resets(&self, inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
         gather::resets(inst)
+    }
+
+    fn repeated(
+        &self,
+        inst: &Inst,
+        count: u32,
+        starts: super::Starts,
+    ) -> Option<Result<Vec<super::Line>, super::KernelError>> {
+        string::repeated(self, inst, count, starts)
     }
 
     fn walked(&self, inst: &Inst) -> Vec<Reg> {

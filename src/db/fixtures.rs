@@ -264,6 +264,7 @@ pub(super) fn entry(name: &str) -> Entry {
         line_split_throughput: None,
         misaligned_throughput: None,
         own_line_throughput: None,
+        repeated: Vec::new(),
     }
 }
 

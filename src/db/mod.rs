@@ -46,7 +46,7 @@ pub use journal::{Journal, JournalRun, Resumed};
 pub use naming::operand_key;
 pub use schema::{
     form_latency, latency_of, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
-    VectorConfig, MAX_CYCLES,
+    Repeated, VectorConfig, MAX_CYCLES,
 };
 
 /// A database: entries in file order.
@@ -178,6 +178,31 @@ impl Database {
             e.line_split_throughput = Some(costs.line_split);
             e.misaligned_throughput = Some(costs.misaligned);
             e.own_line_throughput = costs.own_line;
+        }
+    }
+
+    /// Sets each form's [`Entry::repeated`] from `measured` (forms not yet
+    /// in the database are added), after removing every form's: a `ports`
+    /// run replaces an earlier one's, as its inferred ports do. A cycle
+    /// count that is no measurement (not positive, not finite, beyond
+    /// [`MAX_CYCLES`]) is left out.
+    pub fn replace_repeated(&mut self, measured: &[(Instr, Vec<(u32, f64)>)]) {
+        for e in &mut self.entries {
+            e.repeated.clear();
+        }
+        for (form, sizes) in measured {
+            if self.get_mut(form.name()).is_none() {
+                self.entries.push(Entry::for_form(*form));
+            }
+            let e = self.get_mut(form.name()).expect("added above");
+            e.repeated = sizes
+                .iter()
+                .filter(|(_, c)| c.is_finite() && *c > 0.0 && *c <= MAX_CYCLES)
+                .map(|&(bytes, cycles)| Repeated {
+                    bytes,
+                    cycles: (cycles * 100.0).round() / 100.0,
+                })
+                .collect();
         }
     }
 

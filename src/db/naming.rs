@@ -38,6 +38,7 @@ impl Entry {
             line_split_throughput: None,
             misaligned_throughput: None,
             own_line_throughput: None,
+            repeated: Vec::new(),
         }
     }
 }

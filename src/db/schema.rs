@@ -65,6 +65,22 @@ pub struct Entry {
     /// ones share lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_line_throughput: Option<f64>,
+    /// winic's addition, for x86 `movs` and `stos`: the cycles of the
+    /// form with a `rep` prefix over a number of bytes (`winic ports`'
+    /// repeated-string experiment: `rep movsb` as `memcpy` runs it),
+    /// smallest first. Like the inferred ports, a run replaces every
+    /// form's. Written only when measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<Repeated>,
+}
+
+/// One size of [`Entry::repeated`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Repeated {
+    /// Bytes the repeated operation moves.
+    pub bytes: u32,
+    /// Cycles it takes.
+    pub cycles: f64,
 }
 
 /// The line-split, misaligned-stream and own-line cycles of one access
@@ -137,6 +153,16 @@ impl Entry {
             let ok = u.cycles.is_finite() && u.cycles > 0.0 && u.cycles <= MAX_CYCLES;
             if !ok {
                 dropped.push(format!("inferred port use of {} cycles", u.cycles));
+            }
+            ok
+        });
+        self.repeated.retain(|r| {
+            let ok = r.cycles.is_finite() && r.cycles > 0.0 && r.cycles <= MAX_CYCLES;
+            if !ok {
+                dropped.push(format!(
+                    "repeated over {} bytes in {} cycles",
+                    r.bytes, r.cycles
+                ));
             }
             ok
         });

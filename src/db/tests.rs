@@ -221,6 +221,28 @@ fn a_ports_run_replaces_every_forms_inferred_ports() {
     assert_eq!(Database::parse(&db.to_yaml()).unwrap(), db);
 }
 
+/// A `ports` run's repeated-string cycles are written as a list of sizes,
+/// rounded to 0.01, read back equal, replace an earlier run's, and leave
+/// out what is no measurement.
+#[test]
+fn a_ports_run_replaces_every_forms_repeated_cycles() {
+    let mut db = Database::parse(X60).unwrap();
+    let movsb = form(Arch::X86_64, "MOVSB");
+    db.replace_repeated(&[(movsb, vec![(64, 14.0123), (8192, 281.98), (4096, f64::NAN)])]);
+    let text = db.to_yaml();
+    assert!(
+        text.contains(
+            "  repeated:\n    - bytes:           64\n      cycles:          14.01\n    - \
+             bytes:           8192\n      cycles:          281.98\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(Database::parse(&text).unwrap(), db);
+    db.replace_repeated(&[(form(Arch::X86_64, "STOSQ"), vec![(64, 15.0)])]);
+    assert!(db.get("MOVSB").unwrap().repeated.is_empty());
+    assert_eq!(db.get("STOSQ").unwrap().repeated.len(), 1);
+}
+
 /// A `ports` run's line-split and misaligned costs are written after the
 /// inferred ports, read back equal, and replace an earlier run's.
 #[test]

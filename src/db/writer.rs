@@ -80,6 +80,13 @@ impl Database {
                     field(out, "  ", key, &format_g(v))?;
                 }
             }
+            if !e.repeated.is_empty() {
+                writeln!(out, "  repeated:")?;
+            }
+            for r in &e.repeated {
+                field(out, "    - ", "bytes", &r.bytes.to_string())?;
+                field(out, "      ", "cycles", &format_g(r.cycles))?;
+            }
         }
         writeln!(out, "...")
     }

@@ -18,6 +18,7 @@ fn entry(name: &str, tp: Option<f64>, lat: Option<f64>) -> Entry {
         line_split_throughput: None,
         misaligned_throughput: None,
         own_line_throughput: None,
+        repeated: Vec::new(),
     }
 }
 

@@ -11,8 +11,12 @@
 //! body the copies depend on each other through the pointers, as every
 //! run of string operations in real code does: TP reports that time.
 
-use crate::arch::{inst_of, reg_of, EncodeError, Inst, OpValue, Starts, Walk};
+use super::X86_64;
+use crate::arch::{
+    emit, inst_of, reg_of, EncodeError, Inst, KernelError, Line, OpValue, Starts, Walk,
+};
 use crate::isa::{Arch, Reg};
+use iced_x86::{Decoder, DecoderOptions, Mnemonic};
 
 const A: Arch = Arch::X86_64;
 
@@ -85,4 +89,61 @@ pub fn bare(mnemonic: &str, operands: &[&str]) -> Option<String> {
         _ => return None,
     };
     Some(format!("{mnemonic} {ops}"))
+}
+
+/// The lines of `rep movsb` (or `rep stosq` …) over `count` elements:
+/// the pointers set to `starts` and `ecx` to `count`, then the form with
+/// a `rep` prefix (F3), which iced's decoder must read back as the form,
+/// repeated. `None` for a form other than `movs` and `stos` (`rep lods`
+/// is no loop anyone writes; `repe cmps` and `repne scas` stop where the
+/// data says).
+pub fn repeated(
+    t: &X86_64,
+    inst: &Inst,
+    count: u32,
+    starts: Starts,
+) -> Option<Result<Vec<Line>, KernelError>> {
+    let plan = super::plan_of(&inst.form).ok()?;
+    if !matches!(
+        plan.code.mnemonic(),
+        Mnemonic::Movsb
+            | Mnemonic::Movsw
+            | Mnemonic::Movsd
+            | Mnemonic::Movsq
+            | Mnemonic::Stosb
+            | Mnemonic::Stosw
+            | Mnemonic::Stosd
+            | Mnemonic::Stosq
+    ) {
+        return None;
+    }
+    let lines = || -> Result<Vec<Line>, KernelError> {
+        let mut out = Vec::new();
+        for i in walk(std::slice::from_ref(inst), starts)?.top {
+            out.push(emit(t, &i)?);
+        }
+        let ecx = inst_of(
+            A,
+            "MOV32ri",
+            &[reg_of(A, "ECX")?, OpValue::Imm(i64::from(count))],
+        )?;
+        out.push(emit(t, &ecx)?);
+        let one = emit(t, inst)?;
+        let mut bytes = vec![0xf3];
+        bytes.extend(&one.bytes);
+        let mut d = Decoder::new(64, &bytes, DecoderOptions::NONE);
+        let got = d.decode();
+        if got.code() != plan.code || !got.has_rep_prefix() || got.len() != bytes.len() {
+            return Err(KernelError::Check(format!(
+                "rep {}: iced decodes {got} from {bytes:02x?}",
+                one.text
+            )));
+        }
+        out.push(Line {
+            text: format!("rep {}", one.text),
+            bytes,
+        });
+        Ok(out)
+    };
+    Some(lines())
 }

@@ -131,6 +131,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
     let units = super::memory::measure(t, &selected, &opts);
     let splits = super::split::measure(t, &selected, &opts);
+    let repeats = super::repeat::measure(t, &selected, &opts);
     let memory_mixes = units.as_ref().and_then(|u| {
         super::memmix::measure(
             t,
@@ -160,6 +161,9 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     if let Some(s) = &splits {
         text.push_str(&s.render());
     }
+    if let Some(r) = &repeats {
+        text.push_str(&r.render());
+    }
     if let Some(m) = &memory_mixes {
         text.push_str(&m.render(&found));
     }
@@ -168,6 +172,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
             &found,
             units.as_ref(),
             splits.as_ref(),
+            repeats.as_ref(),
             path,
             db,
         )?);
@@ -214,6 +219,7 @@ fn write_ports(
     found: &Conflicts,
     units: Option<&super::memory::Units>,
     splits: Option<&super::split::LineSplits>,
+    repeats: Option<&super::repeat::Repeats>,
     path: &Path,
     mut db: crate::db::Database,
 ) -> Result<String, Error> {
@@ -223,7 +229,8 @@ fn write_ports(
     let misfits: Vec<(crate::isa::Instr, f64)> = nearest.iter().map(|n| (n.0, n.2)).collect();
     inferred.extend(nearest.into_iter().map(|(form, uses, _)| (form, uses)));
     let split = splits.map(|s| s.values()).unwrap_or_default();
-    if inferred.is_empty() && split.is_empty() {
+    let repeated = repeats.map(|r| r.values()).unwrap_or_default();
+    if inferred.is_empty() && split.is_empty() && repeated.is_empty() {
         return Ok(format!(
             "no port mapping was fitted: {} left as it was\n",
             path.display()
@@ -235,10 +242,15 @@ fn write_ports(
     if splits.is_some() {
         db.replace_access_costs(&split);
     }
+    if repeats.is_some() {
+        db.replace_repeated(&repeated);
+    }
     db.save(path)?;
-    let with_splits = match split.len() {
-        0 => String::new(),
-        k => format!(" and the line-split costs of {k}"),
+    let with_splits = match (split.len(), repeated.len()) {
+        (0, 0) => String::new(),
+        (k, 0) => format!(" and the line-split costs of {k}"),
+        (0, r) => format!(" and the repeated (rep) costs of {r}"),
+        (k, r) => format!(", the line-split costs of {k} and the repeated (rep) costs of {r}"),
     };
     let nearest = match misfits.len() {
         0 => String::new(),
