@@ -2257,6 +2257,24 @@ fn a_hostile_database_is_refused_before_it_is_parsed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `winic TP -o db.yaml -i FORMS` in a scratch directory named `name`:
+/// the run's standard output, its report and the database's text (the
+/// directory is removed). The run must succeed.
+fn tp_run(name: &str, forms: &[&str]) -> (String, String, String) {
+    let dir = scratch(name);
+    let db = dir.join("db.yaml");
+    let db_arg = db.to_str().unwrap();
+    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], forms].concat())
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = report_in(&dir, "TP");
+    let text = std::fs::read_to_string(&db).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (stdout(&o), report, text)
+}
+
 /// Pushes and pops run, the loop moving the stack pointer back once per
 /// iteration (the report says so), and the process survives them: a
 /// push is a store, no faster than the two or three stores a cycle of
@@ -2272,19 +2290,10 @@ fn x86_pushes_and_pops_are_measured_with_the_stack_walked_back() {
         skip("times x86 kernels: under an emulator times mean nothing");
         return;
     }
-    let dir = scratch("stack");
-    let db = dir.join("db.yaml");
-    let db_arg = db.to_str().unwrap();
     let forms = ["PUSH64r", "POP64r", "PUSH64i8", "POP64rmm", "POPF64"];
-    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let (out, report, text) = tp_run("stack", &forms);
     assert!(out.contains("measured:   4 (0 upper bounds"), "{out}");
     assert!(out.contains("loads RFLAGS from the stack"), "{out}");
-    let report = report_in(&dir, "TP");
     for line in [
         "push rcx",
         "pop rcx",
@@ -2292,7 +2301,6 @@ fn x86_pushes_and_pops_are_measured_with_the_stack_walked_back() {
     ] {
         assert!(report.contains(line), "{line}: {report}");
     }
-    let text = std::fs::read_to_string(&db).unwrap();
     for (form, fastest) in [
         ("PUSH64r", 1.0 / 3.0),
         ("PUSH64i8", 1.0 / 3.0),
@@ -2304,7 +2312,6 @@ fn x86_pushes_and_pops_are_measured_with_the_stack_walked_back() {
             "{form}: {tp} cycles\n{text}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// String operations run, their pointers set again at the loop's top
@@ -2321,31 +2328,30 @@ fn x86_string_operations_are_measured_with_their_pointers_set_again() {
         skip("times x86 kernels: under an emulator times mean nothing");
         return;
     }
-    let dir = scratch("string");
-    let db = dir.join("db.yaml");
-    let db_arg = db.to_str().unwrap();
     let forms = ["MOVSB", "LODSQ", "STOSL", "SCASW", "CMPSQ"];
-    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let (out, report, text) = tp_run("string", &forms);
     assert!(out.contains("measured:   5 (0 upper bounds"), "{out}");
-    let report = report_in(&dir, "TP");
     for line in [
         "movsb byte ptr es:[rdi], byte ptr [rsi]",
         "the copies move rdi, rsi; once per iteration the loop sets it back (for the body once: mov edi, 1073759232; mov esi, 1073750016)",
     ] {
         assert!(report.contains(line), "{line}: {report}");
     }
-    let text = std::fs::read_to_string(&db).unwrap();
     for form in forms {
         let tp = entry_value(&text, form, "throughput").unwrap_or_else(|| panic!("{form}: {text}"));
         assert!((0.9..=64.0).contains(&tp), "{form}: {tp} cycles\n{text}");
     }
-    let o = winic(&["LAT", "-o", db_arg, "--noReport", "-i", "SCASW", "MOVSB"]);
+    let dir = scratch("string-lat");
+    let o = winic_command(&["LAT", "-o", "db.yaml", "-i", "SCASW", "MOVSB"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
+    let report = report_in(&dir, "LAT");
+    assert!(
+        report.contains("not measured: sub-latencies through EDI (the pointers the form moves"),
+        "{report}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -151,6 +151,41 @@ fn without_a_base_every_form_is_added_with_abstract_ports() {
     assert_eq!(port_bound(&div["port_pressure"]), Some(14.0));
 }
 
+/// Where no register tells forms spelled alike apart, one without the
+/// 16-bit operand-size prefix stands for them (`push imm32`, `and [m],
+/// imm8` at 32 bits), though the 16-bit one is slower: loops run the
+/// others.
+#[test]
+fn a_form_without_the_16_bit_prefix_stands_for_its_spelling() {
+    let (_, text) = export(
+        "op16",
+        vec![
+            entry("PUSH16i", Some(1.0), None),
+            entry("PUSH64i32", Some(0.5), None),
+            entry("PUSH64i8", Some(0.5), None),
+            entry("PUSH16rmm", Some(2.0), None),
+            entry("PUSH64rmm", Some(0.71), None),
+        ],
+        None,
+    );
+    let f = forms(&text);
+    assert_eq!(
+        find(&f, "PUSH64i32")["throughput"].as_f64(),
+        Some(0.5),
+        "{text}"
+    );
+    assert_eq!(
+        find(&f, "PUSH64rmm")["throughput"].as_f64(),
+        Some(0.71),
+        "{text}"
+    );
+    assert!(
+        text.contains("# PUSH64rmm: push spelled alike in OSACA: PUSH16rmm\n"),
+        "{text}"
+    );
+    assert!(!text.contains("llvm_name: \"PUSH16i\""), "{text}");
+}
+
 #[test]
 fn a_base_keeps_its_port_model_and_takes_winics_values() {
     let (counts, text) = export(
