@@ -257,6 +257,14 @@ fn x86_spelled(form: Instr, att: &str, intel: &str) -> Result<OsacaForm, Unspell
             format!("mnemonic `{att_name}` is no plain word"),
         ));
     }
+    // A string operation as compilers write it: `movsq`, `rep stosb`,
+    // `lodsb`, without its implicit `(%rsi)`, `%es:(%rdi)` or `%al`,
+    // which is how OSACA parses it.
+    let string = form
+        .mc_operands()
+        .iter()
+        .any(|m| m.ty.string_pointer().is_some());
+    let parts = if string { Vec::new() } else { parts };
     let mut operands = Vec::new();
     let mut decorated = false;
     for part in &parts {

@@ -186,6 +186,27 @@ fn a_form_without_the_16_bit_prefix_stands_for_its_spelling() {
     assert!(!text.contains("llvm_name: \"PUSH16i\""), "{text}");
 }
 
+/// String operations are written as compilers write them and OSACA
+/// parses them: `movsq`, `lodsb`, without the implicit `(%rsi)`,
+/// `%es:(%rdi)` or `%al`.
+#[test]
+fn string_operations_are_exported_without_their_implicit_operands() {
+    let (_, text) = export(
+        "string",
+        vec![
+            entry("MOVSQ", Some(3.0), None),
+            entry("LODSB", Some(3.0), None),
+        ],
+        None,
+    );
+    let f = forms(&text);
+    for (llvm, name) in [("MOVSQ", "movsq"), ("LODSB", "lodsb")] {
+        let e = find(&f, llvm);
+        assert_eq!(e["name"], Value::from(name), "{text}");
+        assert_eq!(e["operands"], Value::Sequence(Vec::new()), "{text}");
+    }
+}
+
 #[test]
 fn a_base_keeps_its_port_model_and_takes_winics_values() {
     let (counts, text) = export(
