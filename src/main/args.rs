@@ -80,9 +80,11 @@ pub enum Command {
     /// at a time, in many short rounds, keeping only rounds in which the
     /// core's other hardware thread was idle (on an SMT machine, keep it
     /// idle: winic waits for such rounds). Memory operands address
-    /// winic's data area at 0x40000000, each access of its own block.
-    /// Forms that cannot run (scatters, string operations, most control
-    /// flow, privileged, missing features …) are skipped with the reason;
+    /// winic's data area at 0x40000000, each access of its own block;
+    /// pushes, pops and string operations run with the loop setting rsp,
+    /// rsi and rdi back every iteration. Forms that cannot run (absolute
+    /// `moffs` addresses, `popf`, most control flow, privileged, missing
+    /// features …) are skipped with the reason;
     /// faults (SIGILL …) are recorded and the run goes on. Results go to the report file
     /// (report_TP_<timestamp>.txt in the current directory) as they come;
     /// a summary of counts ends the run.
