@@ -24,6 +24,10 @@ pub enum Skip {
     Branch,
     /// LAT: it reads or writes no register a chain can run through.
     NoSubLatency,
+    /// LAT: it reaches memory through pointers it moves, which the loop
+    /// sets again every iteration ([`crate::arch::Operands::walked`]:
+    /// `push`, `pop`, string operations), and no other path is left.
+    Walked,
     /// LAT: a gather or scatter, whose kernels reset its mask (and a
     /// gather's destination) before each
     /// ([`crate::arch::Operands::resets`]): every chain through them would
@@ -44,6 +48,11 @@ impl fmt::Display for Skip {
             Skip::NoSubLatency => {
                 f.write_str("no sub-latency: reads or writes no register a chain can run through")
             }
+            Skip::Walked => f.write_str(
+                "no sub-latency: its paths run through memory at the pointers it moves \
+                 (rsp, rsi, rdi), which the loop sets again every iteration; the round trip \
+                 through memory (push then pop) is not measured yet (TP measures its throughput)",
+            ),
             Skip::VectorIndexed => f.write_str(
                 "a gather or scatter: its kernels set the mask before each (and zero a \
                  gather's destination; both clear their mask), which breaks every chain \
