@@ -91,14 +91,9 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<Repeat
         let lines = t
             .repeated(inst, size / element(inst), data::STARTS)
             .expect("filtered above")?;
-        let mut insts = vec![inst.clone()];
-        insts.extend(t.walk(std::slice::from_ref(inst), data::STARTS)?.top);
-        let mut regs = kernel::registers_of(&insts);
-        for r in ["RCX"] {
-            if let Some(r) = inst.form.isa().register(r) {
-                regs.push(r);
-            }
-        }
+        // The form's own registers (its pointers, `stos`'s accumulator):
+        // the lines set the pointers and the count themselves.
+        let regs = kernel::registers_of(std::slice::from_ref(inst));
         let regs = Regs {
             all: &regs,
             bases: &[],
