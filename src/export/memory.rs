@@ -126,6 +126,17 @@ pub(crate) fn wide_data_path(alone: f64, general: f64, ports: f64) -> bool {
     alone > general * 1.1 && alone < general * ports * 0.9
 }
 
+/// Whether a load taking `alone` (as [`wide_data_path`] reads it) takes a
+/// cycle of every load port and, where the loads have a wide data path
+/// at all, that path for as long: Zen 4's 64-byte load (1.06 alone)
+/// beside two 32-byte loads ran in 2.17 cycles and beside four 16-byte
+/// ones in 3.19-3.23 (the data path's 1.06 and 0.50 each, 2.06 and 3.06),
+/// where all ports alone gave 1.72 and 2.39 (`winic ports --held-back`,
+/// 2026-11-30; method.md, "The wide loads' data path").
+pub(crate) fn whole_data_path(alone: f64, general: f64, ports: f64) -> bool {
+    alone >= general * ports * 0.9
+}
+
 impl Side {
     /// The side of `forms` (kind, form) whose throughputs `db` holds; the
     /// ports are named `prefix0`, `prefix1`, …; `None` when no such form
@@ -159,14 +170,17 @@ impl Side {
             .or(self.cycles.first())
             .map_or(1.0, |c| c.1);
         let n = self.ports.len() as f64;
-        if let Some(general) = self.cycles.first().filter(|_| self.wide) {
+        if let Some(general) = self.cycles.first().filter(|_| self.uses_wide()) {
+            let on_path = pair(round4(cycles / n), &[WIDE_DATA.to_string()]);
             if wide_data_path(cycles, general.1, n) {
-                let on_path = pair(round4(cycles / n), &[WIDE_DATA.to_string()]);
                 return [
                     vec![pair(general.1, &self.ports), on_path],
                     self.also.clone(),
                 ]
                 .concat();
+            }
+            if whole_data_path(cycles, general.1, n) {
+                return [vec![pair(cycles, &self.ports), on_path], self.also.clone()].concat();
             }
         }
         [vec![pair(cycles, &self.ports)], self.also.clone()].concat()
@@ -264,14 +278,43 @@ pub(super) fn register_names(operands: &[Value]) -> impl Iterator<Item = &str> {
 
 /// The register kind of a form's accesses: of its register operands
 /// ([`register_names`]), the one whose access costs most on `side`;
-/// `None` without a register operand.
-pub(super) fn access_kind(operands: &[Value], side: &Side) -> Option<&'static str> {
+/// `None` without a register operand. An x86 vector form whose access,
+/// of LLVM's `size` (`xmmword` of `printxmmwordmem`), is narrower than
+/// that register takes the kind of its access, a vector load below 16
+/// bytes `xmm`'s (a vector access takes the data path as a 16-byte one
+/// does). On the Zen 4 guest `vpmovsxwd zmm, [m256]` beside two
+/// `vpshuflw ymm, [m]` ran in 1.58 cycles, and `vmulpd zmm, zmm,
+/// [m64]{1to8}` beside two 32-byte loads in 1.50: the data path's 1.50
+/// for 32- and 16-byte accesses, where 64-byte ones gave 2.06
+/// (`winic ports --held-back`, 2026-11-30).
+pub(super) fn access_kind(
+    operands: &[Value],
+    side: &Side,
+    size: Option<&str>,
+) -> Option<&'static str> {
+    const VECTOR: [&str; 3] = ["xmm", "ymm", "zmm"];
     let names: Vec<&str> = register_names(operands).collect();
-    side.cycles
+    let kind = side
+        .cycles
         .iter()
         .filter(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(k, _)| *k)
+        .map(|(k, _)| *k)?;
+    let rank = |k: &str| VECTOR.iter().position(|v| *v == k);
+    let of_size = match size {
+        Some("zmmword") => "zmm",
+        Some("ymmword") => "ymm",
+        Some(_) => "xmm",
+        None => return Some(kind),
+    };
+    let narrower = rank(kind).is_some_and(|r| rank(of_size) < Some(r));
+    Some(
+        side.cycles
+            .iter()
+            .map(|c| c.0)
+            .find(|k| narrower && *k == of_size)
+            .unwrap_or(kind),
+    )
 }
 
 /// A form's pressure from its operation's items `op` and its loads' and
@@ -392,12 +435,21 @@ mod tests {
             pp("[[1.0, ['L0', 'L1', 'L2']], [0.5, ['LD']]]")
         );
         assert_eq!(loads.items(Some("gpr")), pp("[[1.0, ['L0', 'L1', 'L2']]]"));
-        assert_eq!(loads.items(Some("zmm")), pp("[[3.18, ['L0', 'L1', 'L2']]]"));
+        assert_eq!(
+            loads.items(Some("zmm")),
+            pp("[[3.18, ['L0', 'L1', 'L2']], [1.06, ['LD']]]")
+        );
         // Two 16-byte loads and an 8-byte one: a cycle, as measured.
         let x = loads.items(Some("xmm"));
         let g = loads.items(Some("gpr"));
-        let all: Vec<Value> = [x.clone(), x, g].concat();
+        let all: Vec<Value> = [x.clone(), x.clone(), g].concat();
         assert_eq!(port_bound(&Value::Sequence(all)), Some(1.0));
+        // A 64-byte load and four 16-byte ones: the data path's 3.06
+        // (3.19-3.23 measured), not the ports' 2.39.
+        let z = loads.items(Some("zmm"));
+        let all: Vec<Value> = [z, x.clone(), x.clone(), x.clone(), x].concat();
+        let bound = port_bound(&Value::Sequence(all)).unwrap();
+        assert!((bound - 3.06).abs() < 1e-9, "{bound}");
     }
 
     #[test]
@@ -448,8 +500,21 @@ mod tests {
         let loads = side(4, "L", &[("gpr", 1.0), ("xmm", 2.0), ("zmm", 2.0)]);
         let ops =
             pp("[{class: register, name: gpr}, {class: register, name: zmm}, {class: memory}]");
-        assert_eq!(access_kind(&ops, &loads), Some("zmm"));
-        assert_eq!(access_kind(&pp("[{class: memory}]"), &loads), None);
+        assert_eq!(access_kind(&ops, &loads, None), Some("zmm"));
+        assert_eq!(access_kind(&ops, &loads, Some("zmmword")), Some("zmm"));
+        // An extending load of 32 bytes, a broadcast of 8: a narrower
+        // kind's access.
+        let ymm = side(
+            4,
+            "L",
+            &[("gpr", 1.0), ("xmm", 2.0), ("ymm", 2.0), ("zmm", 4.0)],
+        );
+        assert_eq!(access_kind(&ops, &ymm, Some("ymmword")), Some("ymm"));
+        assert_eq!(access_kind(&ops, &ymm, Some("qword")), Some("xmm"));
+        // A general-purpose access stays one, whatever its size.
+        let gpr = pp("[{class: register, name: gpr}, {class: memory}]");
+        assert_eq!(access_kind(&gpr, &ymm, Some("byte")), Some("gpr"));
+        assert_eq!(access_kind(&pp("[{class: memory}]"), &loads, None), None);
         assert_eq!(loads.items(None), pp("[[1.0, ['L0', 'L1', 'L2', 'L3']]]"));
         assert_eq!(
             loads.items(Some("zmm")),

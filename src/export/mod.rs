@@ -316,7 +316,8 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                             .and_then(|r| pressure_without_base(r, &ports))
                             .and_then(|pp| pp.as_sequence().cloned())
                             .unwrap_or_default();
-                        let kind = memory::access_kind(&c.operands, &m.load);
+                        let size = isa.instr(&entry.llvm_name).and_then(|f| f.memory_size());
+                        let kind = memory::access_kind(&c.operands, &m.load, size);
                         let mem = m.items(kind, read, write);
                         if mem.is_empty() && op.is_empty() {
                             None // `lea`, `prefetch`: no access, no register form

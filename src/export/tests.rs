@@ -553,12 +553,13 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
             entry("VADDPDYrr", Some(0.5), Some(3.0)),
             entry("VADDPDYrm", Some(0.5), Some(10.0)),
             entry("VMASKMOVPSYmr", Some(12.0), None),
+            entry("VMOVAPSZrm", Some(1.06), Some(8.0)),
         ],
         None,
     );
     assert_eq!(
         (counts.memory_composed, counts.memory_alone),
-        (5, 4),
+        (6, 5),
         "{text}"
     );
     // `vaddpd ymm` has no inferred ports: its load-op form's register
@@ -613,6 +614,12 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
     assert_eq!(
         pp("VMOVAPSYrm"),
         yaml("[[1.0, ['L0', 'L1', 'L2', 'L3']], [0.5, ['LD']]]")
+    );
+    // A 512-bit load as slow as a cycle of every load port takes them all
+    // and the data path as long (beside two 32-byte loads: 2.06, not 1.56).
+    assert_eq!(
+        pp("VMOVAPSZrm"),
+        yaml("[[4.24, ['L0', 'L1', 'L2', 'L3']], [1.06, ['LD']]]")
     );
     // The load-op form: vaddpd's ports and the load's, each bound at 0.5.
     let vadd = pp("VADDPDYrm");

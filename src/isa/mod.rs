@@ -584,6 +584,12 @@ impl Instr {
         self.operands().find(|o| o.name() == name)
     }
 
+    /// The size LLVM's printer names for the form's memory operand
+    /// ([`OperandType::memory_size`], x86), `None` without one.
+    pub fn memory_size(&self) -> Option<&'static str> {
+        self.operands().find_map(|o| o.ty().memory_size())
+    }
+
     /// Registers written implicitly (`Defs`).
     pub fn implicit_defs(&self) -> impl Iterator<Item = Reg> + 'static {
         self.isa.reg_list(self.d().defs)

@@ -93,7 +93,10 @@ impl Accesses {
     /// 2026-11-29), where all on `L` would take 1.33. A load that takes
     /// as long as a cycle of every load port (`zen4`'s 64-byte one, 1.06)
     /// keeps them all: with one, two, three and six 8-byte loads it ran
-    /// in 1.32, 1.69, 2.01 and 3.07 cycles, a third of a cycle each.
+    /// in 1.32, 1.69, 2.01 and 3.07 cycles, a third of a cycle each. It
+    /// takes the data path as long too: beside two 32-byte loads it ran
+    /// in 2.17, beside four 16-byte ones in 3.19-3.23 (the path's 2.06
+    /// and 3.06; all ports alone 1.72 and 2.39).
     pub fn uops(&self, bytes: u32, store: bool) -> Vec<(u32, f64)> {
         let w = self
             .by_width
@@ -110,9 +113,16 @@ impl Accesses {
             }
             out
         } else {
+            use crate::export::memory::{whole_data_path, wide_data_path};
             let (general, n) = (self.by_width[0].1, f64::from(self.ports.0));
-            if crate::export::memory::wide_data_path(w.1, general, n) {
+            let path = self
+                .by_width
+                .iter()
+                .any(|w| wide_data_path(w.1, general, n));
+            if path && wide_data_path(w.1, general, n) {
                 vec![(l, general * n), (1 << D_BIT, w.1)]
+            } else if path && whole_data_path(w.1, general, n) {
+                vec![(l, w.1 * n), (1 << D_BIT, w.1)]
             } else {
                 vec![(l, w.1 * n)]
             }
@@ -220,15 +230,20 @@ fn access_bytes(t: &dyn Target, form: Instr) -> Option<u32> {
 /// An x86 form's access as a memory mix composes it: a load (reads its
 /// memory operand) or a store (writes it, reads none), as iced-x86 says
 /// (LLVM's flags leave some off: `mov [m], r` has no mayStore in the
-/// records), and the bytes whose access cost it takes: its vector
-/// registers' width where that is wider than the access, as the export
-/// gives it its register kind's (`export::memory::access_kind`). On the
-/// Zen 4 guest three `vpmovsxbq xmm, [m16]` and two `vminps xmm, [m]`
-/// beside a 512-bit multiply ran in 2.50 cycles, two vector loads a
-/// cycle, where 2-byte loads on the general-purpose loads' three ports
-/// gave 1.67. `None` for a form that does both or neither.
+/// records), and the bytes whose access cost it takes: a vector form's
+/// at least 16, as the export gives it the kind of its access
+/// (`export::memory::access_kind`). On the Zen 4 guest three `vpmovsxbq
+/// xmm, [m16]` and two `vminps xmm, [m]` beside a 512-bit multiply ran in
+/// 2.50 cycles, two vector loads a cycle, where 2-byte loads on the
+/// general-purpose loads' three ports gave 1.67; `vpmovsxwd zmm, [m256]`
+/// takes a 32-byte load's cost, not a 64-byte one's. `None` for a form
+/// that does both or neither.
 fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
-    let bytes = access_bytes(t, form)?.max(t.vector_bits(form).unwrap_or(0) / 8);
+    let bytes = access_bytes(t, form)?;
+    let bytes = match t.vector_bits(form) {
+        Some(bits) if bits >= 128 => bytes.max(16),
+        _ => bytes,
+    };
     match t.memory_access(form)? {
         (true, false) => Some((bytes, false)),
         (false, true) => Some((bytes, true)),
@@ -426,11 +441,10 @@ impl MemoryMixes {
 mod tests {
     use super::*;
 
-    /// A load or store costs what its vector registers' width costs
-    /// where that is wider than the access; a read-modify-write form is
-    /// neither.
+    /// A vector form's load or store costs at least a 16-byte access,
+    /// otherwise its own width; a read-modify-write form is neither.
     #[test]
-    fn an_access_costs_its_vector_registers_width() {
+    fn a_vector_access_costs_at_least_sixteen_bytes() {
         let t = crate::arch::target(Arch::X86_64);
         let isa = Isa::get(Arch::X86_64);
         let of = |n: &str| access(t, isa.instr(n).unwrap());
@@ -438,7 +452,10 @@ mod tests {
         assert_eq!(of("MOVSX64rm8"), Some((1, false)));
         assert_eq!(of("VPMOVSXBQZ128rm"), Some((16, false)));
         assert_eq!(of("VMAXSDZrm_Int"), Some((16, false)));
-        assert_eq!(of("VPMOVZXBDZ256rm"), Some((32, false)));
+        assert_eq!(of("VPMOVZXBDZ256rm"), Some((16, false)));
+        assert_eq!(of("VPMOVSXWDZrm"), Some((32, false)));
+        assert_eq!(of("VMULPDZrmb"), Some((16, false)));
+        assert_eq!(of("VMULPDZrm"), Some((64, false)));
         assert_eq!(of("VMOVUPSZmr"), Some((64, true)));
         assert_eq!(of("VPEXTRBZmr"), Some((16, true)));
         assert_eq!(of("ADD64mr"), None);
@@ -509,5 +526,7 @@ mod tests {
         };
         assert!((times(&[(16, 2.0), (8, 1.0)]) - 1.0).abs() < 1e-9);
         assert!((times(&[(64, 1.0), (8, 3.0)]) - 2.06).abs() < 1e-9);
+        assert_eq!(a.uops(64, false), vec![(l, 3.18), (1 << D_BIT, 1.06)]);
+        assert!((times(&[(64, 1.0), (16, 4.0)]) - 3.06).abs() < 1e-9);
     }
 }
