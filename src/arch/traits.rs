@@ -147,8 +147,9 @@ pub trait Operands {
         false
     }
 
-    /// Whether `form`'s memory operand is read and written, where the
-    /// target knows (x86: iced's instruction info; `lea` neither).
+    /// Whether `form` reads and whether it writes memory through its
+    /// memory operands, over all it uses (`movsq` both), where the target
+    /// knows (x86: iced's instruction info; `lea` neither).
     fn memory_access(&self, _form: Instr) -> Option<(bool, bool)> {
         None
     }

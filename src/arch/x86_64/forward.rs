@@ -18,32 +18,48 @@ use crate::isa::{Flag, Instr};
 use iced_x86::{InstructionInfoFactory, Mnemonic as M, OpAccess};
 
 /// How `form`'s example accesses memory, by iced's instruction info: the
-/// access of its one memory operand, or `None`.
-fn access(form: Instr) -> Option<OpAccess> {
+/// access of each memory it uses (a string operation's `[rsi]` and
+/// `es:[rdi]`, a push's stack beside its operand), or `None`.
+fn accesses(form: Instr) -> Option<Vec<OpAccess>> {
     let plan = plan_of(&form).ok()?;
     let inst = example_of(form, &[]).ok()?;
     let instruction = build(plan, &inst).ok()?;
     let mut factory = InstructionInfoFactory::new();
     let info = factory.info(&instruction);
-    let [used] = info.used_memory() else {
-        return None;
-    };
-    Some(used.access())
+    Some(info.used_memory().iter().map(|u| u.access()).collect())
 }
 
-/// Whether `form`'s one memory operand is read and written (see
-/// [`crate::arch::Operands::memory_access`]); `lea`'s is neither.
+/// The access of `form`'s one memory, or `None`.
+fn access(form: Instr) -> Option<OpAccess> {
+    match accesses(form)?[..] {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// Whether `form` reads and whether it writes the memory its memory
+/// operands name (see [`crate::arch::Operands::memory_access`]), over
+/// all it uses: `movsq` reads `[rsi]` and writes `es:[rdi]`, `push [m]`
+/// reads `[m]` and writes the stack; `lea`'s is neither.
 pub fn memory_access(form: Instr) -> Option<(bool, bool)> {
     let mc = form.mc_operands();
     if !mc.iter().any(|m| m.ty.kind() == OperandKind::Mem) {
         return None;
     }
-    Some(match access(form) {
-        Some(OpAccess::Read | OpAccess::CondRead) => (true, false),
-        Some(OpAccess::Write | OpAccess::CondWrite) => (false, true),
-        Some(OpAccess::ReadWrite | OpAccess::ReadCondWrite) => (true, true),
-        _ => (false, false),
-    })
+    let all = accesses(form).unwrap_or_default();
+    let read = all.iter().any(|a| {
+        matches!(
+            a,
+            OpAccess::Read | OpAccess::CondRead | OpAccess::ReadWrite | OpAccess::ReadCondWrite
+        )
+    });
+    let write = all.iter().any(|a| {
+        matches!(
+            a,
+            OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
+        )
+    });
+    Some((read, write))
 }
 
 /// The machine operand of the memory `form` writes (see the module
@@ -195,6 +211,15 @@ mod tests {
         assert_eq!(written_memory(form("MOV64rm")), None);
         assert_eq!(written_memory(form("VMOVUPDZmrk")), None);
         assert_eq!(written_memory(form("VPSCATTERDDZmr")), None);
+        // Over every memory a form uses: a string operation's two, a
+        // push's operand and the stack.
+        assert_eq!(memory_access(form("MOVSQ")), Some((true, true)));
+        assert_eq!(memory_access(form("LODSB")), Some((true, false)));
+        assert_eq!(memory_access(form("STOSB")), Some((false, true)));
+        assert_eq!(memory_access(form("CMPSB")), Some((true, false)));
+        assert_eq!(memory_access(form("PUSH64rmm")), Some((true, true)));
+        assert_eq!(memory_access(form("LEA64r")), Some((false, false)));
+        assert_eq!(written_memory(form("MOVSQ")), None);
         assert!(rewrites_memory(form("ADD64mr")));
         assert!(!rewrites_memory(form("MOV64mr")));
         assert!(!rewrites_memory(form("XCHG64rm")));
