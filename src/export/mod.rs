@@ -244,7 +244,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         // it would get were it not named.
                         if !has_ports(&m) {
                             if let Some((_, pp)) =
-                                base_fallback(base, &base_names, &kinds, c, entry)
+                                base_fallback(isa, base, &base_names, &kinds, c, entry)
                             {
                                 counts.filled += 1;
                                 m.insert(Value::from("port_pressure"), pp);
@@ -257,12 +257,12 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         let borrowed = ports_of.get(entry.llvm_name.as_str()).copied();
                         let combined = borrowed
                             .is_none()
-                            .then(|| memory_variant_ports(base, &base_names, c, entry))
+                            .then(|| memory_variant_ports(isa, base, &base_names, c, entry))
                             .flatten();
                         counts.added_with_ports += borrowed.is_some() as usize;
                         counts.added_composed += combined.is_some() as usize;
                         let nearest = (borrowed.is_none() && combined.is_none())
-                            .then(|| base_fallback(base, &base_names, &kinds, c, entry))
+                            .then(|| base_fallback(isa, base, &base_names, &kinds, c, entry))
                             .flatten();
                         if let Some((source, _)) = &nearest {
                             counts.added_fallback[*source as usize] += 1;
@@ -300,7 +300,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 counts.inferred += inferred.is_some() as usize;
                 counts.inferred_misfit +=
                     (inferred.is_some() && entry.inferred_ports_misfit.is_some()) as usize;
-                let composed = match (&memory, memory_access(entry), &inferred) {
+                let composed = match (&memory, memory_access(isa, entry), &inferred) {
                     (Some(m), Some((read, write)), None) => {
                         // A load into a register, or a store of one, whose
                         // register form is a plain copy (`movupd xmm, m128`
@@ -672,6 +672,7 @@ fn fitted_ports(pp: &Value, memory: &[Value], tp: f64) -> Option<Value> {
 /// fitted to its throughput with its loads and stores, and where they
 /// came from; `None` when the base has nothing near it.
 fn base_fallback(
+    isa: &'static Isa,
     base: &Base,
     names: &HashMap<String, Vec<usize>>,
     kinds: &HashMap<String, Value>,
@@ -684,7 +685,7 @@ fn base_fallback(
         let fitted = tp.and_then(|t| fitted_ports(&pp, &base.memory, t));
         return Some((fallback::Source::Wildcard, fitted.unwrap_or(pp)));
     }
-    let mem = base.accesses(memory_access(entry).unwrap_or((false, false)));
+    let mem = base.accesses(memory_access(isa, entry).unwrap_or((false, false)));
     let (source, op) = match fallback::same_name(&base.forms, names, c) {
         Some(b) => (
             fallback::Source::SameName,
@@ -722,13 +723,21 @@ fn has_ports(m: &Mapping) -> bool {
 }
 
 /// Whether `entry` reads and whether it writes memory through an
-/// operand; `None` when it has no memory operand.
-fn memory_access(entry: &Entry) -> Option<(bool, bool)> {
-    entry
+/// operand; `None` when it has no memory operand. The target's word on
+/// the LLVM form where it has one (a database written before it read
+/// every memory a form uses says `movsq` neither reads nor writes), else
+/// the database's.
+fn memory_access(isa: &'static Isa, entry: &Entry) -> Option<(bool, bool)> {
+    let recorded = entry
         .operands
         .iter()
         .find(|o| o.class == "memory")
-        .map(|m| (m.read, m.write))
+        .map(|m| (m.read, m.write))?;
+    Some(
+        isa.instr(&entry.llvm_name)
+            .and_then(|f| crate::arch::target(isa.arch()).memory_access(f))
+            .unwrap_or(recorded),
+    )
 }
 
 /// The register form of memory form `c` among `keys`: the same name and
@@ -810,6 +819,7 @@ fn inferred_pressure(entry: &Entry) -> Option<Value> {
 /// ports, OSACA counted it as costing nothing, and the AVX2 sum loop was
 /// predicted at 0.20 cycles where its loads alone take 2.
 fn memory_variant_ports(
+    isa: &'static Isa,
     base: &Base,
     names: &HashMap<String, Vec<usize>>,
     c: &Candidate,
@@ -822,7 +832,7 @@ fn memory_variant_ports(
         .map(|&i| &base.forms[i])
         .find(|f| register_in_place(&form_operands(f), &c.operands, at))?;
     let op = reg.get("port_pressure")?.as_sequence()?.clone();
-    let mem = base.accesses(memory_access(entry).unwrap_or((true, false)));
+    let mem = base.accesses(memory_access(isa, entry).unwrap_or((true, false)));
     Some(memory::fit(op, mem, entry.throughput))
 }
 

@@ -635,6 +635,38 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
     );
 }
 
+/// A string operation reads `[rsi]` and writes `es:[rdi]`: without a
+/// base it is a load and a store on winic's ports, bound at its
+/// throughput, also from a database that recorded neither access (as
+/// winic wrote them before it read every memory a form uses).
+#[test]
+fn a_string_move_is_a_load_and_a_store() {
+    let mut movs = entry("MOVSQ", Some(3.0), None);
+    for o in &mut movs.operands {
+        (o.read, o.write) = (false, false);
+    }
+    let (counts, text) = export(
+        "nobase-movs",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            entry("MOV64mr", Some(0.5), None),
+            movs,
+        ],
+        None,
+    );
+    assert_eq!(counts.memory_alone, 3, "{text}");
+    let f = forms(&text);
+    let pp = find(&f, "MOVSQ")["port_pressure"].clone();
+    let ports: Vec<&str> = pp
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .flat_map(|i| i[1].as_sequence().unwrap().iter().filter_map(Value::as_str))
+        .collect();
+    assert!(ports.contains(&"L0") && ports.contains(&"S0"), "{pp:?}");
+    assert!((port_bound(&pp).unwrap() - 3.0).abs() < 1e-3, "{pp:?}");
+}
+
 /// Where `winic ports` found a store taking one of the loads' address
 /// units (its inferred ports name the load ports), every store of the
 /// no-base file takes one too.
