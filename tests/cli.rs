@@ -1455,6 +1455,50 @@ fn x86_condition_forms_and_branches_are_measured() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// On every arch a store's data reaches its reload through memory: LAT
+/// chains the store with the load of its bytes (x86 `mov`, AArch64 the
+/// `ldr` of a `str`, RISC-V the `ld` of an `sd`) at one address, and
+/// writes the store's share as `[0; lap]`. Natively on the host, under
+/// qemu in the cross tests (where the lap's value means nothing, but the
+/// chain runs).
+#[test]
+fn a_store_reaches_its_reload_through_memory_on_every_arch() {
+    let (store, reload, from, to) = match std::env::consts::ARCH {
+        "x86_64" => ("MOV64mr", "MOV64rm", "1", "0"),
+        "aarch64" => ("STRXui", "LDRXui", "0", "1"),
+        _ => ("SD", "LD", "0", "1"),
+    };
+    let dir = scratch("store-reload");
+    let db = dir.join("db.yaml");
+    let o = winic_command(&["-f", "2.0", "LAT", "-i", store, "-o", db.to_str().unwrap()])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    let start = text
+        .find(&format!("llvmName:        {store}\n"))
+        .unwrap_or_else(|| panic!("{store}: {text}"));
+    let rest = &text[start..];
+    let at = rest
+        .find(&format!(
+            "sourceOperand:   '{from}'\n      targetOperand:   '{to}'"
+        ))
+        .unwrap_or_else(|| panic!("{store} {from} -> {to}: {rest}"));
+    let field = |name: &str| -> f64 {
+        rest[at..]
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap()
+    };
+    let (lo, hi) = (field("latencyMin"), field("latencyMax"));
+    assert!(lo == 0.0 && hi > 0.0, "{store} [{lo};{hi}]");
+    let report = report_in(&dir, "LAT");
+    assert!(report.contains(&format!("reload ({reload})")), "{report}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Memory forms run against the data area and give values a core can
 /// have: no core loads more than 4 or stores more than 2 per cycle, and
 /// no load returns its data sooner than 3 cycles after its address.

@@ -380,6 +380,16 @@ impl Operands for AArch64 {
             .map(|a| a.base)
     }
 
+    /// A store with a load twin (`STRXui` and `LDRXui`,
+    /// [`crate::arch::reload`]).
+    fn written_memory(&self, form: Instr) -> Option<usize> {
+        crate::arch::reload::written_memory(self, form, load_name)
+    }
+
+    fn reload(&self, form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
+        crate::arch::reload::reload(self, form, k, load_name)
+    }
+
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if !form.is_real() || !reg_imm_only(&form) {
             return Err(EncodeError::Unsupported(
@@ -497,4 +507,10 @@ fn choose_reg(form: &Instr, m: &McOperand, used: &mut Vec<Reg>) -> Result<Reg, E
         })?;
     used.push(pick);
     Ok(pick)
+}
+
+/// The load of store record `name`: `ST…` as `LD…` (`STRXui` → `LDRXui`,
+/// `STPQi` → `LDPQi`, `ST1Onev16b` → `LD1Onev16b`).
+fn load_name(name: &str) -> Option<String> {
+    name.strip_prefix("ST").map(|rest| format!("LD{rest}"))
 }

@@ -12,6 +12,7 @@ pub mod aarch64;
 pub mod bits;
 mod emit;
 pub mod host;
+mod reload;
 pub mod riscv64;
 pub mod template;
 mod traits;

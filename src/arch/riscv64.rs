@@ -200,6 +200,15 @@ impl Operands for Riscv64 {
         memory::address(&form).ok().flatten().map(|a| a.base)
     }
 
+    /// A store with a load twin (`SD` and `LD`, [`crate::arch::reload`]).
+    fn written_memory(&self, form: Instr) -> Option<usize> {
+        crate::arch::reload::written_memory(self, form, load_name)
+    }
+
+    fn reload(&self, form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
+        crate::arch::reload::reload(self, form, k, load_name)
+    }
+
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         if let Some(cond) = form.required_features() {
             if let Some(ext) = RV32_ONLY_EXTENSIONS.iter().find(|e| cond.contains(*e)) {
@@ -533,4 +542,12 @@ pub fn abi_name(r: Reg) -> String {
         .first()
         .map(|s| s.to_string())
         .unwrap_or_else(|| r.asm_name())
+}
+
+/// The load of store record `name`: its first `S` as `L` (`SD` → `LD`,
+/// `FSW` → `FLW`, `C_SD` → `C_LD`, `VSE64_V` → `VLE64_V`, the strided
+/// `VSSE64_V` → `VLSE64_V`).
+fn load_name(name: &str) -> Option<String> {
+    let at = name.find('S')?;
+    Some(format!("{}L{}", &name[..at], &name[at + 1..]))
 }

@@ -222,8 +222,9 @@ pub fn beside_chase_note() -> String {
 pub fn linked_note() -> String {
     format!(
         "every store of the chain and the load after it address the same block, \
-         displacement {LINKED} from a base holding {VALUES:#x}: the load reads what \
-         the store wrote (store-to-load forwarding)"
+         displacement {LINKED} from a base holding {VALUES:#x} (where an offset field \
+         does not reach it, the slot it reaches, as the kernel prints): the load reads \
+         what the store wrote (store-to-load forwarding)"
     )
 }
 

@@ -507,11 +507,15 @@ fn chain_with(
                     b
                 }
                 (End::Memory(kd), End::Memory(ks)) => {
-                    let (OpValue::Mem(m), OpValue::Mem(_)) = (body[p].ops[kd], body[q].ops[ks])
-                    else {
-                        return Err("a link through memory needs two memory operands".into());
-                    };
-                    body[q].ops[ks] = OpValue::Mem(m);
+                    let based = |i: usize, k: usize| t.base_operand(body[i].form) == Some(k);
+                    match (body[p].ops[kd], body[q].ops[ks]) {
+                        (OpValue::Mem(m), OpValue::Mem(_)) => body[q].ops[ks] = OpValue::Mem(m),
+                        // Two base registers (AArch64, RISC-V): each points
+                        // at the data area, and both offsets go to the
+                        // linked block below.
+                        (OpValue::Reg(_), OpValue::Reg(_)) if based(p, kd) && based(q, ks) => {}
+                        _ => return Err("a link through memory needs two memory operands".into()),
+                    }
                     through_memory.extend([p, q]);
                     continue;
                 }
@@ -1191,5 +1195,53 @@ mod tests {
             2 * c.laps * 4,
             "{text}"
         );
+    }
+
+    /// AArch64 and RISC-V: a store's data runs to memory and back through
+    /// its load twin; each base points at the data area and both accesses
+    /// take the same offset, so the load reads what the store wrote.
+    #[test]
+    fn a_based_store_links_to_its_load_twin() {
+        for (arch, name, mnemonics) in [
+            (Arch::Aarch64, "STRXui", ["str x", "ldr x"]),
+            (Arch::Riscv64, "SD", ["sd ", "ld "]),
+        ] {
+            let t = crate::arch::target(arch);
+            let (e, _) = edges(t, form(arch, name));
+            let store = *e
+                .iter()
+                .find(|e| matches!(e.target, End::Memory(_)))
+                .unwrap_or_else(|| panic!("{name}: {e:?}"));
+            let End::Op(k) = store.source else {
+                panic!("{name}: {store:?}")
+            };
+            let (load, m, r) = t.reload(store.form, k).unwrap();
+            let steps = [
+                store,
+                Edge {
+                    form: load,
+                    source: End::Memory(m),
+                    target: End::Op(r),
+                },
+            ];
+            let c = chain(t, &steps, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = crate::kernel::build(t, &c.body, 4).unwrap().text();
+            // The body's accesses (not the prologue's, at the stack
+            // pointer): one offset, the linked block's where the field
+            // reaches it (AArch64), else one it reaches (RISC-V: 0).
+            let offsets: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| mnemonics.iter().any(|m| l.starts_with(m)) && !l.contains("sp"))
+                .filter_map(|l| l.rsplit(',').next())
+                .map(|o| o.trim().split(['(', ']']).next().unwrap_or(""))
+                .collect();
+            assert_eq!(offsets.len(), 2 * c.laps * 4, "{name}: {text}");
+            assert!(offsets.windows(2).all(|w| w[0] == w[1]), "{name}: {text}");
+            if arch == Arch::Aarch64 {
+                let at = format!("#{}", crate::kernel::data::LINKED);
+                assert_eq!(offsets[0], at, "{text}");
+            }
+        }
     }
 }
