@@ -609,11 +609,11 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
     let placed = example
         .as_ref()
         .is_some_and(|i| !t.address_bases(i).is_empty());
-    let kept = example.as_ref().map(|i| t.walked(i)).unwrap_or_default();
+    let kept = crate::kernel::shape::Walked::of_example(t, example.as_ref());
     let mut reserved: Vec<&str> = form
         .implicit_uses()
         .chain(form.implicit_defs())
-        .filter(|r| t.reserved(*r).is_some() && !kept.iter().any(|k| t.aliases(*k, *r)))
+        .filter(|r| t.reserved(*r).is_some() && !kept.holds(t, *r))
         .map(|r| r.name())
         .collect();
     reserved.sort_unstable();

@@ -134,7 +134,7 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
         .unwrap_or_default();
     // The registers the loop's walk keeps in place (x86 `push` and `pop`:
     // the stack pointer), through which the form reaches memory.
-    let kept = inst.as_ref().map(|i| t.walked(i)).unwrap_or_default();
+    let kept = Walked::of_example(t, inst.as_ref());
     if !memory
         && (form.has(Flag::MayLoad) || form.has(Flag::MayStore))
         && bases.is_empty()
@@ -153,7 +153,7 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
     let inst = inst?;
     written(&inst)
         .into_iter()
-        .filter(|r| !kept.iter().any(|k| t.aliases(*k, *r)))
+        .filter(|r| !kept.holds(t, *r))
         .find_map(|r| {
             t.reserved(r).map(|why| Unrunnable::WritesReserved {
                 reg: r.asm_name(),
@@ -170,6 +170,35 @@ fn is_written(mc: &[McOperand], m: &McOperand) -> bool {
             mc.iter()
                 .any(|o| o.operand.index() == t && o.operand.is_def())
         })
+}
+
+/// The registers the loop's walk keeps in place for a form
+/// ([`crate::arch::Operands::walked`]: x86 `push`'s stack pointer, a
+/// string operation's `rsi` and `rdi`): no value, no chain, no reserved
+/// register the form may not touch.
+#[derive(Clone, Debug, Default)]
+pub struct Walked(Vec<Reg>);
+
+impl Walked {
+    /// Those of `form`'s example (none without one).
+    pub fn of(t: &dyn Target, form: Instr) -> Walked {
+        Walked::of_example(t, t.example(form).ok().as_ref())
+    }
+
+    /// Those of `example`, where there is one.
+    pub fn of_example(t: &dyn Target, example: Option<&Inst>) -> Walked {
+        Walked(example.map(|i| t.walked(i)).unwrap_or_default())
+    }
+
+    /// Whether the walk keeps `r` (or a register it overlaps).
+    pub fn holds(&self, t: &dyn Target, r: Reg) -> bool {
+        self.0.iter().any(|k| t.aliases(*k, r))
+    }
+
+    /// Whether the walk keeps none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The bases `inst` writes back: an output tied to an operand it

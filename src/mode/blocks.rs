@@ -210,13 +210,9 @@ pub fn lat_block(
                     }
                 }
             }
-            let walked = t
-                .example(row.form)
-                .map(|i| t.walked(&i))
-                .unwrap_or_default();
-            let (moved, status): (Vec<&crate::isa::Reg>, Vec<&crate::isa::Reg>) = left_out
-                .iter()
-                .partition(|r| walked.iter().any(|w| t.aliases(*w, **r)));
+            let walked = crate::kernel::shape::Walked::of(t, row.form);
+            let (moved, status): (Vec<&crate::isa::Reg>, Vec<&crate::isa::Reg>) =
+                left_out.iter().partition(|r| walked.holds(t, **r));
             for (regs, why) in [
                 (
                     status,

@@ -78,10 +78,10 @@ pub fn implicit_dependency(t: &dyn Target, form: Instr) -> Vec<Reg> {
     // in place: x86 cores update it in the front end (the stack engine),
     // and a run of pushes depends on it as every real one does. No
     // helper could break that chain, nor should.
-    let kept = t.example(form).map(|i| t.walked(&i)).unwrap_or_default();
+    let kept = shape::Walked::of(t, form);
     let mut out: Vec<Reg> = Vec::new();
     for d in form.implicit_defs() {
-        if kept.iter().any(|k| t.aliases(*k, d)) {
+        if kept.holds(t, d) {
             continue;
         }
         if uses.iter().any(|u| t.aliases(*u, d)) && !out.contains(&d) {

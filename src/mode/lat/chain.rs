@@ -112,9 +112,9 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
     let mut left_out = Vec::new();
     // The pointers the loop's walk sets again every iteration (a string
     // operation's `rsi`, `push`'s stack pointer) carry no chain either.
-    let walked = t.example(form).map(|i| t.walked(&i)).unwrap_or_default();
+    let walked = crate::kernel::shape::Walked::of(t, form);
     let mut keep = |r: Reg| {
-        let ok = chainable(t, r) && !walked.iter().any(|w| t.aliases(*w, r));
+        let ok = chainable(t, r) && !walked.holds(t, r);
         if !ok && !left_out.contains(&r) {
             left_out.push(r);
         }

@@ -1169,7 +1169,7 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         if form.has_vector_index() {
             return Some(Skip::VectorIndexed);
         }
-        let walked = t.example(form).is_ok_and(|i| !t.walked(&i).is_empty());
+        let walked = !kernel::shape::Walked::of(t, form).is_empty();
         edgeless.then_some(if branch {
             Skip::Branch
         } else if walked {
