@@ -1455,6 +1455,28 @@ fn x86_condition_forms_and_branches_are_measured() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The `[latencyMin; latencyMax]` of `form`'s sub-latency `from` -> `to`
+/// in database text `text`.
+fn sub_latency(text: &str, form: &str, from: &str, to: &str) -> (f64, f64) {
+    let start = text
+        .find(&format!("llvmName:        {form}\n"))
+        .unwrap_or_else(|| panic!("{form}: {text}"));
+    let rest = &text[start..];
+    let at = rest
+        .find(&format!(
+            "sourceOperand:   '{from}'\n      targetOperand:   '{to}'"
+        ))
+        .unwrap_or_else(|| panic!("{form} {from} -> {to}: {rest}"));
+    let field = |name: &str| -> f64 {
+        rest[at..]
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap()
+    };
+    (field("latencyMin"), field("latencyMax"))
+}
+
 /// On every arch a store's data reaches its reload through memory: LAT
 /// chains the store with the load of its bytes (x86 `mov`, AArch64 the
 /// `ldr` of a `str`, RISC-V the `ld` of an `sd`) at one address, and
@@ -1476,23 +1498,7 @@ fn a_store_reaches_its_reload_through_memory_on_every_arch() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&db).unwrap();
-    let start = text
-        .find(&format!("llvmName:        {store}\n"))
-        .unwrap_or_else(|| panic!("{store}: {text}"));
-    let rest = &text[start..];
-    let at = rest
-        .find(&format!(
-            "sourceOperand:   '{from}'\n      targetOperand:   '{to}'"
-        ))
-        .unwrap_or_else(|| panic!("{store} {from} -> {to}: {rest}"));
-    let field = |name: &str| -> f64 {
-        rest[at..]
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap()
-    };
-    let (lo, hi) = (field("latencyMin"), field("latencyMax"));
+    let (lo, hi) = sub_latency(&text, store, from, to);
     assert!(lo == 0.0 && hi > 0.0, "{store} [{lo};{hi}]");
     let report = report_in(&dir, "LAT");
     assert!(report.contains(&format!("reload ({reload})")), "{report}");
@@ -1551,23 +1557,7 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // Through memory: a store's data -> memory is at most its lap with
     // the reload, [0; lap], and the lap is no faster than two stores a
     // cycle; add's memory -> memory is a store-to-load round trip.
-    let sub = |form: &str, from: &str, to: &str| -> (f64, f64) {
-        let start = text.find(&format!("llvmName:        {form}\n")).unwrap();
-        let rest = &text[start..];
-        let at = rest
-            .find(&format!(
-                "sourceOperand:   '{from}'\n      targetOperand:   '{to}'"
-            ))
-            .unwrap_or_else(|| panic!("{form} {from} -> {to}: {rest}"));
-        let field = |name: &str| -> f64 {
-            rest[at..]
-                .lines()
-                .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap()
-        };
-        (field("latencyMin"), field("latencyMax"))
-    };
+    let sub = |form: &str, from: &str, to: &str| sub_latency(&text, form, from, to);
     let (lo, hi) = sub("MOV64mr", "1", "0");
     assert!(
         lo == 0.0 && (0.45..40.0).contains(&hi),

@@ -1162,16 +1162,7 @@ mod tests {
         assert!(!k("XCHG64rm").contains(&pair("1", "1")));
         let store = edges(t, form(Arch::X86_64, "MOV64mr")).0[0];
         assert!(!self_chain_possible(t, &store));
-        let (load, m, r) = t.reload(store.form, 1).unwrap();
-        let steps = [
-            store,
-            Edge {
-                form: load,
-                source: End::Memory(m),
-                target: End::Op(r),
-            },
-        ];
-        let c = chain(t, &steps, None).unwrap();
+        let c = chain(t, &with_reload(t, store, 1), None).unwrap();
         let at = crate::kernel::data::LINKED;
         for lap in c.body.chunks(2) {
             let (OpValue::Mem(a), OpValue::Mem(b)) = (lap[0].ops[0], lap[1].ops[1]) else {
@@ -1197,6 +1188,20 @@ mod tests {
         );
     }
 
+    /// Store `store` of its data operand `k` and the load reading its
+    /// bytes back.
+    fn with_reload(t: &dyn Target, store: Edge, k: usize) -> [Edge; 2] {
+        let (load, m, r) = t.reload(store.form, k).unwrap();
+        [
+            store,
+            Edge {
+                form: load,
+                source: End::Memory(m),
+                target: End::Op(r),
+            },
+        ]
+    }
+
     /// AArch64 and RISC-V: a store's data runs to memory and back through
     /// its load twin; each base points at the data area and both accesses
     /// take the same offset, so the load reads what the store wrote.
@@ -1215,15 +1220,7 @@ mod tests {
             let End::Op(k) = store.source else {
                 panic!("{name}: {store:?}")
             };
-            let (load, m, r) = t.reload(store.form, k).unwrap();
-            let steps = [
-                store,
-                Edge {
-                    form: load,
-                    source: End::Memory(m),
-                    target: End::Op(r),
-                },
-            ];
+            let steps = with_reload(t, store, k);
             let c = chain(t, &steps, None).unwrap_or_else(|e| panic!("{name}: {e}"));
             let text = crate::kernel::build(t, &c.body, 4).unwrap().text();
             // The body's accesses (not the prologue's, at the stack
