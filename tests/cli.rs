@@ -1409,24 +1409,30 @@ fn x86_condition_forms_and_branches_are_measured() {
     };
     // On Zen 3 the twice-unrolled body of 12 jcc to the next instruction
     // took 4-5 times the body once in some runs (its branches outgrow the
-    // predictor): TP holds it back, and its database entry has no value.
-    let jcc_held_back = !stdout(&o).contains("measured:   4");
-    if jcc_held_back {
-        assert!(
-            stdout(&o).contains("measured:   3")
-                && stdout(&o).contains("held back: the time grows faster than the body"),
-            "{}",
-            stdout(&o)
-        );
-        assert_eq!(entry_value(&text, "JCC_1", "throughputMax"), None, "{text}");
-        eprintln!("JCC_1 held back on this core (the time grew faster than the body)");
+    // predictor), and on Zen 4 a jump's body twice once took no longer
+    // than once while a build ran beside it: TP holds such a value back
+    // (either way), and the jump's database entry has none.
+    let held: Vec<&str> = ["JCC_1", "JMP_1"]
+        .into_iter()
+        .filter(|f| entry_value(&text, f, "throughputMax").is_none())
+        .collect();
+    assert!(
+        stdout(&o).contains(&format!("measured:   {}", 4 - held.len())),
+        "{}",
+        stdout(&o)
+    );
+    if !held.is_empty() {
+        assert!(stdout(&o).contains("held back: the time"), "{}", stdout(&o));
+        eprintln!("{held:?} held back on this core (the time did not grow with the body)");
     }
     for form in ["CMOV64rr", "SETCCr"] {
         assert!(v(form, "throughput") >= 0.1, "{form}: {text}");
     }
     // Taken: at most two a cycle. JCC_1's range: not taken to taken.
-    assert!(v("JMP_1", "throughput") >= 0.45, "{text}");
-    if !jcc_held_back {
+    if !held.contains(&"JMP_1") {
+        assert!(v("JMP_1", "throughput") >= 0.45, "{text}");
+    }
+    if !held.contains(&"JCC_1") {
         assert!(v("JCC_1", "throughputMax") >= 0.45, "{text}");
         assert!(
             v("JCC_1", "throughputMin") <= v("JCC_1", "throughputMax"),
