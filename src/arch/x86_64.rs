@@ -97,6 +97,12 @@ impl Operands for X86_64 {
             .collect()
     }
 
+    /// The bit offset register of `bt [m], r` and relatives: 0
+    /// ([`runnable::bit_offsets`]).
+    fn address_offsets(&self, inst: &Inst) -> Vec<(Reg, u64)> {
+        runnable::bit_offsets(inst)
+    }
+
     /// `lea`, and the loads whose result is the bytes they read: moves
     /// (full width or merging into the low bits, so a chase cell's address
     /// comes back whole in the 64-bit register or the low lane), without

@@ -94,12 +94,6 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
             "faults (#GP) unless ECX is 0, which the kernel's initial values are not"
         }
         Mnemonic::Xend => "faults outside a transaction",
-        Mnemonic::Bt | Mnemonic::Btc | Mnemonic::Btr | Mnemonic::Bts
-            if bit_offset_in_register(form) =>
-        {
-            "the bit offset register addresses memory far beyond the data area \
-             (byte offset = its value / 8)"
-        }
         Mnemonic::Ldmxcsr | Mnemonic::Vldmxcsr => {
             "loads MXCSR from the data area, whose value sets reserved bits (#GP)"
         }
@@ -140,6 +134,29 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
 fn bit_offset_in_register(form: &Instr) -> bool {
     let kinds: Vec<_> = form.mc_operands().iter().map(|m| m.ty.kind()).collect();
     kinds.contains(&OperandKind::Mem) && kinds.contains(&OperandKind::Reg)
+}
+
+/// The bit offset register of `bt [m], r` and relatives, set to 0: its
+/// value / 8 is added to the address (it reaches up to 2^60 bytes beyond
+/// it), so any other value would send the access out of its block
+/// ([`crate::arch::Operands::address_offsets`]).
+pub fn bit_offsets(inst: &crate::arch::Inst) -> Vec<(crate::isa::Reg, u64)> {
+    let bt = plan_of(&inst.form).is_ok_and(|p| {
+        matches!(
+            p.code.mnemonic(),
+            Mnemonic::Bt | Mnemonic::Btc | Mnemonic::Btr | Mnemonic::Bts
+        )
+    });
+    if !bt || !bit_offset_in_register(&inst.form) {
+        return Vec::new();
+    }
+    inst.ops
+        .iter()
+        .filter_map(|v| match v {
+            crate::arch::OpValue::Reg(r) => Some((*r, 0)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `mov ds, ax` and the like: a segment register written with an

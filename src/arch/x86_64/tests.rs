@@ -527,3 +527,30 @@ fn string_operations_encode_print_and_walk_their_pointers() {
     assert_eq!(string::bare("movsd", &["xmm0", "xmm1"]), None);
     assert_eq!(string::bare("add", &[]), None);
 }
+
+/// `bt [m], r` and relatives run: their bit offset register is an
+/// address offset set to 0, so each access stays in its block; the
+/// immediate forms and other memory forms have none.
+#[test]
+fn a_bit_offset_register_is_set_to_zero() {
+    let t = &X86_64;
+    let ex = |name: &str| t.example(isa().instr(name).unwrap()).unwrap();
+    for name in ["BT64mr", "BTS32mr", "BTC16mr", "BTR64mr"] {
+        let inst = ex(name);
+        assert_eq!(
+            crate::kernel::shape::skip_reason(t, inst.form),
+            None,
+            "{name}"
+        );
+        let offsets = t.address_offsets(&inst);
+        assert_eq!(offsets.len(), 1, "{name}");
+        assert_eq!(offsets[0].1, 0, "{name}");
+        let kernel = crate::kernel::build(t, &[inst], 4).unwrap().text();
+        let (_, set) = t.init_address(offsets[0].0, 0).unwrap();
+        let set = t.print(&set[0]).unwrap();
+        assert!(kernel.contains(&set), "{name}: {set}: {kernel}");
+    }
+    for name in ["BT64mi8", "ADD64mr", "BT64rr"] {
+        assert!(t.address_offsets(&ex(name)).is_empty(), "{name}");
+    }
+}
