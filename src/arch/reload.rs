@@ -17,9 +17,14 @@
 use super::Target;
 use crate::isa::{Flag, Instr, Isa};
 
-/// The load twin of store `form`: the name `load_name` gives, with the
-/// store's operands as the module comment says; `None` otherwise.
-fn twin(t: &dyn Target, form: Instr, load_name: fn(&str) -> Option<String>) -> Option<Instr> {
+/// The load twin of store `form` (the name `load_name` gives, with the
+/// store's operands as the module comment says) and the base operand both
+/// share; `None` otherwise.
+fn twin(
+    t: &dyn Target,
+    form: Instr,
+    load_name: fn(&str) -> Option<String>,
+) -> Option<(Instr, usize)> {
     // LLVM leaves `mayStore` and `mayLoad` off some records (`stur`,
     // `ldur`): the operands decide, not the flags.
     if form.has(Flag::MayLoad) || form.has(Flag::HasSideEffects) {
@@ -41,7 +46,7 @@ fn twin(t: &dyn Target, form: Instr, load_name: fn(&str) -> Option<String>) -> O
                 && a.operand.tied_to().is_none()
                 && b.operand.tied_to().is_none()
         });
-    (alike && l.iter().any(|b| b.operand.is_def())).then_some(load)
+    (alike && l.iter().any(|b| b.operand.is_def())).then_some((load, base))
 }
 
 /// Whether two operand types are one: the same name, or register classes
@@ -61,8 +66,7 @@ pub fn written_memory(
     form: Instr,
     load_name: fn(&str) -> Option<String>,
 ) -> Option<usize> {
-    twin(t, form, load_name)?;
-    t.base_operand(form)
+    twin(t, form, load_name).map(|(_, base)| base)
 }
 
 /// The load that reads back what store `form` writes from its data
@@ -73,11 +77,11 @@ pub fn reload(
     k: usize,
     load_name: fn(&str) -> Option<String>,
 ) -> Option<(Instr, usize, usize)> {
-    let load = twin(t, form, load_name)?;
+    let (load, base) = twin(t, form, load_name)?;
     let mc = load.mc_operands();
     mc.get(k)
         .filter(|m| m.operand.is_def())
-        .map(|_| (load, t.base_operand(load).expect("the twin has a base"), k))
+        .map(|_| (load, base, k))
 }
 
 #[cfg(test)]

@@ -126,15 +126,40 @@ pub(crate) fn wide_data_path(alone: f64, general: f64, ports: f64) -> bool {
     alone > general * 1.1 && alone < general * ports * 0.9
 }
 
-/// Whether a load taking `alone` (as [`wide_data_path`] reads it) takes a
-/// cycle of every load port and, where the loads have a wide data path
-/// at all, that path for as long: Zen 4's 64-byte load (1.06 alone)
-/// beside two 32-byte loads ran in 2.17 cycles and beside four 16-byte
-/// ones in 3.19-3.23 (the data path's 1.06 and 0.50 each, 2.06 and 3.06),
-/// where all ports alone gave 1.72 and 2.39 (`winic ports --held-back`,
-/// 2026-11-30; method.md, "The wide loads' data path").
-pub(crate) fn whole_data_path(alone: f64, general: f64, ports: f64) -> bool {
-    alone >= general * ports * 0.9
+/// Where a load goes: its own cycles on the load ports, the
+/// general-purpose load's slot there and its own cycles on the wide loads'
+/// data path, or its own cycles on both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LoadPath {
+    /// Its cycles on the load ports: every load where the loads have no
+    /// wide data path, and the general-purpose ones.
+    Ports,
+    /// A slot of the load ports and its cycles on the data path
+    /// ([`wide_data_path`]: Zen 4's 16- and 32-byte loads).
+    Slot,
+    /// A cycle of every load port and the data path as long: Zen 4's
+    /// 64-byte load (1.06 alone) beside two 32-byte loads ran in 2.17
+    /// cycles and beside four 16-byte ones in 3.19-3.23 (the data path's
+    /// 1.06 and 0.50 each, 2.06 and 3.06), where all ports alone gave
+    /// 1.72 and 2.39 (`winic ports --held-back`, 2026-11-30; method.md,
+    /// "The wide loads' data path").
+    Whole,
+}
+
+/// Where a load taking `alone` goes, where the general-purpose load takes
+/// `general` on `ports` load ports (as [`wide_data_path`] reads them) and
+/// `path` says whether the loads have a wide data path at all (a kind
+/// takes it).
+pub(crate) fn load_path(alone: f64, general: f64, ports: f64, path: bool) -> LoadPath {
+    if !path {
+        LoadPath::Ports
+    } else if wide_data_path(alone, general, ports) {
+        LoadPath::Slot
+    } else if alone >= general * ports * 0.9 {
+        LoadPath::Whole
+    } else {
+        LoadPath::Ports
+    }
 }
 
 impl Side {
@@ -170,20 +195,14 @@ impl Side {
             .or(self.cycles.first())
             .map_or(1.0, |c| c.1);
         let n = self.ports.len() as f64;
-        if let Some(general) = self.cycles.first().filter(|_| self.uses_wide()) {
-            let on_path = pair(round4(cycles / n), &[WIDE_DATA.to_string()]);
-            if wide_data_path(cycles, general.1, n) {
-                return [
-                    vec![pair(general.1, &self.ports), on_path],
-                    self.also.clone(),
-                ]
-                .concat();
-            }
-            if whole_data_path(cycles, general.1, n) {
-                return [vec![pair(cycles, &self.ports), on_path], self.also.clone()].concat();
-            }
-        }
-        [vec![pair(cycles, &self.ports)], self.also.clone()].concat()
+        let general = self.cycles.first().map_or(cycles, |c| c.1);
+        let on_path = || pair(round4(cycles / n), &[WIDE_DATA.to_string()]);
+        let items = match load_path(cycles, general, n, self.uses_wide()) {
+            LoadPath::Ports => vec![pair(cycles, &self.ports)],
+            LoadPath::Slot => vec![pair(general, &self.ports), on_path()],
+            LoadPath::Whole => vec![pair(cycles, &self.ports), on_path()],
+        };
+        [items, self.also.clone()].concat()
     }
 
     /// Whether some kind takes the wide loads' data path.
@@ -308,13 +327,8 @@ pub(super) fn access_kind(
         None => return Some(kind),
     };
     let narrower = rank(kind).is_some_and(|r| rank(of_size) < Some(r));
-    Some(
-        side.cycles
-            .iter()
-            .map(|c| c.0)
-            .find(|k| narrower && *k == of_size)
-            .unwrap_or(kind),
-    )
+    let known = side.cycles.iter().any(|c| c.0 == of_size);
+    Some(if narrower && known { of_size } else { kind })
 }
 
 /// A form's pressure from its operation's items `op` and its loads' and

@@ -46,20 +46,18 @@ pub fn memory_access(form: Instr) -> Option<(bool, bool)> {
     if !mc.iter().any(|m| m.ty.kind() == OperandKind::Mem) {
         return None;
     }
+    let each = |a: &OpAccess| match a {
+        OpAccess::Read | OpAccess::CondRead => (true, false),
+        OpAccess::Write | OpAccess::CondWrite => (false, true),
+        OpAccess::ReadWrite | OpAccess::ReadCondWrite => (true, true),
+        _ => (false, false),
+    };
     let all = accesses(form).unwrap_or_default();
-    let read = all.iter().any(|a| {
-        matches!(
-            a,
-            OpAccess::Read | OpAccess::CondRead | OpAccess::ReadWrite | OpAccess::ReadCondWrite
-        )
-    });
-    let write = all.iter().any(|a| {
-        matches!(
-            a,
-            OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
-        )
-    });
-    Some((read, write))
+    Some(
+        all.iter()
+            .map(each)
+            .fold((false, false), |(r, w), (a, b)| (r || a, w || b)),
+    )
 }
 
 /// The machine operand of the memory `form` writes (see the module

@@ -113,18 +113,16 @@ impl Accesses {
             }
             out
         } else {
-            use crate::export::memory::{whole_data_path, wide_data_path};
+            use crate::export::memory::{load_path, wide_data_path, LoadPath};
             let (general, n) = (self.by_width[0].1, f64::from(self.ports.0));
             let path = self
                 .by_width
                 .iter()
                 .any(|w| wide_data_path(w.1, general, n));
-            if path && wide_data_path(w.1, general, n) {
-                vec![(l, general * n), (1 << D_BIT, w.1)]
-            } else if path && whole_data_path(w.1, general, n) {
-                vec![(l, w.1 * n), (1 << D_BIT, w.1)]
-            } else {
-                vec![(l, w.1 * n)]
+            match load_path(w.1, general, n, path) {
+                LoadPath::Ports => vec![(l, w.1 * n)],
+                LoadPath::Slot => vec![(l, general * n), (1 << D_BIT, w.1)],
+                LoadPath::Whole => vec![(l, w.1 * n), (1 << D_BIT, w.1)],
             }
         }
     }
