@@ -293,6 +293,7 @@ fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
 /// [`MOST_RATIO`] to one), beside each part's copies alone. `None` without
 /// a mapping or memory forms, or in a replay of a run that measured none
 /// of them.
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     t: &dyn Target,
     found: &Conflicts,
@@ -301,6 +302,7 @@ pub fn measure(
     forms: &[Instr],
     count: usize,
     opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Option<MemoryMixes> {
     let m = found.mapping.as_ref()?;
     let accesses = Accesses::of(units, splits)?;
@@ -368,7 +370,8 @@ pub fn measure(
             noisy: false,
         });
     }
-    let got = measure_bodies(t, &bodies, opts, &mut |_| {});
+    let total = bodies.len();
+    let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
     // A raw file of a run without this experiment: left out, as it was.
     if got
         .iter()

@@ -71,7 +71,13 @@ pub struct Repeats {
 /// Times the repeatable string forms among `forms` that this host runs,
 /// at every size; `None` when there are none, or in a replay of a run
 /// that did not time them (an earlier winic's raw file).
-pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<Repeats> {
+/// `progress(done, total)` after each kernel.
+pub fn measure(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Option<Repeats> {
     let runnable: Vec<(Instr, crate::arch::Inst)> = forms
         .iter()
         .filter(|f| crate::mode::common::early_skip(t, **f, false).is_none())
@@ -106,12 +112,17 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<Repeat
     };
     let mut got: Vec<(Result<f64, Unmeasured>, bool)> =
         vec![(Err(Unmeasured::NotMeasured), false); jobs.len()];
-    batch_costs(t, jobs.len(), &make, &|_| 64, opts, &mut |i, c| {
+    let (total, mut done) = (jobs.len(), 0);
+    batch_costs(t, total, &make, &|_| 64, opts, &mut |i, c| {
         got[i] = match c {
             Ok(c) if c.positive() => (Ok(c.cycles), c.noisy()),
             Ok(_) => (Err(Unmeasured::Noise), true),
             Err(e) => (Err(Unmeasured::Run(e)), false),
         };
+        // A job can report more than once (its rounds): never past the
+        // total.
+        done = (done + 1).min(total);
+        progress(done, total);
     });
     if got
         .iter()

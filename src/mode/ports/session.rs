@@ -130,8 +130,10 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let (opts, raw_note) = options(req, t)?;
     let found = super::measure(t, &opts, &selected, req.seed, req.held_back, progress);
     let units = super::memory::measure(t, &selected, &opts);
-    let splits = super::split::measure(t, &selected, &opts);
-    let repeats = super::repeat::measure(t, &selected, &opts);
+    // The memory experiments go on with the same display: on a busy
+    // Xeon guest they took ten minutes of a full run.
+    let splits = super::split::measure(t, &selected, &opts, progress);
+    let repeats = super::repeat::measure(t, &selected, &opts, progress);
     let memory_mixes = units.as_ref().and_then(|u| {
         super::memmix::measure(
             t,
@@ -141,6 +143,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
             &selected,
             req.held_back,
             &opts,
+            progress,
         )
     });
     let forms: Vec<_> = found.singles.iter().map(|s| s.form).collect();

@@ -111,7 +111,13 @@ fn accesses(arch: Arch, forms: &[Instr]) -> Vec<(Instr, Kind, bool)> {
 /// the four ways; `None` when there are none, or in a replay of a run
 /// that measured none of them (a raw file of an earlier winic; one
 /// without the own-line placement alone gives the other three).
-pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSplits> {
+/// `progress(done, total)` after each kernel, over the four placements.
+pub fn measure(
+    t: &dyn Target,
+    forms: &[Instr],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Option<LineSplits> {
     let runnable: Vec<_> = accesses(t.arch(), forms)
         .into_iter()
         .filter(|(f, _, _)| crate::mode::common::early_skip(t, *f, false).is_none())
@@ -131,13 +137,19 @@ pub fn measure(t: &dyn Target, forms: &[Instr], opts: &Options) -> Option<LineSp
             None => out.failed.push((form, Unmeasured::NoRegisters)),
         }
     }
+    let n = bodies.len();
+    let mut step = 0;
     let [aligned, split, misaligned, own_line] = [
         Placement::Aligned,
         Placement::LineSplit,
         Placement::Misaligned,
         Placement::OwnLine,
     ]
-    .map(|p| measure_placed(t, &bodies, p, opts, &mut |_| {}));
+    .map(|p| {
+        let before = step * n;
+        step += 1;
+        measure_placed(t, &bodies, p, opts, &mut |d| progress(before + d, 4 * n))
+    });
     // A raw file of a run without this experiment: left out, as it was;
     // one of a run before the own-line placement: without it.
     let missing =
