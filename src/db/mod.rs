@@ -43,7 +43,7 @@ mod tests;
 
 use crate::isa::Instr;
 pub use journal::{Journal, JournalRun, Resumed};
-pub use naming::operand_key;
+pub use naming::{is_flags_key, operand_key};
 pub use schema::{
     form_latency, latency_of, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
     Repeated, VectorConfig, MAX_CYCLES,

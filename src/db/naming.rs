@@ -43,6 +43,13 @@ impl Entry {
     }
 }
 
+/// Whether an `operandLatencies` key names a flags register (x86
+/// `EFLAGS`, AArch64 `NZCV`): written and read as a whole by compares and
+/// conditional forms.
+pub fn is_flags_key(key: &str) -> bool {
+    matches!(key, "EFLAGS" | "NZCV")
+}
+
 /// The string WINIC writes in `sourceOperand`/`targetOperand` for machine
 /// operand `mc_index` of `form` (`llvmOpNumToNormalOpNum`): the index,
 /// less one for every use operand up to it that is tied to an earlier

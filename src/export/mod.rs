@@ -522,20 +522,32 @@ fn num(v: f64) -> Value {
 /// its register path, as `latency` does: OSACA puts one latency on every
 /// result of a form it finds, and its register dependences (a
 /// reduction's) wait for that path, not for the load.
+///
+/// Nor into the flags, where a path into a register is measured: OSACA
+/// follows no flag (its `flag_dependencies` is off by default, and the
+/// export writes no flag operand), so the latency it puts on a form is
+/// the one its register results carry. On Golden Cove class cores
+/// `add r64, imm8` is folded at rename, `0 -> 0` 0.17 cycles, while its
+/// `0 -> EFLAGS` takes 1 (xeon-cf): a loop counter's chain is the former.
 fn osaca_latency(entry: &Entry) -> Option<f64> {
     let memory = entry.memory_keys();
-    if memory.is_empty() {
-        return entry.latency;
-    }
+    let into_flags = |l: &crate::db::OperandLatency| crate::db::is_flags_key(&l.target_operand);
+    let into_registers = entry
+        .operand_latencies
+        .iter()
+        .any(|l| !into_flags(l) && l.latency_max.is_some());
     let into_memory = |l: &crate::db::OperandLatency| {
         memory.contains(&l.target_operand) && !memory.contains(&l.source_operand)
     };
     let kept: Vec<crate::db::OperandLatency> = entry
         .operand_latencies
         .iter()
-        .filter(|l| !into_memory(l))
+        .filter(|l| !(into_memory(l) || into_registers && into_flags(l)))
         .cloned()
         .collect();
+    if memory.is_empty() && kept.len() == entry.operand_latencies.len() {
+        return entry.latency;
+    }
     // A file's `latency` where it has no pairs (WINIC's files may not).
     let otherwise = if kept.len() == entry.operand_latencies.len() {
         entry.latency

@@ -374,6 +374,28 @@ fn a_store_exports_osacas_latency_and_not_the_round_trip() {
     assert_eq!(osaca_latency(&load), Some(5.0));
 }
 
+/// OSACA follows no flag: a form whose register result is faster than
+/// its flags (`add r64, imm8` folded at rename on xeon-cf: 0.17 cycles
+/// against their 1) exports the register's latency; a form that writes
+/// only the flags, as `cmp`, keeps its own.
+#[test]
+fn a_register_result_exports_its_latency_not_the_flags() {
+    let mut add = entry("ADD64ri8", Some(0.17), None);
+    add.set_operand_latency("0", "0", Some((0.17, 0.17)));
+    add.set_operand_latency("0", "EFLAGS", Some((1.0, 1.0)));
+    assert_eq!(add.latency, Some(1.0));
+    assert_eq!(osaca_latency(&add), Some(0.17));
+    let mut cmp = entry("CMP64rr", Some(0.2), None);
+    cmp.set_operand_latency("0", "EFLAGS", Some((1.0, 1.0)));
+    cmp.set_operand_latency("1", "EFLAGS", Some((1.0, 1.0)));
+    assert_eq!(osaca_latency(&cmp), Some(1.0));
+    // A register path that failed leaves the flags' latency.
+    let mut shl = entry("SHL64rCL", Some(1.0), None);
+    shl.set_operand_latency("0", "0", None);
+    shl.set_operand_latency("0", "EFLAGS", Some((2.0, 2.0)));
+    assert_eq!(osaca_latency(&shl), Some(2.0));
+}
+
 /// A load-op form exports its register path, which OSACA's register
 /// dependences wait for, not its address -> result (winic's `latency`);
 /// a plain extending load its address -> result, its only path.

@@ -72,7 +72,7 @@ impl Edge {
 /// Whether `reg` is a flags register: written and read as a whole by
 /// compares and conditional forms, never initialised.
 pub fn is_flags(reg: Reg) -> bool {
-    matches!(reg.name(), "EFLAGS" | "NZCV")
+    crate::db::is_flags_key(reg.name())
 }
 
 /// Whether implicit register `reg` can carry a chain: the flags, or a data
