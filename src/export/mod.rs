@@ -532,13 +532,15 @@ fn num(v: f64) -> Value {
 fn osaca_latency(entry: &Entry) -> Option<f64> {
     let memory = entry.memory_keys();
     let into_flags = |l: &crate::db::OperandLatency| crate::db::is_flags_key(&l.target_operand);
-    let into_registers = entry
-        .operand_latencies
-        .iter()
-        .any(|l| !into_flags(l) && l.latency_max.is_some());
     let into_memory = |l: &crate::db::OperandLatency| {
         memory.contains(&l.target_operand) && !memory.contains(&l.source_operand)
     };
+    // A path into a register: not into the flags, nor into memory (a
+    // store's data -> memory, a read-modify-write's memory -> memory).
+    let into_registers = entry
+        .operand_latencies
+        .iter()
+        .any(|l| !into_flags(l) && !memory.contains(&l.target_operand) && l.latency_max.is_some());
     let kept: Vec<crate::db::OperandLatency> = entry
         .operand_latencies
         .iter()

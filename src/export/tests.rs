@@ -394,6 +394,14 @@ fn a_register_result_exports_its_latency_not_the_flags() {
     shl.set_operand_latency("0", "0", None);
     shl.set_operand_latency("0", "EFLAGS", Some((2.0, 2.0)));
     assert_eq!(osaca_latency(&shl), Some(2.0));
+    // A path into memory is no register result: a read-modify-write
+    // whose memory -> memory failed keeps its flags' latency, not the
+    // store's 0.
+    let mut rmw = entry("ADD64mr", Some(1.0), None);
+    rmw.set_operand_latency("1", "0", Some((0.0, 7.1)));
+    rmw.set_operand_latency("0", "0", None);
+    rmw.set_operand_latency("1", "EFLAGS", Some((1.0, 1.0)));
+    assert_eq!(osaca_latency(&rmw), Some(1.0));
 }
 
 /// A load-op form exports its register path, which OSACA's register
