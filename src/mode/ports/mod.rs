@@ -1090,10 +1090,25 @@ fn port_numbers(set: u32, ports: u32) -> Vec<String> {
         .collect()
 }
 
-/// The mark of a port set whose form, beside wide vector work, takes the
-/// [`WideMode`]'s `gain` port for the port it loses: only inside a fit
-/// and a placing, never in a [`Mapping`]'s sets ([`Mapping::moves`]).
-const MOVES: u32 = 1 << 31;
+/// The marks of the ports a set's form takes, beside wide vector work,
+/// for the port it loses ([`WideMode`]): port p's mark is bit
+/// [`GAIN_SHIFT`] + p. Only inside a fit and a placing, never in a
+/// [`Mapping`]'s sets ([`Mapping::moves`]). Each form has its own: on the
+/// Xeon guest (xeon-cf) beside a 512-bit `vprord` (port 0) two 256-bit
+/// FMAs ran in 1.5 cycles (they take port 5's 512-bit FMA unit), two
+/// 256-bit `vpminub` in 3.0 (they take none), while the 128- and 256-bit
+/// floating-point adds take port 0; one gain port for every form that
+/// moves left the FMAs on one port, and a third of the held-back mixes
+/// that failed were an FMA beside 512-bit work predicted twice as slow.
+const MOVES: u32 = 0xff << GAIN_SHIFT;
+
+/// Where a set's [`MOVES`] marks begin: above the ports ([`MAX_PORTS`]).
+const GAIN_SHIFT: u32 = 8;
+
+/// The ports a set's [`MOVES`] marks name.
+fn gained(set: u32) -> u32 {
+    (set & MOVES) >> GAIN_SHIFT
+}
 
 /// The mark of a port set whose micro-op holds the port it issues to two
 /// cycles: a 512-bit micro-op on Zen 4's 256-bit pipes. Alone such a form
@@ -1121,8 +1136,8 @@ pub(crate) fn plain(set: u32) -> u32 {
     set & !(MOVES | HELD)
 }
 
-/// Where a lost-port mask ([`WideMode::lost`]) carries the port gained in
-/// its stead: the bits from here up.
+/// Where a lost-port mask ([`WideMode::lost`]) says that the form may
+/// take another port in its stead ([`WideMode::moves`]).
 const GAINED: u32 = 16;
 
 /// The ports a lost-port mask ([`WideMode::lost`]) takes away.
@@ -1131,12 +1146,12 @@ fn lost_ports(lost: u32) -> u32 {
 }
 
 /// `set` without the ports `lost` (and, for a set marked [`MOVES`] that
-/// loses one, with the port gained instead), unless that leaves none.
+/// loses one, with the ports it marks instead), unless that leaves none.
 fn without(set: u32, lost: u32) -> u32 {
     let ports = plain(set);
-    let (gone, gained) = (lost_ports(lost), lost >> GAINED);
+    let gone = lost_ports(lost);
     let rest = match ports & !gone {
-        r if set & MOVES != 0 && ports & gone != 0 => r | gained,
+        r if gained(set) != 0 && ports & gone != 0 => r | gained(set),
         r => r,
     };
     match rest {
@@ -1152,8 +1167,8 @@ fn without(set: u32, lost: u32) -> u32 {
 /// two 256-bit `vpmulhrsw` (ports 0 and 1) beside a `vinsertf32x8` (port
 /// 5) ran in 1.5 cycles, two `vpminub` in 2.0: a multiply also issues to
 /// port 5's 512-bit FMA unit. The fit tries every port (and none), then
-/// for the best every other port as the `gain` of the forms whose sets it
-/// marks [`MOVES`], and keeps each only where it predicts the mixes
+/// lets each narrower form take a port of its own in its stead (its set
+/// marked [`MOVES`]), and keeps each only where it predicts the mixes
 /// better by [`GAIN`] ([`Conflicts::fit`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WideMode {
@@ -1161,9 +1176,9 @@ pub struct WideMode {
     pub port: u32,
     /// Vector work from this width on is wide: the widest of the forms.
     pub bits: u32,
-    /// The port the narrower forms that move ([`Mapping::moves`]) take
-    /// instead of the lost one.
-    pub gain: Option<u32>,
+    /// Whether narrower forms may take another port instead of the lost
+    /// one, each its own ([`MOVES`], [`Mapping::moves`]).
+    pub moves: bool,
 }
 
 impl WideMode {
@@ -1173,7 +1188,7 @@ impl WideMode {
         let narrow = mine.is_some_and(|b| b < self.bits);
         let wide = |b: Option<u32>| b.is_some_and(|b| b >= self.bits);
         if narrow && others.into_iter().any(wide) {
-            (1 << self.port) | self.gain.map_or(0, |g| 1 << (GAINED + g))
+            (1 << self.port) | u32::from(self.moves) << GAINED
         } else {
             0
         }
@@ -1185,7 +1200,8 @@ impl WideMode {
 /// partner's in each: [`port_sets`], without those holding a port a
 /// partner loses beside it (wide work does not use the port it takes
 /// from narrower work: Intel's 512-bit micro-ops run on ports 0 and 5),
-/// then each marked [`MOVES`] where it gains a port in some mix. A form
+/// then, where it may take another port in some mix, each marked
+/// [`MOVES`] with each port it lacks (for a set that loses one). A form
 /// that `may_hold` its ports two cycles also takes the sets of twice its
 /// width marked [`HELD`].
 fn candidate_sets(
@@ -1194,9 +1210,10 @@ fn candidate_sets(
     may_hold: bool,
     lost: impl Iterator<Item = (u32, u32)>,
 ) -> Vec<u32> {
-    let (mut gains, mut barred) = (false, 0);
+    let (mut gains, mut barred, mut losing) = (false, 0, 0);
     for (mine, partner) in lost {
         gains |= mine >> GAINED != 0;
+        losing |= lost_ports(mine);
         if mine == 0 {
             barred |= lost_ports(partner);
         }
@@ -1212,8 +1229,17 @@ fn candidate_sets(
     if may_hold && 2 * width <= ports {
         sets.extend(unbarred(2 * width).into_iter().map(|s| s | HELD));
     }
+    // A set that loses a port may take any one port it lacks instead.
     let moved: Vec<u32> = match gains {
-        true => sets.iter().map(|s| s | MOVES).collect(),
+        true => sets
+            .iter()
+            .filter(|&&s| plain(s) & losing != 0)
+            .flat_map(|&s| {
+                (0..ports)
+                    .filter(move |&g| (plain(s) | losing) & (1 << g) == 0)
+                    .map(move |g| s | 1 << (GAIN_SHIFT + g))
+            })
+            .collect(),
         false => Vec::new(),
     };
     sets.into_iter().chain(moved).collect()
@@ -1271,14 +1297,19 @@ fn crossings(k: usize, sets: &[u32]) -> f64 {
 /// should not.
 pub(crate) const HOLDING: f64 = 0.01;
 
-/// [`HOLDING`] where `set` is marked [`HELD`], else 0.
+/// [`HOLDING`] where `set` is marked [`HELD`], else 0; and
+/// [`MOVING`] where it is marked [`MOVES`].
 pub(crate) fn holding(set: u32) -> f64 {
-    if set & HELD != 0 {
-        HOLDING
-    } else {
-        0.0
-    }
+    let held = if set & HELD != 0 { HOLDING } else { 0.0 };
+    let moves = if set & MOVES != 0 { MOVING } else { 0.0 };
+    held + moves
 }
+
+/// What a form's set marked [`MOVES`] must gain over the same set
+/// unmarked in its mixes' summed squared relative errors: one mix 5%
+/// off. The mixes that tell where an FMA goes beside 512-bit work are
+/// 50-100% apart; noise in one should not move a form.
+pub(crate) const MOVING: f64 = 0.0025;
 
 /// The port sets of single-micro-op forms that fit their pairs best:
 /// form k issues to `widths[k].0` of `ports` ports, or holds twice as
@@ -1289,7 +1320,7 @@ pub(crate) fn holding(set: u32) -> f64 {
 /// different step; the best fit and its summed squared relative error
 /// (without the tie-break). Ports are numbered, not named: any
 /// renumbering fits as well. A form that gains a port in some mix where
-/// it loses one ([`WideMode::gain`]) may also take each set marked
+/// it loses one ([`WideMode::moves`]) may also take each set marked
 /// [`MOVES`].
 pub fn fit_ports(widths: &[(u32, bool)], pairs: &[Mix], ports: u32) -> (Vec<u32>, f64) {
     let n = widths.len();
@@ -1370,9 +1401,10 @@ pub struct Mapping {
     pub issue: Option<(u32, f64, f64)>,
     /// Each single's vector width ([`Single::vector`]), by its index.
     pub vector: Vec<Option<u32>>,
-    /// The forms of one micro-op (indices into the singles) that take the
-    /// wide mode's gain port for the port they lose ([`WideMode::gain`]).
-    pub moves: Vec<usize>,
+    /// The forms of one micro-op (indices into the singles) that take
+    /// another port for the one they lose beside wide work
+    /// ([`WideMode::moves`]), each with the ports it takes (a mask).
+    pub moves: Vec<(usize, u32)>,
     /// The forms of one micro-op (indices into the singles) that hold the
     /// port they issue to two cycles ([`HELD`]).
     pub held: Vec<usize>,
@@ -1436,12 +1468,10 @@ impl Mapping {
                  fit's root mean square error is {:.1}%, without {:.1}%\n",
                 w.bits,
                 w.port,
-                match w.gain {
-                    Some(g) => format!(
-                        ", and {} of them take port {g} instead (marked *)",
-                        self.moves.len()
-                    ),
-                    None => String::new(),
+                match self.moves.len() {
+                    0 => String::new(),
+                    n =>
+                        format!(", and {n} of them another port instead (marked *, then the port)"),
                 },
                 100.0 * with,
                 100.0 * plain
@@ -1507,7 +1537,11 @@ impl Mapping {
     /// ([`Mapping::moves`]), [`HELD`] where it holds its port
     /// ([`Mapping::held`]).
     fn mark(&self, k: usize) -> u32 {
-        let moves = if self.moves.contains(&k) { MOVES } else { 0 };
+        let moves = self
+            .moves
+            .iter()
+            .find(|m| m.0 == k)
+            .map_or(0, |m| m.1 << GAIN_SHIFT);
         let held = if self.held.contains(&k) { HELD } else { 0 };
         moves | held
     }
@@ -1530,7 +1564,7 @@ impl Mapping {
     pub fn add(&mut self, k: usize, set: u32) {
         self.sets.push((k, plain(set)));
         if set & MOVES != 0 {
-            self.moves.push(k);
+            self.moves.push((k, gained(set)));
         }
         if set & HELD != 0 {
             self.held.push(k);
@@ -1811,7 +1845,7 @@ impl FitMixes<'_> {
                 Some(WideMode {
                     port,
                     bits: bits?,
-                    gain: None,
+                    moves: false,
                 })
             })
             .filter(|&w| wide_and_narrow(w))
@@ -1823,17 +1857,13 @@ impl FitMixes<'_> {
         if let Some((sets, e, w)) = moded.filter(|m| m.1 < fit.rms - GAIN) {
             fit.wide = Some((w, fit.rms, e));
             (fit.sets, fit.rms) = (sets, e);
-            // Then a port some narrower forms take instead.
-            let gained = (0..p)
-                .filter(|&g| g != w.port)
-                .map(|g| {
-                    let w = WideMode { gain: Some(g), ..w };
-                    let (sets, e) = fit_ports(widths, &self.seen(Some(w), issue), p);
-                    (sets, self.rms_of(e), w)
-                })
-                .min_by(|x, y| x.1.total_cmp(&y.1));
-            if let Some((sets, e, g)) = gained.filter(|m| m.1 < fit.rms - GAIN) {
-                fit.wide = Some((g, fit.wide.map_or(e, |x| x.1), e));
+            // Then narrower forms that take another port instead, each
+            // its own.
+            let w = WideMode { moves: true, ..w };
+            let (sets, e) = fit_ports(widths, &self.seen(Some(w), issue), p);
+            let e = self.rms_of(e);
+            if e < fit.rms - GAIN {
+                fit.wide = Some((w, fit.wide.map_or(e, |x| x.1), e));
                 (fit.sets, fit.rms) = (sets, e);
             }
         }
@@ -2163,9 +2193,9 @@ pub(super) mod tests {
         let truth = WideMode {
             port: 1,
             bits: 512,
-            gain: Some(2),
+            moves: true,
         };
-        let set = |k: usize| forms[k].1 | if k == 1 { MOVES } else { 0 };
+        let set = |k: usize| forms[k].1 | if k == 1 { 1 << (GAIN_SHIFT + 2) } else { 0 };
         let found = made_up(&forms, |a, ra, b, rb| {
             bottleneck(&[
                 (
@@ -2181,10 +2211,13 @@ pub(super) mod tests {
         let m = found.fit().unwrap();
         assert!(m.rms() < 1e-9, "{m:?}");
         let (w, ..) = m.wide.unwrap();
-        assert!(w.gain.is_some(), "{m:?}");
-        assert_eq!(m.moves, [1], "{m:?}");
+        assert!(w.moves, "{m:?}");
+        // Form 1 alone takes one port instead (ports are numbered by the
+        // fit, not as the truth numbers them).
+        let moved: Vec<(usize, u32)> = m.moves.iter().map(|x| (x.0, x.1.count_ones())).collect();
+        assert_eq!(moved, [(1, 1)], "{m:?}");
         assert!(
-            m.wide_line().contains("1 of them take port"),
+            m.wide_line().contains("1 of them another port"),
             "{}",
             m.wide_line()
         );
@@ -2193,6 +2226,53 @@ pub(super) mod tests {
         assert!((got - 1.5).abs() < 1e-9, "{got}, {m:?}");
         let got = m.predict(&[(2, 2), (5, 1)], 0.0).unwrap();
         assert!((got - 2.0).abs() < 1e-9, "{got}, {m:?}");
+    }
+
+    /// Narrow forms that move take each its own port: on the Xeon guest
+    /// 256-bit FMAs took port 5 beside 512-bit work, floating-point adds
+    /// port 0. Here the multiply takes port 2, `vpminub` port 3; the fit
+    /// finds both, each with one port, and not the same one.
+    #[test]
+    fn narrow_forms_that_move_take_each_its_own_port() {
+        let forms = WIDE_CORE;
+        let truth = WideMode {
+            port: 1,
+            bits: 512,
+            moves: true,
+        };
+        let set = |k: usize| {
+            forms[k].1
+                | match k {
+                    1 => 1 << (GAIN_SHIFT + 2),
+                    2 => 1 << (GAIN_SHIFT + 3),
+                    _ => 0,
+                }
+        };
+        let found = made_up(&forms, |a, ra, b, rb| {
+            bottleneck(&[
+                (
+                    without(set(a), truth.lost(forms[a].2, [forms[b].2])),
+                    ra as f64,
+                ),
+                (
+                    without(set(b), truth.lost(forms[b].2, [forms[a].2])),
+                    rb as f64,
+                ),
+            ])
+        });
+        let m = found.fit().unwrap();
+        assert!(m.rms() < 1e-9, "{m:?}");
+        let mut moved = m.moves.clone();
+        moved.sort_unstable();
+        assert_eq!(moved.len(), 2, "{m:?}");
+        assert_eq!((moved[0].0, moved[1].0), (1, 2), "{m:?}");
+        assert!(moved.iter().all(|x| x.1.count_ones() == 1), "{m:?}");
+        assert_ne!(moved[0].1, moved[1].1, "{m:?}");
+        // Two of each beside the 512-bit permute: 1.5 and 1.0 cycles.
+        let got = m.predict(&[(1, 2), (5, 1)], 0.0).unwrap();
+        assert!((got - 1.5).abs() < 1e-9, "{got}, {m:?}");
+        let got = m.predict(&[(2, 2), (5, 1)], 0.0).unwrap();
+        assert!((got - 1.0).abs() < 1e-9, "{got}, {m:?}");
     }
 
     pub(super) fn made_up(
@@ -2332,7 +2412,7 @@ pub(super) mod tests {
             let truth = WideMode {
                 port: 1,
                 bits: 512,
-                gain: None,
+                moves: false,
             };
             let lost = |x: usize, y: usize| match effect {
                 true => truth.lost(forms[x].2, [forms[y].2]),
