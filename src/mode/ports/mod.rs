@@ -2195,19 +2195,7 @@ pub(super) mod tests {
             bits: 512,
             moves: true,
         };
-        let set = |k: usize| forms[k].1 | if k == 1 { 1 << (GAIN_SHIFT + 2) } else { 0 };
-        let found = made_up(&forms, |a, ra, b, rb| {
-            bottleneck(&[
-                (
-                    without(set(a), truth.lost(forms[a].2, [forms[b].2])),
-                    ra as f64,
-                ),
-                (
-                    without(set(b), truth.lost(forms[b].2, [forms[a].2])),
-                    rb as f64,
-                ),
-            ])
-        });
+        let found = moved_core(&forms, truth, &[(1, 2)]);
         let m = found.fit().unwrap();
         assert!(m.rms() < 1e-9, "{m:?}");
         let (w, ..) = m.wide.unwrap();
@@ -2240,26 +2228,7 @@ pub(super) mod tests {
             bits: 512,
             moves: true,
         };
-        let set = |k: usize| {
-            forms[k].1
-                | match k {
-                    1 => 1 << (GAIN_SHIFT + 2),
-                    2 => 1 << (GAIN_SHIFT + 3),
-                    _ => 0,
-                }
-        };
-        let found = made_up(&forms, |a, ra, b, rb| {
-            bottleneck(&[
-                (
-                    without(set(a), truth.lost(forms[a].2, [forms[b].2])),
-                    ra as f64,
-                ),
-                (
-                    without(set(b), truth.lost(forms[b].2, [forms[a].2])),
-                    rb as f64,
-                ),
-            ])
-        });
+        let found = moved_core(&forms, truth, &[(1, 2), (2, 3)]);
         let m = found.fit().unwrap();
         assert!(m.rms() < 1e-9, "{m:?}");
         let mut moved = m.moves.clone();
@@ -2273,6 +2242,31 @@ pub(super) mod tests {
         assert!((got - 1.5).abs() < 1e-9, "{got}, {m:?}");
         let got = m.predict(&[(2, 2), (5, 1)], 0.0).unwrap();
         assert!((got - 1.0).abs() < 1e-9, "{got}, {m:?}");
+    }
+
+    /// [`made_up`] with `truth`'s wide mode, each `(form, port)` of
+    /// `moves` taking that port for the one it loses.
+    fn moved_core(
+        forms: &[(&str, u32, Option<u32>)],
+        truth: WideMode,
+        moves: &[(usize, u32)],
+    ) -> Conflicts {
+        let set = |k: usize| {
+            let gain = moves.iter().find(|m| m.0 == k);
+            forms[k].1 | gain.map_or(0, |m| 1 << (GAIN_SHIFT + m.1))
+        };
+        made_up(forms, |a, ra, b, rb| {
+            bottleneck(&[
+                (
+                    without(set(a), truth.lost(forms[a].2, [forms[b].2])),
+                    ra as f64,
+                ),
+                (
+                    without(set(b), truth.lost(forms[b].2, [forms[a].2])),
+                    rb as f64,
+                ),
+            ])
+        })
     }
 
     pub(super) fn made_up(
