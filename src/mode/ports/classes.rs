@@ -13,7 +13,7 @@
 //! a few mixes each, not one per other form.
 
 use super::{
-    balance, bottleneck, candidate_sets, every_pair, holding, measure_pairs, measure_singles,
+    balance, bottleneck, candidate_sets, every_pair, mark_cost, measure_pairs, measure_singles,
     plain, port_numbers, port_sets, rms, single_uop_ports, time, Conflicts, Mapping, Mix, Single,
     MAX_PORTS,
 };
@@ -587,7 +587,7 @@ pub fn place(
     // A held set must gain what it must in the fit ([`super::HOLDING`]).
     let scored: Vec<(u32, f64)> = candidate_sets(width, ports, may_hold, lost)
         .into_iter()
-        .map(|s| (s, error(s) + holding(s)))
+        .map(|s| (s, error(s) + mark_cost(s)))
         .collect();
     let best = scored.iter().min_by(|x, y| x.1.total_cmp(&y.1))?;
     let tied: Vec<u32> = scored
@@ -691,23 +691,17 @@ fn wide_probes(mapping: &Mapping, found: &Conflicts) -> Vec<usize> {
     let Some((w, ..)) = mapping.wide else {
         return Vec::new();
     };
-    let mut best: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
-    for &(k, set) in &mapping.sets {
-        if mapping.bits(k).is_some_and(|b| b >= w.bits) {
-            let error = mapping.error_of(k, &found.pairs);
-            let e = best.entry(set).or_insert((f64::INFINITY, k));
-            if error < e.0 {
-                *e = (error, k);
-            }
-        }
-    }
-    let mut sets: Vec<(u32, (f64, usize))> = best.into_iter().collect();
-    sets.sort_by(|x, y| {
-        (x.0.count_ones(), x.1 .0)
-            .partial_cmp(&(y.0.count_ones(), y.1 .0))
-            .unwrap_or(std::cmp::Ordering::Equal)
+    let wide = |k: usize| mapping.bits(k).is_some_and(|b| b >= w.bits);
+    let mut best: Vec<(u32, (f64, usize))> = ranked_by_set(mapping, found, wide)
+        .into_iter()
+        .map(|(set, forms)| (set, forms[0]))
+        .collect();
+    best.sort_by(|x, y| {
+        x.0.count_ones()
+            .cmp(&y.0.count_ones())
+            .then(x.1 .0.total_cmp(&y.1 .0))
     });
-    sets.into_iter()
+    best.into_iter()
         .take(WIDE_PROBES)
         .map(|(_, (_, k))| k)
         .collect()
@@ -726,17 +720,9 @@ const WIDE_PROBES: usize = 2;
 /// placed without a vector probe (`cvtdq2pd` on one port, not its two
 /// micro-ops).
 fn probes_of(t: &dyn Target, mapping: &Mapping, found: &Conflicts) -> Vec<usize> {
-    let mut by_set: BTreeMap<u32, Vec<(f64, usize)>> = BTreeMap::new();
-    for &(k, set) in &mapping.sets {
-        by_set
-            .entry(set)
-            .or_default()
-            .push((mapping.error_of(k, &found.pairs), k));
-    }
     let form = |k: usize| found.singles[k].form;
     let mut probes = Vec::new();
-    for mut forms in by_set.into_values() {
-        forms.sort_by(|x, y| x.0.total_cmp(&y.0));
+    for forms in ranked_by_set(mapping, found, |_| true).into_values() {
         let best = forms[0].1;
         probes.push(best);
         if let Some(&(_, other)) = forms
@@ -747,6 +733,27 @@ fn probes_of(t: &dyn Target, mapping: &Mapping, found: &Conflicts) -> Vec<usize>
         }
     }
     probes
+}
+
+/// The forms `mapping` placed that `keep` accepts, by their set, each
+/// set's with the error of their mixes ([`Mapping::error_of`]), best
+/// first (ties in the mapping's order).
+fn ranked_by_set(
+    mapping: &Mapping,
+    found: &Conflicts,
+    keep: impl Fn(usize) -> bool,
+) -> BTreeMap<u32, Vec<(f64, usize)>> {
+    let mut by_set: BTreeMap<u32, Vec<(f64, usize)>> = BTreeMap::new();
+    for &(k, set) in mapping.sets.iter().filter(|s| keep(s.0)) {
+        by_set
+            .entry(set)
+            .or_default()
+            .push((mapping.error_of(k, &found.pairs), k));
+    }
+    for forms in by_set.values_mut() {
+        forms.sort_by(|x, y| x.0.total_cmp(&y.0));
+    }
+    by_set
 }
 
 /// Port sets as the report writes them: `{0,1,5}`.
@@ -891,8 +898,8 @@ impl Conflicts {
     /// when it holds its port two cycles ([`Mapping::held`]).
     fn marked(&self, m: &Mapping, k: usize) -> String {
         let name = self.singles[k].form.name();
-        let moves = match m.moves.iter().find(|x| x.0 == k) {
-            Some(&(_, gained)) => format!("*{}", port_numbers(gained, m.ports).join(",")),
+        let moves = match m.gained_by(k) {
+            Some(gained) => format!("*{}", port_numbers(gained, m.ports).join(",")),
             None => String::new(),
         };
         let held = if m.held.contains(&k) { "(x2)" } else { "" };

@@ -1297,9 +1297,10 @@ fn crossings(k: usize, sets: &[u32]) -> f64 {
 /// should not.
 pub(crate) const HOLDING: f64 = 0.01;
 
-/// [`HOLDING`] where `set` is marked [`HELD`], else 0; and
-/// [`MOVING`] where it is marked [`MOVES`].
-pub(crate) fn holding(set: u32) -> f64 {
+/// What `set`'s marks cost a fit or a placing over the same set
+/// unmarked: [`HOLDING`] where it is marked [`HELD`], and [`MOVING`]
+/// where it is marked [`MOVES`].
+pub(crate) fn mark_cost(set: u32) -> f64 {
     let held = if set & HELD != 0 { HOLDING } else { 0.0 };
     let moves = if set & MOVES != 0 { MOVING } else { 0.0 };
     held + moves
@@ -1353,7 +1354,7 @@ pub fn fit_ports(widths: &[(u32, bool)], pairs: &[Mix], ports: u32) -> (Vec<u32>
             let mut moved = false;
             for k in 0..n {
                 let score = |sets: &[u32]| {
-                    pair_error(sets, pairs, &involving[k]) + crossings(k, sets) + holding(sets[k])
+                    pair_error(sets, pairs, &involving[k]) + crossings(k, sets) + mark_cost(sets[k])
                 };
                 let mut here = (sets[k], score(&sets));
                 for &c in &candidates[k] {
@@ -1537,11 +1538,7 @@ impl Mapping {
     /// ([`Mapping::moves`]), [`HELD`] where it holds its port
     /// ([`Mapping::held`]).
     fn mark(&self, k: usize) -> u32 {
-        let moves = self
-            .moves
-            .iter()
-            .find(|m| m.0 == k)
-            .map_or(0, |m| m.1 << GAIN_SHIFT);
+        let moves = self.gained_by(k).map_or(0, |g| g << GAIN_SHIFT);
         let held = if self.held.contains(&k) { HELD } else { 0 };
         moves | held
     }
@@ -1556,6 +1553,12 @@ impl Mapping {
     pub fn may_hold(&self, k: usize) -> bool {
         let widest = self.sets.iter().filter_map(|s| self.bits(s.0)).max();
         widest.is_some_and(|w| self.bits(k).is_some_and(|b| b >= w))
+    }
+
+    /// The ports form `k` takes for the one it loses beside wide work (a
+    /// mask), where it moves ([`Mapping::moves`]).
+    pub fn gained_by(&self, k: usize) -> Option<u32> {
+        self.moves.iter().find(|m| m.0 == k).map(|m| m.1)
     }
 
     /// Maps form `k` (index into the singles) as one micro-op on `set`, a
