@@ -356,8 +356,14 @@ pub fn body_cost(
         f1(1);
         f2(1);
         let before = ns_per_cycle(&plan, calf);
-        let a = measure::time(&plan, |n| timed(f1, n));
-        let b = measure::time(&plan, |n| timed(f2, n));
+        let a = measure::time(&plan, |n| {
+            super::data::restore();
+            timed(f1, n)
+        });
+        let b = measure::time(&plan, |n| {
+            super::data::restore();
+            timed(f2, n)
+        });
         let after = ns_per_cycle(&plan, calf);
         let mut out = timing_values(&a);
         out.extend(timing_values(&b));
@@ -1058,6 +1064,7 @@ struct Kernels {
 impl Bench for Kernels {
     fn member(&mut self, k: usize, twice: bool, n: u64) -> f64 {
         let (a, b) = self.members[k];
+        super::data::restore();
         per_iteration(if twice { b } else { a }, n)
     }
 

@@ -80,6 +80,19 @@ pub const LINKED: i32 = FIRST_DISP + SPAN;
 
 const _: () = assert!((LINKED + 64) as u64 <= VALUE_BYTES);
 
+/// Bytes at the start of the value part that a kernel's stores can reach:
+/// the blocks [`Slots`] cycles through, [`LINKED`]'s block and the walk of
+/// the string operations from [`STARTS`]' `writes` (up to 8 KiB a
+/// `rep movsb`). A child that runs several kernels puts them back to
+/// [`WORD`] before each run (`crate::exec::data::restore`), so no kernel
+/// reads what another stored: on xeon-cf `vsqrtpd zmm, [m]{1to8}` took
+/// 160 or 18.75 cycles, as kernels of its group had stored, where the
+/// form without the broadcast takes 24; since, 24.
+pub const WRITABLE: u64 = 32 * 1024;
+
+const _: () = assert!((LINKED + 64) as u64 <= WRITABLE);
+const _: () = assert!(STARTS.writes - VALUES + 8192 <= WRITABLE);
+
 /// The displacement, from a base holding [`CHASE`], of the load a
 /// neutral chase times (a latency chain through the address of a load
 /// whose result is not that address, `crate::mode::lat::chain`): the last
