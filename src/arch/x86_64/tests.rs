@@ -554,3 +554,27 @@ fn a_bit_offset_register_is_set_to_zero() {
         assert!(t.address_offsets(&ex(name)).is_empty(), "{name}");
     }
 }
+
+/// A mask register starts with every lane on and a vector register with
+/// the data value: a form of up to eight lanes under the data value's mask
+/// would have no lane at all (a masked load of none took an assist).
+#[test]
+fn masks_start_with_every_lane_on() {
+    let set_by = |name: &str| {
+        let OpValue::Reg(reg) = crate::arch::reg_of(Arch::X86_64, name).unwrap() else {
+            unreachable!()
+        };
+        let (_, insts) = X86_64.init(reg).unwrap();
+        insts
+            .iter()
+            .filter(|i| i.form.name() == "MOV64ri")
+            .map(|i| match i.ops[1] {
+                OpValue::Imm(v) => v,
+                _ => unreachable!(),
+            })
+            .collect::<Vec<i64>>()
+    };
+    assert_eq!(set_by("K1"), [frame::ALL_LANES]);
+    assert_eq!(frame::ALL_LANES, -1);
+    assert_eq!(set_by("XMM1"), [frame::UNCRITICAL]);
+}
