@@ -345,5 +345,18 @@ pub fn add_block(t: &dyn Target, unroll: usize) -> Result<Kernel, KernelError> {
     build(t, &shape::throughput(t, add.form, shape::COPIES)?, unroll)
 }
 
+/// The target's wide primer ([`crate::arch::KernelFrame::wide_primer`]) as
+/// a kernel of independent copies, `None` where it has none.
+pub fn wide_primer(t: &dyn Target) -> Result<Option<Kernel>, KernelError> {
+    let Some(form) = t.wide_primer() else {
+        return Ok(None);
+    };
+    Ok(Some(build(
+        t,
+        &shape::throughput(t, form, shape::COPIES)?,
+        1,
+    )?))
+}
+
 #[cfg(test)]
 mod tests;

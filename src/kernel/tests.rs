@@ -699,3 +699,31 @@ fn a_push_body_moves_the_stack_pointer_back_once_an_iteration() {
     let (walk, dec) = (at(&walk), at("dec r15"));
     assert!(walk.is_some() && walk < dec, "{text}");
 }
+
+/// The wide primer: for x86 with AVX-512 (an x86 host that has it, or any
+/// other host, which only writes x86 kernels), a checked kernel of
+/// independent `vaddpd zmm`; no primer on the other arches, nor on an x86
+/// host without AVX-512.
+#[test]
+fn the_wide_primer_is_512_bit_fp_adds_where_the_host_has_them() {
+    for arch in ARCHES {
+        let got = wide_primer(target(arch)).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        // Elsewhere x86 kernels are only written, for the widest host.
+        #[cfg(target_arch = "x86_64")]
+        let host_avx512 = std::arch::is_x86_feature_detected!("avx512f");
+        #[cfg(not(target_arch = "x86_64"))]
+        let host_avx512 = true;
+        let avx512 = arch == Arch::X86_64 && host_avx512;
+        let Some(k) = got else {
+            assert!(!avx512, "{arch}: no primer on a host with AVX-512");
+            continue;
+        };
+        assert!(avx512, "{arch}: a primer without AVX-512\n{}", k.text());
+        let adds = k
+            .lines
+            .iter()
+            .filter(|l| l.text.contains("vaddpd zmm"))
+            .count();
+        assert_eq!(adds, shape::COPIES, "{}", k.text());
+    }
+}

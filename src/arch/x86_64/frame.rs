@@ -282,6 +282,14 @@ impl KernelFrame for X86_64 {
     fn chain_add(&self) -> Result<Inst, EncodeError> {
         inst_of(A, "ADD64rr", &[r("RAX")?, r("RAX")?, r("RBX")?])
     }
+
+    fn wide_primer(&self) -> Option<Instr> {
+        // `vaddpd zmm`: the FMA unit's 512-bit work, which fuses ports 0
+        // and 1 on Intel cores; harmless where nothing is fused (Zen 4).
+        host_has("avx512f")
+            .then(|| crate::isa::Isa::get(A).instr("VADDPDZrr"))
+            .flatten()
+    }
 }
 
 /// The first member of `class` inside `reg` (XMM3 of YMM3).
