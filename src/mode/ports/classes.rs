@@ -811,6 +811,19 @@ impl Conflicts {
         if !skipped.is_empty() {
             s.push_str(&skipped_lines(skipped));
         }
+        // A replay's pair mixes the recording lacks: their forms are fitted
+        // and placed on the rest, so without this line nothing would say so.
+        let unrecorded = self
+            .pairs
+            .iter()
+            .filter(|p| matches!(&p.cycles, Err(w) if w.not_recorded()))
+            .count();
+        if unrecorded > 0 {
+            s.push_str(&format!(
+                "mixes of two forms not in the raw file: {unrecorded} (the recorded run did not \
+                 measure them; their forms are fitted and placed on the others)\n"
+            ));
+        }
         let Some(m) = m else {
             s.push_str(&format!(
                 "a seed of {} of them, in every pair ({} mixes), fitted no port mapping (fewer \
@@ -1271,6 +1284,15 @@ mod tests {
         assert!(listed.contains(&format!("IMUL64rr {imul}")), "{report}");
         assert!(listed.contains("ADD64rr {0,1,2,3}"), "{report}");
         assert!(!listed.contains("BTC64ri8"), "{report}");
+        assert!(!report.contains("not in the raw file"), "{report}");
+        // A replay lacking a mix says so, once, with the count.
+        let mut replayed = found.clone();
+        replayed.pairs[0].cycles = Err(Unmeasured::Run(crate::exec::run::RunError::NotRecorded));
+        let report = replayed.render_classes(&seed, Some(&m));
+        assert!(
+            report.contains("\nmixes of two forms not in the raw file: 1 ("),
+            "{report}"
+        );
         // A fit that explains every form leaves none out.
         let (_, none) = without_misfits(&found, m, 2);
         assert!(none.is_empty(), "{none:?}");

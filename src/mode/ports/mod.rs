@@ -1471,8 +1471,9 @@ impl Mapping {
                 w.port,
                 match self.moves.len() {
                     0 => String::new(),
-                    n =>
-                        format!(", and {n} of them another port instead (marked *, then the port)"),
+                    n => format!(
+                        ", and {n} of them take another port instead (marked *, then the port)"
+                    ),
                 },
                 100.0 * with,
                 100.0 * plain
