@@ -2209,7 +2209,7 @@ pub(super) mod tests {
         let moved: Vec<(usize, u32)> = m.moves.iter().map(|x| (x.0, x.1.count_ones())).collect();
         assert_eq!(moved, [(1, 1)], "{m:?}");
         assert!(
-            m.wide_line().contains("1 of them another port"),
+            m.wide_line().contains("1 of them take another port"),
             "{}",
             m.wide_line()
         );
