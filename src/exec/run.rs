@@ -251,6 +251,19 @@ fn calibration(t: &dyn Target) -> Result<(Code, Code), RunError> {
     ))
 }
 
+/// [`calibration`] beside bodies wider than 256 bits
+/// ([`crate::kernel::wide_add_chain`]), `None` where the target has no
+/// wide primer.
+fn wide_calibration(t: &dyn Target) -> Result<Option<(Code, Code)>, RunError> {
+    let (Some(once), Some(twice)) = (
+        crate::kernel::wide_add_chain(t, CHAIN, 1)?,
+        crate::kernel::wide_add_chain(t, CHAIN, 2)?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some((map(&once)?, map(&twice)?)))
+}
+
 /// Whether the clock can be measured here, once for a run: the
 /// calibration chain timed in a child (three tries); its frequency in GHz,
 /// or what it gave. Under an emulator (qemu-user) the chain's two kernels
@@ -523,10 +536,42 @@ pub fn function_sample(
 /// and the clock moves by 3-4%.
 const PROBE_SLACK: f64 = 0.06;
 
+/// How far (relative) the clocks a round's two calibration kernels show
+/// each on its own (adds per nanosecond) may differ ([`Member::kept`]):
+/// 2%, what a loop of two instructions the chain did not hide would make
+/// of them (1.6%), well below what the core stopping in one of them made
+/// (4-13% on xeon-cf, where they agreed within 0.2% otherwise).
+const CHAIN_AGREEMENT: f64 = 0.02;
+
+/// The rounds of `rounds` that `keep`, when there are at least
+/// [`MIN_CLEAN`] of them; else all of `rounds`.
+fn at_least_min_clean(rounds: &[usize], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let kept: Vec<usize> = rounds.iter().copied().filter(|&r| keep(r)).collect();
+    if kept.len() >= MIN_CLEAN {
+        kept
+    } else {
+        rounds.to_vec()
+    }
+}
+
+/// How long a group's bodies run, untimed, before its first round: an
+/// Intel core runs wide work slowly until it has lowered its clock for it
+/// (a frequency licence), and keeps that clock for a while after. On
+/// xeon-cf 256-bit load-op forms took 0.53 cycles at 4.0 GHz before and
+/// 0.41 at 3.9 GHz after, and which of the two a group's rounds showed
+/// depended on how long the bodies before had run.
+const GROUP_WARM: Duration = Duration::from_millis(1);
+
 /// Fewer clean rounds than this, and a body's timings come from all its
 /// rounds; fewer than [`measure::Sampling::clean`], and they are flagged
 /// noisy.
 const MIN_CLEAN: usize = 4;
+
+/// How far (relative) a round's own clock may be from the median of a
+/// body's rounds and still count ([`Member::kept`]): 1%, well inside the
+/// 2.5% between two clocks a Xeon core steps between (3.9 and 4.0 GHz on
+/// xeon-cf), well outside the 0.2% a calibration varies by at one clock.
+const STEADY_CLOCK: f64 = 0.01;
 
 /// A probe run lasts about this long.
 const PROBE_SAMPLE: Duration = Duration::from_micros(10);
@@ -804,6 +849,9 @@ struct Batch<'a> {
     width: &'a dyn Fn(usize) -> u32,
     opts: &'a Options,
     cal: (extern "C" fn(u64), extern "C" fn(u64)),
+    /// The calibration beside bodies wider than 256 bits
+    /// ([`crate::kernel::wide_add_chain`]), where the target has a primer.
+    wide_cal: Option<(extern "C" fn(u64), extern "C" fn(u64))>,
     probe: extern "C" fn(u64),
     /// The target's wide primer, run before each sample of a body wider
     /// than 256 bits ([`PRIMER_ITERATIONS`]).
@@ -835,18 +883,28 @@ impl<'a> Batch<'a> {
             .map_err(RunError::from)
             .and_then(|k| k.map(|k| map(&k)).transpose())
             .map_err(|e| format!("the wide primer kernel: {e}"))?;
+        let wide_cal = wide_calibration(t)
+            .map_err(|e| format!("the clock's calibration kernels beside wide bodies: {e}"))?;
         // SAFETY: built by `kernel`; they run only in the children, and
         // the mapped code lives as long as the batch.
         let (calf, probef) = unsafe { ((cal.0.entry(), cal.1.entry()), probe.entry()) };
         let primerf = primer.as_ref().map(|p| unsafe { p.entry() });
+        let wide_calf = wide_cal
+            .as_ref()
+            .map(|c| unsafe { (c.0.entry(), c.1.entry()) });
         Ok(Batch {
             make,
             width,
             opts,
             cal: calf,
+            wide_cal: wide_calf,
             probe: probef,
             primer: primerf,
-            _code: [cal.0, cal.1, probe].into_iter().chain(primer).collect(),
+            _code: [cal.0, cal.1, probe]
+                .into_iter()
+                .chain(primer)
+                .chain(wide_cal.into_iter().flat_map(|(a, b)| [a, b]))
+                .collect(),
             fastest_probe: [f64::INFINITY; CLASSES],
         })
     }
@@ -858,6 +916,7 @@ impl<'a> Batch<'a> {
     fn run(&mut self, todo: &[usize], got: &mut dyn FnMut(usize, Option<u64>, Got, f64)) {
         let (make, opts, sampling, width) = (self.make, self.opts, self.opts.sampling, self.width);
         let (calf, probef, primer) = (self.cal, self.probe, self.primer);
+        let wide_calf = self.wide_cal;
         let mut finished: std::collections::HashSet<usize> = Default::default();
         // Bodies measured alone, after a child died in the rounds of their
         // group.
@@ -884,6 +943,12 @@ impl<'a> Batch<'a> {
                     // Half a sample: it runs beside every body in every round.
                     let cal_iterations =
                         measure::iterations_for(sampling.sample / 2, |k| timed(calf.1, k));
+                    let wide_cal = wide_calf.map(|c| {
+                        (
+                            c,
+                            measure::iterations_for(sampling.sample / 2, |k| timed(c.1, k)),
+                        )
+                    });
                     let mut bench = Kernels {
                         members: Vec::new(),
                         cal: calf,
@@ -896,9 +961,10 @@ impl<'a> Batch<'a> {
                         let len = group_len(rest, &alone, sampling.group, width);
                         let (group, more) = rest.split_at(len);
                         rest = more;
-                        let cal = (calf, cal_iterations);
                         probe.class = width_class(width(group[0]));
-                        let primer = primer.filter(|_| probe.class == CLASSES - 1);
+                        let wide = probe.class == CLASSES - 1;
+                        let primer = primer.filter(|_| wide);
+                        let cal = wide_cal.filter(|_| wide).unwrap_or((calf, cal_iterations));
                         let kernels = (probef, primer);
                         if !measure_group(group, make, &sampling, cal, &mut probe, kernels, out) {
                             return;
@@ -1244,22 +1310,57 @@ impl Member {
             .collect()
     }
 
+    /// The rounds this body's timings and clock come from: its clean
+    /// rounds; of them those whose calibration's two kernels show one
+    /// clock (within [`CHAIN_AGREEMENT`]); of them those whose clock is the
+    /// one most of them show (within [`STEADY_CLOCK`] of their median).
+    /// Each step keeps what it had when fewer than [`MIN_CLEAN`] rounds
+    /// would remain. Each kernel's fastest round and the clock's are
+    /// then taken at one clock: on xeon-cf a group of 512-bit bodies ran
+    /// its first round at 4.0 GHz and the rest at 3.9, and the body's
+    /// fastest times (of the first round) converted at the clock of the
+    /// rest made `vsubpd zmm` 0.49 where it is 0.50. A round whose
+    /// calibration a neighbour slowed leaves too, rather than lend its
+    /// clock to the others.
+    fn kept(&self, probe: &Probe) -> Vec<usize> {
+        let all: Vec<usize> = (0..self.probes.len()).collect();
+        let rounds = at_least_min_clean(&all, |r| probe.alone(self.probes[r]));
+        let (once, twice) = &self.cal;
+        if once.len() < self.probes.len() {
+            return rounds;
+        }
+        // A chain runs one add a cycle in both its kernels, so a round
+        // whose two kernels show clocks further apart than the steady
+        // slack had the core stop or change its clock during one of them
+        // (on xeon-cf for about a microsecond, some 10 us after a body
+        // of 256 or 512 bits, in every round of a group: their difference
+        // read 4.05-4.52 GHz on a core that never exceeds 4.0).
+        let rounds = at_least_min_clean(&rounds, |r| {
+            let (a, b) = (once[r] / CHAIN as f64, twice[r] / (2 * CHAIN) as f64);
+            (a - b).abs() <= CHAIN_AGREEMENT * b
+        });
+        let clock = |r: usize| (twice[r] - once[r]) / CHAIN as f64;
+        let mut clocks: Vec<f64> = rounds.iter().map(|&r| clock(r)).collect();
+        clocks.sort_by(f64::total_cmp);
+        match clocks.get(clocks.len() / 2) {
+            // Not an emulator's (no clock to agree on there).
+            Some(&median) if median > 0.0 => at_least_min_clean(&rounds, |r| {
+                (clock(r) - median).abs() <= STEADY_CLOCK * median
+            }),
+            _ => rounds,
+        }
+    }
+
     /// Nanoseconds per cycle from the calibrations taken beside this
-    /// body's clean rounds (all rounds when fewer than [`MIN_CLEAN`] were
-    /// clean), in the first and the second half of them; (0, 0) without
-    /// calibrations. An emulator's difference that is not positive stays
-    /// so: the parent says what that means.
+    /// body's [`Member::kept`] rounds, in the first and the second half of
+    /// them; (0, 0) without calibrations. An emulator's difference that is
+    /// not positive stays so: the parent says what that means.
     fn clock(&self, probe: &Probe, cal_iterations: u64, max_spread: f64) -> (f64, f64) {
         let (once, twice) = &self.cal;
         if once.is_empty() {
             return (0.0, 0.0);
         }
-        let clean = self.clean(probe);
-        let rounds: Vec<usize> = if clean.len() >= MIN_CLEAN {
-            clean
-        } else {
-            (0..once.len()).collect()
-        };
+        let rounds = self.kept(probe);
         let ns = |rs: &[usize]| {
             let pick = |v: &[f64]| rs.iter().map(|&r| v[r]).collect::<Vec<f64>>();
             let a = measure::estimate(&pick(once), cal_iterations, max_spread);
@@ -1296,9 +1397,16 @@ fn sample_rounds(
 ) -> bool {
     let start = Instant::now();
     // Into the group's clock before the first probe: a probe judged
-    // against the fastest of its class must not run in another licence.
-    for (k, m) in members.iter().enumerate() {
-        bench.member(k, false, (m.iterations / 2).max(1));
+    // against the fastest of its class must not run in another licence,
+    // and a body must not be timed while the core waits for one (below).
+    let warm = Instant::now();
+    loop {
+        for (k, m) in members.iter().enumerate() {
+            bench.member(k, false, (m.iterations / 2).max(1));
+        }
+        if warm.elapsed() >= GROUP_WARM {
+            break;
+        }
     }
     for round in 0..sampling.max_rounds.max(1) {
         // A body wants more rounds until it has enough clean ones, and,
@@ -1328,6 +1436,11 @@ fn sample_rounds(
             bench.member(k, false, (m.iterations / 2).max(1));
             m.once.push(bench.member(k, false, m.iterations));
             m.twice.push(bench.member(k, true, m.iterations));
+            // Untimed first: the core may stop for a moment when the body
+            // ends (a change of frequency licence; 0.4-1.3 us on xeon-cf,
+            // 4-13% of the chain's once-kernel, which ran first and came
+            // out that much slower in whole series of rounds).
+            bench.calibration(false, (cal_iterations / 2).max(1));
             m.cal.0.push(bench.calibration(false, cal_iterations));
             m.cal.1.push(bench.calibration(true, cal_iterations));
             let after = probe.run(bench);
@@ -1426,9 +1539,9 @@ fn measure_group(
     true
 }
 
-/// What a batch child sends of a member: its timings (from its clean
-/// rounds when there are [`MIN_CLEAN`] of them), its rounds and clean
-/// rounds, and its clock ([`Member::clock`]).
+/// What a batch child sends of a member: its timings and its clock
+/// ([`Member::clock`]), both from its [`Member::kept`] rounds, and its
+/// rounds and clean rounds.
 fn member_sample(
     m: &Member,
     probe: &Probe,
@@ -1436,12 +1549,9 @@ fn member_sample(
     sampling: &measure::Sampling,
 ) -> Sample {
     let clean = m.clean(probe);
+    let rounds = m.kept(probe);
     let timing = |samples: &[f64]| {
-        let kept: Vec<f64> = if clean.len() >= MIN_CLEAN {
-            clean.iter().map(|&r| samples[r]).collect()
-        } else {
-            samples.to_vec()
-        };
+        let kept: Vec<f64> = rounds.iter().map(|&r| samples[r]).collect();
         let t = measure::estimate(&kept, m.iterations, sampling.max_spread);
         Timing {
             noisy: t.noisy || clean.len() < sampling.clean,
@@ -1665,6 +1775,55 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A member of ten clean rounds of a body of 24 cycles (a loop of 2
+    /// more), each round at `ghz[r]`, its calibration's once-kernel
+    /// slowed by `stall[r]` ns per iteration (the core stopped during
+    /// it); the cycles its sample converts to.
+    fn cycles_of_rounds(ghz: &[f64], stall: &[f64]) -> f64 {
+        let probe = Probe {
+            iterations: 1,
+            fastest: [1.0; CLASSES],
+            class: 0,
+            patience: Duration::from_secs(1),
+        };
+        let mut m = Member::new(0, 1000);
+        for (&g, &st) in ghz.iter().zip(stall) {
+            m.once.push(26.0 / g);
+            m.twice.push(50.0 / g);
+            m.cal.0.push((CHAIN as f64 + 2.0) / g + st);
+            m.cal.1.push((2.0 * CHAIN as f64 + 2.0) / g);
+            m.probes.push((1.0, 1.0));
+        }
+        let sampling = measure::Sampling::default();
+        let v = member_sample(&m, &probe, 300, &sampling);
+        cost_of(&Options::default(), v.once, v.twice, v.clock.0, v.clock.1)
+            .unwrap()
+            .cycles
+    }
+
+    /// A group's first round at 4.0 GHz and the rest at 3.9 (a Xeon's
+    /// licence arriving): the body's fastest times are the first
+    /// round's, and converted at the clock of the rest they gave 23.7
+    /// cycles for 24. Rounds whose calibration's two kernels disagree
+    /// (the core stopped in one; here in six of ten rounds, as it did
+    /// in every round of some groups) lend no clock either. Both come
+    /// out within 0.5%.
+    #[test]
+    fn a_body_and_its_clock_come_from_rounds_at_one_clock() {
+        let mut ghz = [3.9; 10];
+        ghz[0] = 4.0;
+        let c = cycles_of_rounds(&ghz, &[0.0; 10]);
+        assert!((c - 24.0).abs() < 0.12, "{c}");
+        let mut stall = [0.0; 10];
+        stall[..6].fill(0.6);
+        let c = cycles_of_rounds(&[3.9; 10], &stall);
+        assert!((c - 24.0).abs() < 0.12, "{c}");
+        // Too few rounds agree on anything: all of them count.
+        stall[..8].fill(0.6);
+        let c = cycles_of_rounds(&[3.9; 10], &stall);
+        assert!(c > 24.12, "{c}");
     }
 
     /// A body so slow that one iteration fills a sample (`cpuid`, 12

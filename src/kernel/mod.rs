@@ -334,6 +334,44 @@ pub fn add_chain(t: &dyn Target, n: usize, unroll: usize) -> Result<Kernel, Kern
     build(t, &vec![add; n], unroll)
 }
 
+/// Adds of [`wide_add_chain`] per copy of the wide primer's form beside
+/// them.
+pub const WIDE_CHAIN_STRIDE: usize = 4;
+
+/// The calibration chain of [`add_chain`] with an independent copy of the
+/// target's wide primer ([`crate::arch::KernelFrame::wide_primer`]) after
+/// every [`WIDE_CHAIN_STRIDE`] adds, `None` where it has none: the clock
+/// beside a body wider than 256 bits, taken while the core stays in the
+/// state that body and its primer left it in. The plain chain right after
+/// such a body left that state while it ran: on xeon-cf its once and twice
+/// kernels showed 3.5 to 4.0 GHz in the same round, and their difference
+/// gave 3.6 to 4.8 GHz for a body that ran at one clock throughout.
+/// The copies take other ports than the chain (two vector ports beside
+/// four integer ones), one a quarter of the cycles, so the chain still
+/// runs at one add a cycle.
+pub fn wide_add_chain(
+    t: &dyn Target,
+    n: usize,
+    unroll: usize,
+) -> Result<Option<Kernel>, KernelError> {
+    let Some(form) = t.wide_primer() else {
+        return Ok(None);
+    };
+    let add = t.chain_add()?;
+    let avoid: Vec<Reg> = (0..add.ops.len())
+        .flat_map(|k| t.operand_regs(&add, k))
+        .collect();
+    let copies = shape::throughput_avoiding(t, form, shape::COPIES, &avoid)?;
+    let mut body = Vec::with_capacity(n + n / WIDE_CHAIN_STRIDE);
+    for k in 0..n {
+        body.push(add.clone());
+        if (k + 1) % WIDE_CHAIN_STRIDE == 0 {
+            body.push(copies[(k / WIDE_CHAIN_STRIDE) % copies.len()].clone());
+        }
+    }
+    Ok(Some(build(t, &body, unroll)?))
+}
+
 /// [`shape::COPIES`] independent one-cycle adds (copies of
 /// [`crate::arch::KernelFrame::chain_add`]'s form), `unroll` times: as fast
 /// as the core issues integer work, so it slows down as soon as the other

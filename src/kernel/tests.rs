@@ -727,3 +727,33 @@ fn the_wide_primer_is_512_bit_fp_adds_where_the_host_has_them() {
         assert_eq!(adds, shape::COPIES, "{}", k.text());
     }
 }
+
+/// The calibration beside wide bodies is the add chain with a copy of the
+/// primer's form after every [`WIDE_CHAIN_STRIDE`] adds, the copies of
+/// other registers than the chain's; where there is no primer there is
+/// no such chain.
+#[test]
+fn the_wide_chain_is_the_add_chain_beside_the_primers_form() {
+    for arch in ARCHES {
+        let t = target(arch);
+        let primer = wide_primer(t).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let got = wide_add_chain(t, 64, 2).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let Some(k) = got else {
+            assert!(primer.is_none(), "{arch}: a primer but no wide chain");
+            continue;
+        };
+        assert!(primer.is_some(), "{arch}: a wide chain but no primer");
+        let text = k.text();
+        let adds = text.matches("add rax, rbx").count();
+        let wide: Vec<&str> = text.lines().filter(|l| l.contains("vaddpd zmm")).collect();
+        assert_eq!(adds, 128, "{text}");
+        assert_eq!(wide.len(), 128 / WIDE_CHAIN_STRIDE, "{text}");
+        assert!(
+            wide.iter()
+                .all(|l| !l.contains("rax") && !l.contains("rbx")),
+            "{text}"
+        );
+        let plain = add_chain(t, 64, 2).unwrap().text();
+        assert_eq!(plain.matches("add rax, rbx").count(), 128, "{plain}");
+    }
+}
