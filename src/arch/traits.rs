@@ -460,12 +460,13 @@ pub trait KernelFrame {
     fn chain_add(&self) -> Result<Inst, EncodeError>;
 
     /// A form whose independent copies, run for a moment before each
-    /// sample of a body wider than 256 bits, leave the core's wide units in
+    /// sample of a body wider than 128 bits, leave the core's wide units in
     /// the state floating-point code keeps them in; `None` where winic
     /// knows no such state (the default). On an Intel core with AVX-512,
     /// 512-bit logic and integer forms that load ran at 0.50 cycles after
-    /// 512-bit FP adds and 0.61-0.65 otherwise, so a body's value depended
-    /// on the body measured before it (xeon-cf, docs/measurements.md).
+    /// 512-bit FP adds and 0.61-0.65 otherwise, 256-bit ones at 0.36 and
+    /// 0.41-0.53, so a body's value depended on the body measured before
+    /// it (xeon-cf, docs/measurements.md).
     fn wide_primer(&self) -> Option<Instr> {
         None
     }

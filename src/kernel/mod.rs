@@ -341,7 +341,7 @@ pub const WIDE_CHAIN_STRIDE: usize = 4;
 /// The calibration chain of [`add_chain`] with an independent copy of the
 /// target's wide primer ([`crate::arch::KernelFrame::wide_primer`]) after
 /// every [`WIDE_CHAIN_STRIDE`] adds, `None` where it has none: the clock
-/// beside a body wider than 256 bits, taken while the core stays in the
+/// beside a body wider than 128 bits, taken while the core stays in the
 /// state that body and its primer left it in. The plain chain right after
 /// such a body left that state while it ran: on xeon-cf its once and twice
 /// kernels showed 3.5 to 4.0 GHz in the same round, and their difference
