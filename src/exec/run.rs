@@ -556,10 +556,11 @@ fn at_least_min_clean(rounds: &[usize], keep: impl Fn(usize) -> bool) -> Vec<usi
 
 /// How long a group's bodies run, untimed, before its first round: an
 /// Intel core runs wide work slowly until it has lowered its clock for it
-/// (a frequency licence), and keeps that clock for a while after. On
-/// xeon-cf 256-bit load-op forms took 0.53 cycles at 4.0 GHz before and
-/// 0.41 at 3.9 GHz after, and which of the two a group's rounds showed
-/// depended on how long the bodies before had run.
+/// (a frequency licence), and a change of licence should happen off the
+/// clock. On xeon-cf a group's first round still ran at another clock
+/// than the rest now and then ([`Member::kept`] leaves such rounds out),
+/// and this alone did not give 256-bit forms that load one value
+/// ([`primed`] did); it costs about a second of a full TP run.
 const GROUP_WARM: Duration = Duration::from_millis(1);
 
 /// Fewer clean rounds than this, and a body's timings come from all its
@@ -1343,8 +1344,9 @@ impl Member {
             return rounds;
         }
         // A chain runs one add a cycle in both its kernels, so a round
-        // whose two kernels show clocks further apart than the steady
-        // slack had the core stop or change its clock during one of them
+        // whose two kernels show clocks further apart than
+        // CHAIN_AGREEMENT had the core stop or change its clock during one
+        // of them
         // (on xeon-cf for about a microsecond, some 10 us after a body
         // of 256 or 512 bits, in every round of a group: their difference
         // read 4.05-4.52 GHz on a core that never exceeds 4.0).
