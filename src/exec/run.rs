@@ -942,14 +942,14 @@ impl<'a> Batch<'a> {
                 opts.deadline,
                 |out| {
                     // Half a sample: it runs beside every body in every round.
-                    let cal_iterations =
-                        measure::iterations_for(sampling.sample / 2, |k| timed(calf.1, k));
-                    let wide_cal = wide_calf.map(|c| {
+                    let with_iterations = |c: (extern "C" fn(u64), extern "C" fn(u64))| {
                         (
                             c,
                             measure::iterations_for(sampling.sample / 2, |k| timed(c.1, k)),
                         )
-                    });
+                    };
+                    let (_, cal_iterations) = with_iterations(calf);
+                    let wide_cal = wide_calf.map(with_iterations);
                     let mut bench = Kernels {
                         members: Vec::new(),
                         cal: calf,
@@ -1337,8 +1337,12 @@ impl Member {
     /// calibration a neighbour slowed leaves too, rather than lend its
     /// clock to the others.
     fn kept(&self, probe: &Probe) -> Vec<usize> {
-        let all: Vec<usize> = (0..self.probes.len()).collect();
-        let rounds = at_least_min_clean(&all, |r| probe.alone(self.probes[r]));
+        let clean = self.clean(probe);
+        let rounds: Vec<usize> = if clean.len() >= MIN_CLEAN {
+            clean
+        } else {
+            (0..self.probes.len()).collect()
+        };
         let (once, twice) = &self.cal;
         if once.len() < self.probes.len() {
             return rounds;
@@ -1367,15 +1371,15 @@ impl Member {
     }
 
     /// Nanoseconds per cycle from the calibrations taken beside this
-    /// body's [`Member::kept`] rounds, in the first and the second half of
-    /// them; (0, 0) without calibrations. An emulator's difference that is
-    /// not positive stays so: the parent says what that means.
-    fn clock(&self, probe: &Probe, cal_iterations: u64, max_spread: f64) -> (f64, f64) {
+    /// body's `rounds` (its [`Member::kept`] ones), in the first and the
+    /// second half of them; (0, 0) without calibrations. An emulator's
+    /// difference that is not positive stays so: the parent says what
+    /// that means.
+    fn clock(&self, rounds: &[usize], cal_iterations: u64, max_spread: f64) -> (f64, f64) {
         let (once, twice) = &self.cal;
-        if once.is_empty() {
+        if once.is_empty() || rounds.is_empty() {
             return (0.0, 0.0);
         }
-        let rounds = self.kept(probe);
         let ns = |rs: &[usize]| {
             let pick = |v: &[f64]| rs.iter().map(|&r| v[r]).collect::<Vec<f64>>();
             let a = measure::estimate(&pick(once), cal_iterations, max_spread);
@@ -1388,7 +1392,7 @@ impl Member {
         if first > 0.0 && second > 0.0 {
             (first, second)
         } else {
-            let all = ns(&rounds);
+            let all = ns(rounds);
             (all, all)
         }
     }
@@ -1578,7 +1582,7 @@ fn member_sample(
         twice: timing(&m.twice),
         rounds: m.probes.len() as u32,
         clean: clean.len() as u32,
-        clock: m.clock(probe, cal_iterations, sampling.max_spread),
+        clock: m.clock(&rounds, cal_iterations, sampling.max_spread),
     }
 }
 
