@@ -196,6 +196,39 @@ pub fn time(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> Timing {
     }
 }
 
+/// The iteration count from which [`time`] should start scaling a kernel
+/// whose every call may carry a fixed cost (a function called through a
+/// guard, under an emulator): grows from `plan.first_iterations` until
+/// the fastest of three runs lasts `plan.min_run`, so that one slow run
+/// (a busy host) does not end the scaling. Under qemu-aarch64 on a busy
+/// CI host one such run left a function timed at 256 iterations of 1 µs
+/// each call, the guard's system calls and all, and its time did not
+/// seem to grow with the count.
+pub fn steady_iterations(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> u64 {
+    let mut n = plan.first_iterations.max(1);
+    let cap = MAX_ITERATIONS;
+    while n < cap {
+        let t = (0..3).map(|_| run(n)).min().expect("three runs");
+        if t >= plan.min_run {
+            break;
+        }
+        n = grown(plan, n, t);
+    }
+    n.min(cap)
+}
+
+/// The next iteration count after a run of `n` that lasted `t`, short of
+/// `plan.min_run`: twice to sixteen times `n`, jumping close to the goal
+/// when the run was far too short.
+fn grown(plan: &Plan, n: u64, t: Duration) -> u64 {
+    let factor = if t.is_zero() {
+        16.0
+    } else {
+        (plan.min_run.as_secs_f64() / t.as_secs_f64()).clamp(2.0, 16.0)
+    };
+    ((n as f64) * factor).ceil() as u64
+}
+
 /// Doubles the iteration count from `plan.first_iterations` until a run
 /// lasts `plan.min_run` (then one more step to be safe from a fast first
 /// run), capped so a slow kernel does not run for ever.
@@ -207,13 +240,7 @@ fn scale(plan: &Plan, run: &mut impl FnMut(u64) -> Duration) -> u64 {
         if t >= plan.min_run {
             break;
         }
-        // Jump close to the goal when the run is far too short.
-        let factor = if t.is_zero() {
-            16.0
-        } else {
-            (plan.min_run.as_secs_f64() / t.as_secs_f64()).clamp(2.0, 16.0)
-        };
-        n = ((n as f64) * factor).ceil() as u64;
+        n = grown(plan, n, t);
     }
     n.min(cap)
 }
@@ -389,6 +416,30 @@ mod tests {
             iterations_for(Duration::from_micros(40), |_| Duration::from_millis(1)),
             1
         );
+    }
+
+    #[test]
+    fn one_slow_run_does_not_end_the_scaling() {
+        // 4 ns an iteration and 1 µs a call; the first run at the first
+        // count is slowed to 3 ms by a busy host.
+        let plan = Plan::default();
+        let run = || kernel(4.0, 1000.0, |c| if c == 1 { 3e6 } else { 0.0 });
+        let fooled = time(&plan, run());
+        assert_eq!(fooled.iterations, plan.first_iterations, "{fooled:?}");
+        let n = steady_iterations(&plan, run());
+        assert!(n as f64 * 4.0 + 1000.0 >= 2e6, "{n}");
+        assert!(n as f64 * 4.0 < 2e6 * 16.0, "{n}");
+        let t = time(
+            &Plan {
+                first_iterations: n,
+                ..plan
+            },
+            run(),
+        );
+        assert!((t.ns_per_iter - 4.0).abs() < 0.01, "{t:?}");
+        // A function that ignores its count reaches the cap.
+        let flat = steady_iterations(&plan, |_| Duration::from_micros(1));
+        assert_eq!(flat, MAX_ITERATIONS);
     }
 
     #[test]

@@ -496,7 +496,14 @@ pub fn function_sample(
         }
         super::guard::call(f, 1);
         let before = ns_per_cycle(&plan, calf);
-        let a = measure::time(&plan, |n| guarded(f, n));
+        let steady = measure::steady_iterations(&plan, |n| guarded(f, n));
+        let a = measure::time(
+            &Plan {
+                first_iterations: steady,
+                ..plan
+            },
+            |n| guarded(f, n),
+        );
         let after = ns_per_cycle(&plan, calf);
         // Four times the count over the count, each the fastest of three
         // runs taken in turn, so that a host growing busier (other tests
