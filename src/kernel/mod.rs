@@ -29,6 +29,24 @@ impl Kernel {
         self.lines.iter().flat_map(|l| l.bytes.clone()).collect()
     }
 
+    /// The kernel with no-ops before its loop, at least `bytes` of them:
+    /// the same work with the loop `bytes` further into the code (TP's
+    /// placements of forms that store, [`crate::mode::tp`]). The branch
+    /// back is relative to the loop, so nothing else moves.
+    pub fn with_loop_moved(mut self, t: &dyn Target, bytes: usize) -> Result<Kernel, KernelError> {
+        let label = format!("{LOOP_LABEL}:");
+        let Some(at) = self.lines.iter().position(|l| l.text == label) else {
+            return Err(KernelError::Encode(crate::arch::EncodeError::Unsupported(
+                "the kernel has no loop to move".into(),
+            )));
+        };
+        let nop = emit(t, &t.nop()?)?;
+        let step = nop.bytes.len().max(1);
+        let pad = vec![nop; bytes.div_ceil(step)];
+        self.lines.splice(at..at, pad);
+        Ok(self)
+    }
+
     /// The function as assembly text, one instruction per line.
     pub fn text(&self) -> String {
         let mut out = String::new();

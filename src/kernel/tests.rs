@@ -39,6 +39,48 @@ fn every_arch_builds_a_checked_add_chain_kernel() {
     }
 }
 
+/// A loop moved 16 bytes further (TP's places of forms that store) starts
+/// 16 bytes later behind no-ops, with the same body and the same branch
+/// back (relative to the loop); on the host both kernels run alike.
+#[test]
+fn a_moved_loop_starts_later_behind_no_ops() {
+    let start = |k: &Kernel| {
+        let at = k.lines.iter().position(|l| l.text == ".Lloop:").unwrap();
+        let bytes: usize = k.lines[..at].iter().map(|l| l.bytes.len()).sum();
+        (bytes, k.lines[at..].to_vec())
+    };
+    for arch in ARCHES {
+        let t = target(arch);
+        let k = add_chain(t, 40, 1).unwrap();
+        let moved = k.clone().with_loop_moved(t, 16).unwrap();
+        let ((a, loop_a), (b, loop_b)) = (start(&k), start(&moved));
+        assert_eq!(b, a + 16, "{arch}\n{}", moved.text());
+        assert_eq!(loop_a, loop_b, "{arch}");
+        let nop = emit(t, &t.nop().unwrap()).unwrap();
+        let added = moved.lines.len() - k.lines.len();
+        assert_eq!(added, 16 / nop.bytes.len(), "{arch}");
+        assert_eq!(
+            moved.lines.iter().filter(|l| **l == nop).count(),
+            added,
+            "{arch}"
+        );
+    }
+    if crate::testing::emulated() {
+        return;
+    }
+    let t = target(host());
+    let opts = Options::default();
+    let (once, twice) = (add_chain(t, 40, 1).unwrap(), add_chain(t, 40, 2).unwrap());
+    let moved = |k: &Kernel| k.clone().with_loop_moved(t, 16).unwrap();
+    let per_add =
+        |once: &Kernel, twice: &Kernel| body_cost(t, once, twice, &opts).unwrap().cycles / 40.0;
+    let (a, b) = (
+        per_add(&once, &twice),
+        per_add(&moved(&once), &moved(&twice)),
+    );
+    assert!((a - 1.0).abs() < 0.1 && (b - 1.0).abs() < 0.1, "{a} {b}");
+}
+
 /// The branch back lands on the first body instruction: decode it with
 /// the arch's rules from the bytes.
 #[test]

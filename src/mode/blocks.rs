@@ -59,6 +59,14 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
+            if super::tp::stores(t, row.form) {
+                let moves = super::tp::STORE_LOOP_MOVES.map(|m| m.to_string());
+                s.push_str(&format!(
+                    "\tplaces: each kernel's loop {} bytes further into the code, each kernel's \
+                     fastest (a front end takes such loops at two speeds by where they fall)\n",
+                    moves.join(", ")
+                ));
+            }
             if let Some(walk) = walk_note(t, row.form, m.copies) {
                 s.push_str(&walk);
             }

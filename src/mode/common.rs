@@ -50,6 +50,23 @@ pub(crate) fn placed_pair(
     ))
 }
 
+/// [`pair_of_kernels`] with both loops moved `bytes` further into the
+/// code ([`kernel::Kernel::with_loop_moved`]); 0 is the pair itself.
+pub(crate) fn moved_pair(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+    bytes: usize,
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    let (once, twice) = pair_of_kernels(t, body)?;
+    if bytes == 0 {
+        return Ok((once, twice));
+    }
+    Ok((
+        once.with_loop_moved(t, bytes)?,
+        twice.with_loop_moved(t, bytes)?,
+    ))
+}
+
 /// Whether `form` uses the x87 register stack (measured only with
 /// `--x87FP`, as in WINIC).
 pub fn is_x87(form: Instr) -> bool {

@@ -17,7 +17,7 @@ use crate::arch::{self, variant::VectorTypes};
 use crate::db::{Database, Entry, Journal, JournalRun};
 use crate::error::Error;
 use crate::exec::run::{self, Clock};
-use crate::isa::Arch;
+use crate::isa::{Arch, Isa};
 use crate::raw::{Header, Raw};
 use sink::Sink;
 use std::path::PathBuf;
@@ -354,7 +354,7 @@ pub fn run(req: &Request, progress: Progress) -> Result<Finished, Error> {
         Mode::Lat => None,
     };
     if let Some(f) = floor {
-        below_floor(f, journal.path(), &mut earlier, &mut done);
+        below_floor(f, t, journal.path(), &mut earlier, &mut done);
     }
     for e in earlier {
         merge_result(&mut db, mode, e);
@@ -470,18 +470,24 @@ fn provisional(mode: Mode, earlier: &[Entry]) -> std::collections::HashSet<Strin
 /// back such a value, and the journal `path` is named.
 fn below_floor(
     floor: tp::Floor,
+    t: &dyn arch::Target,
     path: &std::path::Path,
     earlier: &mut Vec<Entry>,
     done: &mut Vec<String>,
 ) {
     let f = floor;
+    let stores = |e: &Entry| {
+        Isa::get(t.arch())
+            .instr(&e.llvm_name)
+            .is_some_and(|i| tp::stores(t, i))
+    };
     let below = |e: &Entry| {
         std::iter::once(&e.measured)
             .chain(e.vector_configs.iter().map(|c| &c.measured))
             .any(|m| {
                 m.throughput_min
                     .or(m.throughput)
-                    .is_some_and(|v| f.undercut_by(v))
+                    .is_some_and(|v| f.undercut(stores(e), v).is_some())
             })
     };
     let slow: Vec<String> = earlier
@@ -513,9 +519,18 @@ fn floor_line(floor: Option<tp::Floor>) -> String {
     floor.map_or_else(
         || "not measured (no plausible difference: an emulator?); no value is held back".to_string(),
         |f| {
+            let stores = f.stores.map_or_else(String::new, |s| {
+                format!(
+                    "; forms that store, more than {:.0}% below {s:.3} cycles ({} stores a cycle, \
+                     a block of {})",
+                    100.0 * tp::FLOOR_SLACK,
+                    (1.0 / s).round(),
+                    tp::STORES_PROBE
+                )
+            });
             format!(
                 "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
-                 than {:.0}% below it",
+                 than {:.0}% below it{stores}",
                 f.cycles,
                 f.probe,
                 100.0 * tp::FLOOR_SLACK

@@ -278,7 +278,8 @@ impl Failure {
                 "held back: the time grows faster than the body (drifting values)".into()
             }
             Failure::BelowFloor { .. } => {
-                "held back: below the fastest rate this core sustains: a wrong clock or noise"
+                "held back: below the fastest rate this core sustains (or stores): a wrong clock, \
+                 noise or the loop's place"
                     .into()
             }
             Failure::NoKernel(_) => "no kernel".into(),
@@ -334,7 +335,8 @@ impl fmt::Display for Failure {
             } => write!(
                 f,
                 "held back: below the fastest rate this core sustains ({cycles:.3} cycles per \
-                 instruction, floor {floor:.3} from a block of {probe}): a wrong clock or noise"
+                 instruction, floor {floor:.3} from a block of {probe}): a wrong clock, noise, or \
+                 for a form that stores, where its loop sits (docs/method.md, the floor)"
             ),
             Failure::NoKernel(why) => write!(f, "no kernel: {why}"),
             Failure::NoChain { gap, detail } => match detail {

@@ -4,13 +4,13 @@
 //! ([`batch_costs`]); the unroll difference over the copies is the value.
 
 use crate::arch::Target;
-use crate::exec::run::{batch_costs, Cost, Options};
+use crate::exec::run::{batch_costs, Cost, Options, RunError};
 use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
 
 use super::common::{
-    clock_line, helper_candidates, immediate_writers, implicit_dependency, pair_of_kernels,
-    per_copy, sigill_net, skipped_lines,
+    clock_line, helper_candidates, immediate_writers, implicit_dependency, moved_pair,
+    pair_of_kernels, per_copy, sigill_net, skipped_lines,
 };
 use super::reason::{Failure, HoldBack, Skip};
 use std::collections::HashMap;
@@ -32,13 +32,43 @@ pub struct Floor {
     pub cycles: f64,
     /// The block that ran that fast.
     pub probe: &'static str,
+    /// Cycles per store of a block of the general-purpose store (x86 `mov
+    /// [m], r64`), each copy at its own address: no form that writes
+    /// memory stores faster than the core's store ports take the plainest
+    /// store. On xeon-cf a full run in a few gave `not qword [m]` 0.22 or
+    /// `movhps [m], xmm` 0.43, where the plain store runs 0.50 (two a
+    /// cycle). `None`: not measured (an emulator, a replay without it).
+    pub stores: Option<f64>,
 }
+
+/// The name of the store block in [`Floor::stores`]' messages.
+pub const STORES_PROBE: &str = "general-purpose stores";
 
 impl Floor {
     /// Whether `cycles` per instruction is faster than the core can be.
     pub fn undercut_by(&self, cycles: f64) -> bool {
         cycles < self.cycles * (1.0 - FLOOR_SLACK)
     }
+
+    /// The floor `cycles` of a form undercuts (its cycles and the block
+    /// that set it): the core's, or for a form that `stores` ([`stores`]),
+    /// the stores'. `None` when it undercuts neither.
+    pub fn undercut(&self, stores: bool, cycles: f64) -> Option<(f64, &'static str)> {
+        if self.undercut_by(cycles) {
+            return Some((self.cycles, self.probe));
+        }
+        let floor = self.stores.filter(|_| stores)?;
+        (cycles < floor * (1.0 - FLOOR_SLACK)).then_some((floor, STORES_PROBE))
+    }
+}
+
+/// Whether `form` writes memory, as the stores' floor asks: what the
+/// target knows of its memory operands (x86: iced's access, so that
+/// `prefetchw`, which LLVM marks `mayStore`, is no store), else LLVM's
+/// `mayStore`.
+pub fn stores(t: &dyn Target, form: Instr) -> bool {
+    t.memory_access(form)
+        .map_or(form.has(crate::isa::Flag::MayStore), |(_, write)| write)
 }
 
 /// Measures the [`Floor`] of this core; `None` where neither block gives
@@ -49,26 +79,82 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         .chain_add()
         .ok()
         .and_then(|a| shape::throughput(t, a.form, shape::COPIES).ok());
-    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> = [("no-ops", nop), ("adds", add)]
-        .into_iter()
-        .filter_map(|(name, body)| Some((name, body?)))
-        .collect();
+    let (_, store) = crate::export::memory::general_load_and_store(t.arch());
+    let store = crate::isa::Isa::get(t.arch())
+        .instr(store)
+        .and_then(|f| shape::throughput(t, f, shape::COPIES).ok());
+    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> =
+        [("no-ops", nop), ("adds", add), (STORES_PROBE, store)]
+            .into_iter()
+            .filter_map(|(name, body)| Some((name, body?)))
+            .collect();
     let make = |i: usize| pair_of_kernels(t, &probes[i].1);
-    let mut best: Option<Floor> = None;
     let width = |i: usize| kernel::widest_bits(&probes[i].1);
+    // Each block's cycles per instruction (a second look replaces the
+    // first).
+    let mut got_cycles: Vec<Option<f64>> = vec![None; probes.len()];
     batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
         let Ok(cost) = got else { return };
         let len = probes[i].1.len();
         let cycles = per_copy(&cost, len, len);
         // Fifty instructions a cycle is no core's: an emulator's noise.
-        if cost.positive() && cycles >= 0.02 && best.is_none_or(|b| cycles < b.cycles) {
-            best = Some(Floor {
-                cycles,
-                probe: probes[i].0,
-            });
+        if cost.positive() && cycles >= 0.02 {
+            got_cycles[i] = Some(cycles);
         }
     });
-    best
+    let measured = |i: usize| Some((probes[i].0, got_cycles[i]?));
+    let (cycles, probe) = (0..probes.len())
+        .filter_map(measured)
+        .filter(|(name, _)| *name != STORES_PROBE)
+        .map(|(name, c)| (c, name))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    let stores = (0..probes.len())
+        .filter_map(measured)
+        .find(|(name, _)| *name == STORES_PROBE)
+        .map(|(_, c)| stores_floor(c));
+    Some(Floor {
+        cycles,
+        probe,
+        stores,
+    })
+}
+
+/// How far (bytes) the loop of a form that stores is moved for each of
+/// its measurements ([`kernel::Kernel::with_loop_moved`]); each kernel's
+/// fastest over them counts ([`fastest_placed`]). The front end of an
+/// Intel core takes such loops at two speeds by where their instructions
+/// fall in the code: on xeon-cf 48 `not qword [m]` a loop (winic's
+/// kernel) ran 0.51 cycles an instruction with the loop starting at 9 of
+/// 16 places within 64 bytes and up to 0.96 at the others, 96 of them at
+/// 2 of 16, so the difference of the two kernels, each wherever the loop
+/// fell, swung between 0.22 and 1.00 from run to run (0.50: two stores a
+/// cycle). Register forms keep one place: their kernels did not move.
+pub const STORE_LOOP_MOVES: [usize; 4] = [0, 16, 32, 48];
+
+/// The cost of a body measured at each of its loop's places (`looks`,
+/// one per place), each kernel's fastest over the places
+/// ([`Cost::merged_with`]: a slow front end only ever adds time); the
+/// first failure when none gave a cost; `None` while a place has no
+/// result yet.
+fn fastest_placed(looks: &[Option<Result<Cost, RunError>>]) -> Option<Result<Cost, RunError>> {
+    let looks: Vec<&Result<Cost, RunError>> =
+        looks.iter().map(Option::as_ref).collect::<Option<_>>()?;
+    let costs = looks.iter().filter_map(|l| l.as_ref().ok());
+    match costs.copied().reduce(|a, b| a.merged_with(&b)) {
+        Some(c) => Some(Ok(c)),
+        None => looks.first().map(|l| (*l).clone()),
+    }
+}
+
+/// The stores' floor from the store block's cycles per store: one over
+/// the stores a cycle, a whole number, counted up unless the block ran
+/// within 5% of a whole number's rate (0.50 and 0.499 are two a cycle,
+/// 0.45 three), so that a block a busy sibling thread slowed (up to 1.6
+/// times) lowers the floor rather than raising it over the forms that
+/// store as fast as it does.
+fn stores_floor(cycles: f64) -> f64 {
+    let per_cycle = (0.95 / cycles).ceil().max(1.0);
+    1.0 / per_cycle
 }
 
 /// What TP found for one form.
@@ -243,13 +329,38 @@ pub fn run(
         }
     };
     flush(&rows, row, progress);
-    let make = |i: usize| {
-        let body = &bodies[i].1;
-        pair_of_kernels(t, body)
-    };
-    let width = |i: usize| kernel::widest_bits(&bodies[i].1);
-    batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, got| {
-        let (k, body) = &bodies[i];
+    // Each body at each of its loop's places: (body, bytes moved). A form
+    // that stores runs at every [`STORE_LOOP_MOVES`], the rest once.
+    let runs: Vec<(usize, usize)> = bodies
+        .iter()
+        .enumerate()
+        .flat_map(|(b, (k, _))| {
+            let moves: &[usize] = if stores(t, forms[*k]) {
+                &STORE_LOOP_MOVES
+            } else {
+                &[0]
+            };
+            moves.iter().map(move |&m| (b, m))
+        })
+        .collect();
+    // Body b's runs are runs[first[b]..first[b + 1]].
+    let mut first = vec![0; bodies.len() + 1];
+    for &(b, _) in &runs {
+        first[b + 1] += 1;
+    }
+    for b in 0..bodies.len() {
+        first[b + 1] += first[b];
+    }
+    let make = |i: usize| moved_pair(t, &bodies[runs[i].0].1, runs[i].1);
+    let width = |i: usize| kernel::widest_bits(&bodies[runs[i].0].1);
+    let mut looks: Vec<Option<Result<Cost, RunError>>> = vec![None; runs.len()];
+    batch_costs(t, runs.len(), &make, &width, opts, &mut |i, got| {
+        let b = runs[i].0;
+        looks[i] = Some(got);
+        let Some(got) = fastest_placed(&looks[first[b]..first[b + 1]]) else {
+            return; // another place of the loop still to come
+        };
+        let (k, body) = &bodies[b];
         let form = forms[*k];
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
@@ -283,11 +394,11 @@ pub fn run(
             }
             Ok(cost) => {
                 let cycles = per_copy(&cost, body.len(), body.len());
-                match floor.filter(|f| f.undercut_by(cycles)) {
-                    Some(f) => Outcome::Failed(Failure::BelowFloor {
+                match floor.and_then(|f| f.undercut(stores(t, form), cycles)) {
+                    Some((floor, probe)) => Outcome::Failed(Failure::BelowFloor {
                         cycles,
-                        floor: f.cycles,
-                        probe: f.probe,
+                        floor,
+                        probe,
                         cost: Box::new(cost),
                     }),
                     None => Outcome::Measured(Measured {
@@ -490,12 +601,12 @@ fn with_helpers(
         // can be: the helper's cost dwarfed the form's.
         let low = cycles - helper.cycles;
         let held_back = floor
-            .filter(|f| f.undercut_by(low))
-            .map(|f| HoldBack::BelowFloor {
+            .and_then(|f| f.undercut(stores(t, rows[*k].form), low))
+            .map(|(floor, probe)| HoldBack::BelowFloor {
                 combined: cycles,
                 helper_cycles: helper.cycles,
-                floor: f.cycles,
-                probe: f.probe,
+                floor,
+                probe,
             });
         // A form that accesses memory may wait on its load or store port,
         // which the helper does not use: the combined time minus the
@@ -848,15 +959,102 @@ mod tests {
         assert!(entries.of(&other).is_none());
     }
 
+    /// A body measured at several places of its loop: each kernel's
+    /// fastest over them, at one clock; nothing before every place has a
+    /// result; the first failure when no place gave a cost.
+    #[test]
+    fn a_body_at_several_places_takes_each_kernels_fastest() {
+        let cost = |once: f64, twice: f64, ghz: f64| {
+            let t = |ns: f64| crate::measure::Timing {
+                ns_per_iter: ns,
+                iterations: 100,
+                spread: 0.0,
+                noisy: false,
+            };
+            Cost {
+                ns: twice - once,
+                cycles: (twice - once) * ghz,
+                ghz,
+                clock_drift: 0.0,
+                once: t(once),
+                twice: t(twice),
+                rounds: (10, 10),
+                seen_ghz: Some(ghz),
+                clock_fallback: false,
+            }
+        };
+        // xeon-cf's `not qword [m]`, 48 and 96 copies: once slow at one
+        // place (the front end), twice at the other; 0.50 a copy.
+        let a = cost(11.5, 12.0, 4.0); // 46 and 48 cycles: 0.04 a copy
+        let b = cost(6.0, 23.5, 4.0); // 24 and 94 cycles: 1.46 a copy
+        let got = fastest_placed(&[Some(Ok(a)), Some(Ok(b))])
+            .unwrap()
+            .unwrap();
+        assert_eq!((got.once.ns_per_iter, got.twice.ns_per_iter), (6.0, 12.0));
+        assert!((got.cycles / 48.0 - 0.5).abs() < 1e-9, "{got:?}");
+        // Another clock at one place: compared in cycles.
+        let c = cost(5.0, 20.0, 5.0); // 25 and 100 cycles
+        let got = fastest_placed(&[Some(Ok(b)), Some(Ok(c))])
+            .unwrap()
+            .unwrap();
+        assert!((got.cycles - (94.0 - 24.0)).abs() < 1e-9, "{got:?}");
+        assert!(fastest_placed(&[Some(Ok(a)), None]).is_none());
+        let failed = Err(RunError::NotRecorded);
+        assert!(matches!(
+            fastest_placed(&[Some(failed.clone()), Some(Ok(b))]),
+            Some(Ok(c)) if c.cycles == b.cycles
+        ));
+        assert!(matches!(
+            fastest_placed(&[Some(failed.clone()), Some(failed)]),
+            Some(Err(RunError::NotRecorded))
+        ));
+    }
+
+    #[test]
+    fn the_stores_floor_is_a_whole_number_of_stores_a_cycle_counted_up() {
+        assert_eq!(stores_floor(0.5), 0.5);
+        assert_eq!(stores_floor(0.499), 0.5);
+        assert_eq!(stores_floor(0.52), 0.5);
+        // A block slowed by a busy sibling (1.6 times) lowers nothing.
+        assert_eq!(stores_floor(0.8), 0.5);
+        assert_eq!(stores_floor(1.0), 1.0);
+        assert_eq!(stores_floor(1.6), 1.0);
+        assert!((stores_floor(0.45) - 1.0 / 3.0).abs() < 1e-12);
+    }
+
     #[test]
     fn a_value_below_the_floor_is_held_back_and_a_held_back_range_is_a_bound() {
         let f = Floor {
             cycles: 0.167,
             probe: "no-ops",
+            stores: Some(0.5),
         };
         assert!(f.undercut_by(0.01) && f.undercut_by(0.14));
         assert!(!f.undercut_by(0.16) && !f.undercut_by(0.25));
         let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
+        // A form that stores is held to the stores' floor as well; one
+        // that does not, to the core's only.
+        assert_eq!(f.undercut(true, 0.22), Some((0.5, STORES_PROBE)));
+        assert_eq!(f.undercut(true, 0.46), None);
+        assert_eq!(f.undercut(true, 0.1), Some((0.167, "no-ops")));
+        assert_eq!(f.undercut(false, 0.22), None);
+        let unknown = Floor { stores: None, ..f };
+        assert_eq!(unknown.undercut(true, 0.22), None);
+        // Which forms store: what they write, not LLVM's `mayStore`
+        // (`prefetchw` has it and only loads: 0.333 on xeon-cf).
+        let t = target(Arch::X86_64);
+        let isa = Isa::get(Arch::X86_64);
+        let form = |n: &str| isa.instr(n).unwrap();
+        for (name, writes) in [
+            ("NOT64m", true),
+            ("MOVHPSmr", true),
+            ("MOV64mr", true),
+            ("PREFETCHW", false),
+            ("MOV64rm", false),
+            ("ADC64rr", false),
+        ] {
+            assert_eq!(stores(t, form(name)), writes, "{name}");
+        }
         let mut m = measured(adc, 29.0);
         m.helper = Some(Helper {
             form: adc,
@@ -902,10 +1100,14 @@ mod tests {
             real.cycles > 0.02 && real.cycles < 1.0,
             "{real:?}: no core issues faster than 50 per cycle or slower than 1"
         );
+        // Every core stores at least once a cycle, none more than eight.
+        let stores = real.stores.expect("a store floor on real hardware");
+        assert!((0.125..=1.0).contains(&stores), "{real:?}");
         let add = t.chain_add().unwrap().form;
         let high = Floor {
             cycles: 100.0,
             probe: "test",
+            stores: None,
         };
         let rows = run(
             t,

@@ -141,8 +141,9 @@ pub fn canon(text: &str) -> (String, Vec<String>) {
             None => ops.push(operand(part)),
         }
     }
-    // The hint `c.addi zero, 0` is `c.nop` to capstone.
-    if m == "addi" && ops == ["x0", "0"] {
+    // The hint `c.addi zero, 0` is `c.nop` to capstone, and `addi zero,
+    // zero, 0` is `nop`.
+    if m == "addi" && (ops == ["x0", "0"] || ops == ["x0", "x0", "0"]) {
         return ("nop".into(), Vec::new());
     }
     (m, ops)
