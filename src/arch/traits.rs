@@ -92,6 +92,14 @@ pub trait Operands {
         }
     }
 
+    /// The registers every machine operand of `inst` occupies
+    /// ([`Operands::operand_regs`] of each, in operand order).
+    fn inst_regs(&self, inst: &Inst) -> Vec<Reg> {
+        (0..inst.ops.len())
+            .flat_map(|k| self.operand_regs(inst, k))
+            .collect()
+    }
+
     /// The outcomes of `inst` (an instance of a form that
     /// [`KernelFrame::runs_anyway`]) that TP measures and reports
     /// separately, each with a label naming it, the default first: x86

@@ -376,9 +376,7 @@ pub fn wide_add_chain(
         return Ok(None);
     };
     let add = t.chain_add()?;
-    let avoid: Vec<Reg> = (0..add.ops.len())
-        .flat_map(|k| t.operand_regs(&add, k))
-        .collect();
+    let avoid = t.inst_regs(&add);
     let copies = shape::throughput_avoiding(t, form, shape::COPIES, &avoid)?;
     let mut body = Vec::with_capacity(n + n / WIDE_CHAIN_STRIDE);
     for k in 0..n {

@@ -262,8 +262,8 @@ pub fn throughput_avoiding(
     let mut taken: Vec<Reg> = implicit(form);
     taken.extend_from_slice(avoid);
     let first = t.instance(form, &taken)?;
-    if (0..first.ops.len())
-        .flat_map(|k| t.operand_regs(&first, k))
+    if t.inst_regs(&first)
+        .into_iter()
         .any(|r| avoid.iter().any(|a| t.aliases(r, *a)))
     {
         return Err(EncodeError::Unsupported(format!(
@@ -272,7 +272,7 @@ pub fn throughput_avoiding(
         )));
     }
     let mc = form.mc_operands();
-    taken.extend((0..mc.len()).flat_map(|k| t.operand_regs(&first, k)));
+    taken.extend(t.inst_regs(&first));
     let mut body = vec![first.clone()];
     // A form that writes no register operand (`cmp r32, imm`): every copy
     // is the first, nothing to keep apart.

@@ -505,10 +505,7 @@ pub(crate) fn interleaved(
         let Ok(body) = shape::throughput(t, form, n) else {
             continue;
         };
-        let regs: Vec<Reg> = body
-            .iter()
-            .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k)))
-            .collect();
+        let regs: Vec<Reg> = body.iter().flat_map(|i| t.inst_regs(i)).collect();
         let Ok(mut helpers) = shape::throughput_avoiding(t, helper, body.len(), &regs) else {
             continue;
         };

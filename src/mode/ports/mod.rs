@@ -236,10 +236,7 @@ fn mixed(t: &dyn Target, parts: &[(Instr, usize)]) -> Option<(Vec<Inst>, usize)>
             let got = shape::throughput_avoiding(t, form, per * u, &regs)
                 .ok()
                 .filter(|g| g.len() == per * u)?;
-            regs.extend(
-                got.iter()
-                    .flat_map(|i| (0..i.ops.len()).flat_map(move |k| t.operand_regs(i, k))),
-            );
+            regs.extend(got.iter().flat_map(|i| t.inst_regs(i)));
             copies.push(got);
         }
         let body = (0..u)
