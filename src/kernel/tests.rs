@@ -41,7 +41,9 @@ fn every_arch_builds_a_checked_add_chain_kernel() {
 
 /// A loop moved 16 bytes further (TP's places of forms that store) starts
 /// 16 bytes later behind no-ops, with the same body and the same branch
-/// back (relative to the loop); on the host both kernels run alike.
+/// back (relative to the loop). (Whether both run alike is timing, which
+/// unit tests running side by side cannot judge: `winic TP -i NOT64m`
+/// on a quiet core, docs/measurements.md.)
 #[test]
 fn a_moved_loop_starts_later_behind_no_ops() {
     let start = |k: &Kernel| {
@@ -65,20 +67,6 @@ fn a_moved_loop_starts_later_behind_no_ops() {
             "{arch}"
         );
     }
-    if crate::testing::emulated() {
-        return;
-    }
-    let t = target(host());
-    let opts = Options::default();
-    let (once, twice) = (add_chain(t, 40, 1).unwrap(), add_chain(t, 40, 2).unwrap());
-    let moved = |k: &Kernel| k.clone().with_loop_moved(t, 16).unwrap();
-    let per_add =
-        |once: &Kernel, twice: &Kernel| body_cost(t, once, twice, &opts).unwrap().cycles / 40.0;
-    let (a, b) = (
-        per_add(&once, &twice),
-        per_add(&moved(&once), &moved(&twice)),
-    );
-    assert!((a - 1.0).abs() < 0.1 && (b - 1.0).abs() < 0.1, "{a} {b}");
 }
 
 /// The branch back lands on the first body instruction: decode it with

@@ -212,7 +212,7 @@ pub(crate) fn clock_line<'a>(costs: impl Iterator<Item = &'a Cost>) -> String {
     let fallback = costs.iter().filter(|c| c.clock_fallback).count();
     if fallback > 0 {
         s.push_str(&format!(
-            "; {fallback} converted with the run's clock, their own calibration gave none"
+            "; {fallback} converted with the run's clock, their own calibration gave none or one more than 10% above it"
         ));
     }
     s.push('\n');
