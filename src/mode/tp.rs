@@ -35,8 +35,8 @@ pub struct Floor {
     /// Cycles per store of a block of the general-purpose store (x86 `mov
     /// [m], r64`), each copy at its own address: no form that writes
     /// memory stores faster than the core's store ports take the plainest
-    /// store. On xeon-cf a full run in a few gave `not qword [m]` 0.22 or
-    /// `movhps [m], xmm` 0.43, where the plain store runs 0.50 (two a
+    /// store. On xeon-cf one full run in a few gave `not qword [m]` 0.22
+    /// or `movhps [m], xmm` 0.43, where the plain store runs 0.50 (two a
     /// cycle). `None`: not measured (an emulator, a replay without it).
     pub stores: Option<f64>,
 }
@@ -123,12 +123,13 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
 /// its measurements ([`kernel::Kernel::with_loop_moved`]); each kernel's
 /// fastest over them counts ([`fastest_placed`]). The front end of an
 /// Intel core takes such loops at two speeds by where their instructions
-/// fall in the code: on xeon-cf 48 `not qword [m]` a loop (winic's
-/// kernel) ran 0.51 cycles an instruction with the loop starting at 9 of
-/// 16 places within 64 bytes and up to 0.96 at the others, 96 of them at
-/// 2 of 16, so the difference of the two kernels, each wherever the loop
+/// fall in the code: on xeon-cf a loop of 48 `not qword [m]` (winic's
+/// kernel) ran 0.51 cycles an instruction starting at 9 of 16 places
+/// within 64 bytes and up to 0.96 at the others, a loop of 96 at 2 of
+/// 16, so the difference of the two kernels, each wherever its loop
 /// fell, swung between 0.22 and 1.00 from run to run (0.50: two stores a
-/// cycle). Register forms keep one place: their kernels did not move.
+/// cycle). Register forms keep one place: moving every kernel moved the
+/// no-op floor (docs/measurements.md, twenty-fourth session).
 pub const STORE_LOOP_MOVES: [usize; 4] = [0, 16, 32, 48];
 
 /// The cost of a body measured at each of its loop's places (`looks`,
