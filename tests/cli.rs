@@ -1540,6 +1540,27 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // The report says where the accesses go.
     let text = report_in(&dir, "TP");
     assert!(text.contains("memory: the bases hold 0x40000000"), "{text}");
+    // Forms that write memory ran at four places of their loop, and the
+    // run's floor names the stores' rate; loads ran at one place.
+    let block = |form: &str| {
+        let header = format!("-----{form}-----");
+        let start = text
+            .find(&header)
+            .unwrap_or_else(|| panic!("{form}: {text}"));
+        let rest = &text[start + header.len()..];
+        rest[..rest.find("-----").unwrap_or(rest.len())].to_string()
+    };
+    let places = "places: each kernel's loop 0, 16, 32, 48 bytes further";
+    for form in ["MOV64mr", "ADD64mr", "MOVUPSmr"] {
+        assert!(block(form).contains(places), "{form}: {}", block(form));
+    }
+    for form in ["MOV64rm", "ADD64rm", "LEA64r"] {
+        assert!(!block(form).contains("places:"), "{form}: {}", block(form));
+    }
+    assert!(
+        text.contains("forms that store, more than 10% below"),
+        "{text}"
+    );
     let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
     args.extend(forms);
     // The way back of the load-op forms' address chains, and an
