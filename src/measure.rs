@@ -205,42 +205,37 @@ pub fn time(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> Timing {
 /// each call, the guard's system calls and all, and its time did not
 /// seem to grow with the count.
 pub fn steady_iterations(plan: &Plan, mut run: impl FnMut(u64) -> Duration) -> u64 {
-    let mut n = plan.first_iterations.max(1);
-    let cap = MAX_ITERATIONS;
-    while n < cap {
-        let t = (0..3).map(|_| run(n)).min().expect("three runs");
-        if t >= plan.min_run {
-            break;
-        }
-        n = grown(plan, n, t);
-    }
-    n.min(cap)
-}
-
-/// The next iteration count after a run of `n` that lasted `t`, short of
-/// `plan.min_run`: twice to sixteen times `n`, jumping close to the goal
-/// when the run was far too short.
-fn grown(plan: &Plan, n: u64, t: Duration) -> u64 {
-    let factor = if t.is_zero() {
-        16.0
-    } else {
-        (plan.min_run.as_secs_f64() / t.as_secs_f64()).clamp(2.0, 16.0)
-    };
-    ((n as f64) * factor).ceil() as u64
+    grow_until(plan, 3, &mut run)
 }
 
 /// Doubles the iteration count from `plan.first_iterations` until a run
 /// lasts `plan.min_run` (then one more step to be safe from a fast first
 /// run), capped so a slow kernel does not run for ever.
 fn scale(plan: &Plan, run: &mut impl FnMut(u64) -> Duration) -> u64 {
+    grow_until(plan, 1, run)
+}
+
+/// The iteration count, grown from `plan.first_iterations`, at which the
+/// fastest of `runs` runs lasts `plan.min_run`; capped at
+/// [`MAX_ITERATIONS`].
+fn grow_until(plan: &Plan, runs: usize, run: &mut impl FnMut(u64) -> Duration) -> u64 {
     let mut n = plan.first_iterations.max(1);
     let cap = MAX_ITERATIONS;
     while n < cap {
-        let t = run(n);
+        let t = (0..runs.max(1))
+            .map(|_| run(n))
+            .min()
+            .expect("one run at least");
         if t >= plan.min_run {
             break;
         }
-        n = grown(plan, n, t);
+        // Jump close to the goal when the run is far too short.
+        let factor = if t.is_zero() {
+            16.0
+        } else {
+            (plan.min_run.as_secs_f64() / t.as_secs_f64()).clamp(2.0, 16.0)
+        };
+        n = ((n as f64) * factor).ceil() as u64;
     }
     n.min(cap)
 }
