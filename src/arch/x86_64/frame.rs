@@ -299,22 +299,19 @@ pub(super) fn first_sub_in(reg: Reg, class: &str) -> Result<Reg, EncodeError> {
         .ok_or_else(|| EncodeError::Unsupported(format!("{} has no {class} part", reg.name())))
 }
 
-/// Whether the host CPU has `feature` (CPUID). On another host the x86
-/// kernels are only written, never run: assume the widest.
+/// Whether the host CPU has `feature` (CPUID and XCR0, or the recorded
+/// host's features in a replay: [`super::host::assume_lacking`]), so that
+/// a kernel replayed on another machine is the kernel the measuring one
+/// ran. On another arch the x86 kernels are only written, never run:
+/// assume the widest.
 pub fn host_has(feature: &str) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        match feature {
-            "avx" => std::arch::is_x86_feature_detected!("avx"),
-            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
-            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
-            "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
-            _ => false,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = feature;
-        true
-    }
+    use iced_x86::CpuidFeature as F;
+    let f = match feature {
+        "avx" => F::AVX,
+        "avx2" => F::AVX2,
+        "avx512f" => F::AVX512F,
+        "avx512bw" => F::AVX512BW,
+        _ => return false,
+    };
+    super::host::has(f).unwrap_or(true)
 }
