@@ -96,7 +96,8 @@ pub fn bare(mnemonic: &str, operands: &[&str]) -> Option<String> {
 /// a `rep` prefix (F3), which iced's decoder must read back as the form,
 /// repeated. `None` for a form other than `movs` and `stos` (`rep lods`
 /// is no loop anyone writes; `repe cmps` and `repne scas` stop where the
-/// data says).
+/// data says), and for SSE's `movsd xmm, [m]`, which shares the string
+/// `movsd`'s mnemonic but moves no pointer.
 pub fn repeated(
     t: &X86_64,
     inst: &Inst,
@@ -114,7 +115,8 @@ pub fn repeated(
             | Mnemonic::Stosw
             | Mnemonic::Stosd
             | Mnemonic::Stosq
-    ) {
+    ) || pointers(inst).is_empty()
+    {
         return None;
     }
     let lines = || -> Result<Vec<Line>, KernelError> {
