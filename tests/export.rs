@@ -716,11 +716,11 @@ fn export_isa_out_names_the_isa_file_it_needs() {
 }
 
 /// Without a base, the ports `winic ports -o` inferred become the forms'
-/// port pressure, and OSACA predicts a mix by them: `add` (0.5 cycles)
-/// on inferred ports {0, 1}, `vaddpd` ymm (1 cycle) on {2}. Four adds and
-/// two vaddpd then take 2 cycles, each form on its own ports; the
-/// abstract ports of a file without inferred ones put `vaddpd` on port 0
-/// beside the adds: 6 micro-ops on two ports, 3 cycles.
+/// port pressure, and OSACA predicts a mix by them: `add` (0.25 cycles)
+/// on inferred ports {0, 1, 3, 4}, `vaddpd` ymm (1 cycle) on {2}. Four
+/// adds and two vaddpd then take 2 cycles, each form on its own ports
+/// (the dispatch port D, 4 a cycle as `add` ran, 1.5); four adds and
+/// one vaddpd take a cycle on every port but 1.25 on D.
 #[test]
 fn export_without_base_carries_the_inferred_ports() {
     let dir = fixture("inferred");
@@ -734,7 +734,7 @@ fn export_without_base_carries_the_inferred_ports() {
             ports: ports.iter().map(|p| p.to_string()).collect(),
         }];
     };
-    set(&mut db, "ADD64rr", 0.5, &["0", "1"]);
+    set(&mut db, "ADD64rr", 0.25, &["0", "1", "3", "4"]);
     set(&mut db, "VADDPDYrr", 1.0, &["2"]);
     // The vector add's ports are the nearest set, no set fitting: the
     // export uses them and counts them apart.
@@ -757,17 +757,27 @@ fn export_without_base_carries_the_inferred_ports() {
         "{stdout}"
     );
     let text = std::fs::read_to_string(dir.0.join("out.yml")).unwrap();
-    assert!(text.contains("ports: [\"0\", \"1\", \"2\"]\n"), "{text}");
     assert!(
-        text.contains("3 ports inferred by winic ports from timing alone"),
+        text.contains("ports: [\"0\", \"1\", \"2\", \"3\", \"4\", \"D\"]\n"),
         "{text}"
     );
     assert!(
-        text.contains("  throughput: 0.5\n  port_pressure: [[1.0, [\"0\", \"1\"]]]\n"),
+        text.contains("5 ports inferred by winic ports from timing alone"),
         "{text}"
     );
     assert!(
-        text.contains("  throughput: 1.0\n  port_pressure: [[1.0, [\"2\"]]]\n"),
+        stdout.contains("dispatch: 4 instructions a cycle (ADD64rr at 0.25 cycles"),
+        "{stdout}"
+    );
+    assert!(
+        text.contains(
+            "  throughput: 0.25\n  port_pressure: [[1.0, [\"0\", \"1\", \"3\", \"4\"]], \
+             [0.25, [\"D\"]]]\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  throughput: 1.0\n  port_pressure: [[1.0, [\"2\"]], [0.25, [\"D\"]]]\n"),
         "{text}"
     );
 
@@ -779,7 +789,7 @@ fn export_without_base_carries_the_inferred_ports() {
         }
     };
     let view = osaca_view(&python, &dir.0.join("out.yml"));
-    for (llvm, tp) in [("ADD64rr", 0.5), ("VADDPDYrr", 1.0)] {
+    for (llvm, tp) in [("ADD64rr", 0.25), ("VADDPDYrr", 1.0)] {
         assert_eq!(view["winic"][llvm][0]["bound"].as_f64(), Some(tp), "{view}");
     }
     let kernel = "\
@@ -802,6 +812,20 @@ fn export_without_base_carries_the_inferred_ports() {
     assert!(
         (tp - 2.0).abs() < 1e-6,
         "OSACA's bound of the mix is {tp}, not 2: {rows}"
+    );
+    // Four adds and one vaddpd: a cycle on every port, but five
+    // instructions at four a cycle take 1.25 on D.
+    let body = "addq %rax, %rbx\n".repeat(4) + "vaddpd %ymm1, %ymm2, %ymm3\n";
+    let kernel = format!(
+        "movl $111, %ebx\n.byte 100,103,144\n.L1:\n{body}movl $222, %ebx\n.byte 100,103,144\n"
+    );
+    std::fs::write(dir.0.join("five.s"), kernel).unwrap();
+    let jobs = serde_json::json!([{"file": p("five.s"), "lines": [4, 8]}]);
+    let rows = osaca_predict(&python, &dir.0, "SPR", &p("out.yml"), &jobs);
+    let tp = rows[0]["tp"].as_f64().unwrap();
+    assert!(
+        (tp - 1.25).abs() < 1e-6,
+        "four adds and a vaddpd: {tp}, not 1.25: {rows}"
     );
 }
 

@@ -24,6 +24,7 @@
 //! fixed register, no mask or broadcast), of the slowest of those, and
 //! names the others in a comment.
 
+mod dispatch;
 mod fallback;
 pub mod form;
 pub mod isa;
@@ -108,6 +109,10 @@ pub struct Counts {
     /// The base's top-level fields written as one pair where OSACA reads
     /// a list of pairs, and written as that list.
     pub repaired: Vec<&'static str>,
+    /// Without a base: the core's dispatch width, a port every form
+    /// takes a slot of ([`dispatch`]); `None` with a base, or without a
+    /// form that writes a register.
+    pub dispatch: Option<dispatch::Width>,
 }
 
 /// The result: the counts and the summary printed.
@@ -293,6 +298,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
             let ports = derived_ports(&keys);
             let memory = MemoryPorts::measured(&db, req.arch);
             let by_name = fallback::by_name(keys.iter().map(|c| c.name.as_str()));
+            counts.dispatch = dispatch::width(isa, db.entries.iter());
             for c in &keys {
                 counts.added += 1;
                 let entry = c.entries[0].0;
@@ -330,7 +336,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     }
                     _ => None,
                 };
-                let mapping = new_form(
+                let mut mapping = new_form(
                     c,
                     entry,
                     composed
@@ -338,6 +344,9 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                         .or(inferred.map(Ports::Inferred)),
                     Some(&ports),
                 );
+                if let Some(w) = &counts.dispatch {
+                    w.take_slot(&mut mapping);
+                }
                 comment_folded(&mut winic_forms, c);
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
@@ -349,6 +358,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 &ports,
                 &memory_latencies(&db, req.arch),
                 memory.as_ref(),
+                counts.dispatch.as_ref(),
             );
         }
     }
@@ -1282,6 +1292,9 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
             c.added
         )),
     }
+    if let Some(w) = &c.dispatch {
+        out.push_str(&w.note());
+    }
     out.push_str(&format!(
         "# latency: the form's largest exact sub-latency (winic's `latency`); throughput:\n\
          #   reciprocal, cycles per instruction; llvm_name: the LLVM record measured.\n\
@@ -1348,6 +1361,7 @@ fn top_level_without_base(
     ports: &DerivedPorts,
     memory: &MemoryLatencies,
     units: Option<&MemoryPorts>,
+    dispatch: Option<&dispatch::Width>,
 ) {
     let null = Value::Null;
     let mut lat = Mapping::new();
@@ -1376,6 +1390,7 @@ fn top_level_without_base(
             .iter()
             .chain(&memory_ports)
             .map(|p| Value::from(p.as_str()))
+            .chain(dispatch.map(|_| Value::from(dispatch::PORT)))
             .collect(),
     );
     let none = || Value::Sequence(vec![]);
@@ -1414,39 +1429,48 @@ fn top_level_without_base(
         ("ports", port_list),
         (
             "port_model_scheme",
-            Value::from(format!(
-                "{}{}",
-                match ports.inferred {
-                    true => format!(
+            Value::from(
+                format!(
+                    "{}{}",
+                    match ports.inferred {
+                        true => format!(
                         "{} ports inferred by winic ports from timing alone (numbered, not the \
                          vendor's names)\n",
                         ports.names.len()
                     ),
-                    false => format!(
+                        false => format!(
                         "{} abstract ports derived from winic's throughputs (no unit is known)\n",
                         ports.names.len()
                     ),
-                },
-                match units {
-                    Some(u) => format!(
-                        "{} load ports (L*) and {} store ports (S*): as many as the fastest \
+                    },
+                    match units {
+                        Some(u) => format!(
+                            "{} load ports (L*) and {} store ports (S*): as many as the fastest \
                          measured load and store issue per cycle\n{}",
-                        u.load.ports.len(),
-                        u.store.ports.len(),
-                        if u.load.uses_wide() {
-                            format!(
-                                "{}: the wide loads' data path; a load slower than the \
+                            u.load.ports.len(),
+                            u.store.ports.len(),
+                            if u.load.uses_wide() {
+                                format!(
+                                    "{}: the wide loads' data path; a load slower than the \
                                  general-purpose one (but faster than a cycle of every load \
                                  port) takes a slot of L* and its cycles there\n",
-                                memory::WIDE_DATA
-                            )
-                        } else {
-                            String::new()
-                        }
-                    ),
-                    None => String::new(),
-                }
-            )),
+                                    memory::WIDE_DATA
+                                )
+                            } else {
+                                String::new()
+                            }
+                        ),
+                        None => String::new(),
+                    }
+                ) + &dispatch.map_or(String::new(), |w| {
+                    format!(
+                    "{}: dispatch, {} instructions a cycle; every form takes 1/{} cycle of it\n",
+                    dispatch::PORT,
+                    w.slots,
+                    w.slots
+                )
+                }),
+            ),
         ),
     ];
     for (k, v) in &fields {
@@ -1526,6 +1550,17 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
              infers them)\n",
             c.added
         )),
+    }
+    if let Some(w) = &c.dispatch {
+        s.push_str(&format!(
+            "  dispatch: {} instructions a cycle ({} at {:.2} cycles, the fastest form that \
+             writes a register): every form takes 1/{} cycle of port {}\n",
+            w.slots,
+            w.form,
+            w.throughput,
+            w.slots,
+            dispatch::PORT
+        ));
     }
     if !c.repaired.is_empty() {
         s.push_str(&format!(

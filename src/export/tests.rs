@@ -118,11 +118,13 @@ fn without_a_base_every_form_is_added_with_abstract_ports() {
         1
     );
     let doc: Value = serde_yaml::from_str(&text).unwrap();
-    // The fastest form issues 4 per cycle: 4 abstract ports.
+    // The fastest form issues 4 per cycle: 4 abstract ports, and D, the
+    // dispatch slots, 4 a cycle (`add r64, r64` writes a register).
     assert_eq!(
         doc["ports"],
-        serde_yaml::from_str::<Value>("['0','1','2','3']").unwrap()
+        serde_yaml::from_str::<Value>("['0','1','2','3','D']").unwrap()
     );
+    assert_eq!(counts.dispatch.as_ref().map(|w| w.slots), Some(4));
     assert_eq!(doc["isa"], Value::from("x86"));
     assert!(
         text.contains("What this file cannot know: the port model"),
@@ -143,7 +145,7 @@ fn without_a_base_every_form_is_added_with_abstract_ports() {
     assert_eq!(vadd["latency"].as_f64(), Some(3.0));
     assert_eq!(
         vadd["port_pressure"],
-        serde_yaml::from_str::<Value>("[[1.0, ['0', '1']]]").unwrap()
+        serde_yaml::from_str::<Value>("[[1.0, ['0', '1']], [0.25, ['D']]]").unwrap()
     );
     // No latency measured: OSACA's `~`, not a made-up value.
     let div = find(&f, "DIV64r");
@@ -628,7 +630,7 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         .filter_map(Value::as_str)
         .collect();
     assert!(
-        ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1", "LD"]),
+        ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1", "LD", "D"]),
         "{ports:?}"
     );
     let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
@@ -637,7 +639,14 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         yaml("[[1.0, ['L0', 'L1', 'L2', 'L3']]]")
     );
     let f = forms(&text);
-    let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
+    // Each form's last item is its dispatch slot (4 a cycle, as `mov
+    // r64, [m]` ran), the rest its ports.
+    let pp = |llvm: &str| {
+        let mut pp = find(&f, llvm)["port_pressure"].clone();
+        let slot = pp.as_sequence_mut().unwrap().pop();
+        assert_eq!(slot, Some(yaml("[0.25, ['D']]")), "{llvm}");
+        pp
+    };
     // A 256-bit load (0.5 a load, the general-purpose one 0.25): a slot
     // of the four load ports and its half cycle on the wide loads' data
     // path, and no micro-op of `vmovaps ymm, ymm` beside them.
@@ -725,7 +734,11 @@ fn a_store_sharing_the_loads_address_units_takes_one_in_the_file() {
     let both = yaml("[[1.0, ['S0', 'S1']], [1.0, ['L0', 'L1', 'L2', 'L3']]]");
     assert_eq!(doc["store_throughput_default"], both);
     let f = forms(&text);
-    assert_eq!(find(&f, "VMOVAPSYmr")["port_pressure"], both);
+    // And its dispatch slot: 4 a cycle, as the load `mov r64, [m]` ran.
+    assert_eq!(
+        find(&f, "VMOVAPSYmr")["port_pressure"],
+        yaml("[[1.0, ['S0', 'S1']], [1.0, ['L0', 'L1', 'L2', 'L3']], [0.25, ['D']]]")
+    );
     // The store's inferred ports name L* and S* already: the file's port
     // list has each once (twice, OSACA's table had two columns of each,
     // seen on zen5's full export 2026-11-29).
