@@ -502,6 +502,16 @@ pub trait AsmDialect {
         long: bool,
     ) -> Option<Result<Vec<u8>, EncodeError>>;
 
+    /// Where `form` stands among the forms that print as one line, before
+    /// their lengths: lower first. An assembler takes the shortest
+    /// encoding of a line, but not every encoding of it: x86's GNU as and
+    /// llvm-mc write VEX wherever VEX can say the line, and EVEX (which
+    /// AVX2-only cores cannot run, and whose compressed displacement can
+    /// be shorter) only for what VEX cannot. 0 for every form by default.
+    fn encoding_rank(&self, _form: Instr) -> u8 {
+        0
+    }
+
     /// Instances of a form that is not real (LLVM's `isCodeGenOnly`)
     /// which the assembler reads all the same, each printing its own
     /// mnemonic: x86's `cmov${cond}` and `set${cond}` once per condition

@@ -299,8 +299,9 @@ pub struct NoMatch {
 }
 
 /// The instruction `text` says: of the forms whose instance prints back
-/// as `text`, the one with the shortest encoding (the first in opcode
-/// order among equals).
+/// as `text`, the one with the shortest encoding among those the arch's
+/// assemblers prefer ([`crate::arch::AsmDialect::encoding_rank`]: x86's
+/// VEX before EVEX), the first in opcode order among equals.
 pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
     let line = canonical(t, text);
     let Some(m) = mnemonic(&line) else {
@@ -317,12 +318,17 @@ pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
         });
     };
     // Of the forms that print as the line, the shortest encoding, as an
-    // assembler picks it (`xor ecx, 2` is XOR32ri8, not XOR32ri).
+    // assembler picks it (`xor ecx, 2` is XOR32ri8, not XOR32ri), of the
+    // kind it prefers (`vsubsd xmm8, xmm7, [rax-192]` is VEX, 8 bytes,
+    // though EVEX's compressed displacement takes 7).
     let best = cands
         .iter()
         .filter_map(|c| fit(t, c, &line))
-        .filter_map(|inst| t.encode(&inst).ok().map(|b| (b.len(), inst)))
-        .min_by_key(|(len, _)| *len);
+        .filter_map(|inst| {
+            let len = t.encode(&inst).ok()?.len();
+            Some(((t.encoding_rank(inst.form), len), inst))
+        })
+        .min_by_key(|(rank, _)| *rank);
     if let Some((_, inst)) = best {
         return Ok(inst);
     }

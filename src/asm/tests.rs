@@ -378,6 +378,36 @@ fn string_operations_are_read_with_and_without_operands() {
     }
 }
 
+/// VEX wherever VEX can say the line, as GNU as and llvm-mc write it
+/// (bytes from `llvm-mc-19 -show-encoding`), though EVEX's compressed
+/// displacement is shorter: gcc's `vsubsd xmm8, xmm7, [rax-192]` (in
+/// `lfk10_differences.avx2`) was EVEX before, 7 bytes, and an AVX2-only
+/// core (the zen3 guest) stopped on it with SIGILL. EVEX where only it
+/// can: zmm, xmm16-31.
+#[test]
+fn vex_is_chosen_where_vex_can_say_the_line() {
+    let t = crate::arch::target(Arch::X86_64);
+    let cases: &[(&str, &[u8])] = &[
+        (
+            "vsubsd xmm8, xmm7, qword ptr [rax-192]",
+            &[0xc5, 0x43, 0x5c, 0x80, 0x40, 0xff, 0xff, 0xff],
+        ),
+        (
+            "vaddpd zmm1, zmm2, zmmword ptr [rax+128]",
+            &[0x62, 0xf1, 0xed, 0x48, 0x58, 0x48, 0x02],
+        ),
+        (
+            "vaddpd ymm17, ymm2, ymmword ptr [rax+64]",
+            &[0x62, 0xe1, 0xed, 0x28, 0x58, 0x48, 0x02],
+        ),
+    ];
+    for (line, want) in cases {
+        let p = assemble(t, "k.s", &format!(".intel_syntax noprefix\nf:\n{line}\n"))
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(p.code, *want, "{line}");
+    }
+}
+
 #[test]
 fn the_directives_gcc_writes_at_the_top_are_read() {
     // Heads of `aarch64-linux-gnu-gcc -S` and `riscv64-linux-gnu-gcc -S`

@@ -62,6 +62,13 @@ impl AsmDialect for X86_64 {
         }
     }
 
+    fn encoding_rank(&self, form: Instr) -> u8 {
+        match form.encoding() {
+            crate::isa::Encoding::X86(e) if e.openc() == "EncEVEX" => 1,
+            _ => 0,
+        }
+    }
+
     fn branch(
         &self,
         mnemonic: &str,
