@@ -368,8 +368,14 @@ enum Item {
         operands: Vec<String>,
         label: String,
     },
+    /// Padding to a multiple of `bytes`: no-ops, or `fill` where the
+    /// directive gives a value, and none at all where more than `max`
+    /// bytes would be needed (GNU as's third operand: gcc's `.p2align
+    /// 4,,10` before a loop).
     Align {
         bytes: usize,
+        fill: Option<u8>,
+        max: Option<usize>,
     },
 }
 
@@ -504,7 +510,23 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
                     if bytes == 0 || !bytes.is_power_of_two() {
                         return Err(src.err(s.line, col, format!("`{word} {n}`: the alignment must be a power of two")));
                     }
-                    items.push(Item::Align { bytes });
+                    // `.p2align 4,,10`: the fill (empty: no-ops) and the
+                    // most bytes to skip.
+                    let ops = split_operands(args);
+                    let optional = |k: usize, what: &str, most: i128| -> Result<Option<i128>, AsmError> {
+                        match ops.get(k).map(|a| a.trim()).filter(|a| !a.is_empty()) {
+                            None => Ok(None),
+                            Some(a) => constant(a).filter(|v| (0..=most).contains(v)).map(Some).ok_or_else(|| {
+                                src.err(s.line, col, format!("`{word} {args}`: the {what} `{a}` is no number from 0 to {most}"))
+                            }),
+                        }
+                    };
+                    if ops.len() > 3 {
+                        return Err(src.err(s.line, col, format!("`{word} {args}`: at most three operands (alignment, fill, most bytes to skip)")));
+                    }
+                    let fill = optional(1, "fill", 255)?.map(|v| v as u8);
+                    let max = optional(2, "most bytes to skip", 4096)?.map(|v| v as usize);
+                    items.push(Item::Align { bytes, fill, max });
                 }
                 _ => {
                     return Err(src.err(
@@ -618,8 +640,9 @@ fn layout(t: &dyn Target, src: &Src, items: Vec<Item>) -> Result<Program, AsmErr
             offsets[i] = at;
             match it {
                 Item::Label(l) => labels.push((l.clone(), at)),
-                Item::Align { bytes } => {
-                    size[i] = (bytes - at % bytes) % bytes;
+                Item::Align { bytes, max, .. } => {
+                    let pad = (bytes - at % bytes) % bytes;
+                    size[i] = if max.is_some_and(|m| pad > m) { 0 } else { pad };
                 }
                 _ => {}
             }
@@ -669,9 +692,9 @@ fn layout(t: &dyn Target, src: &Src, items: Vec<Item>) -> Result<Program, AsmErr
             let (stmt, bytes) = match it {
                 Item::Code { stmt, bytes } => (stmt, bytes.clone()),
                 Item::Branch { stmt, .. } => (stmt, encoded[i].clone()),
-                Item::Align { .. } => {
+                Item::Align { fill, .. } => {
                     for k in 0..size[i] {
-                        code.push(nop[k % nop.len()]);
+                        code.push(fill.unwrap_or(nop[k % nop.len()]));
                     }
                     continue;
                 }

@@ -384,6 +384,31 @@ fn string_operations_are_read_with_and_without_operands() {
 /// `lfk10_differences.avx2`) was EVEX before, 7 bytes, and an AVX2-only
 /// core (the zen3 guest) stopped on it with SIGILL. EVEX where only it
 /// can: zmm, xmm16-31.
+/// `.p2align` with a fill and with the most bytes to skip, as GNU as
+/// reads them (bytes from `as --64` 2.40): gcc writes `.p2align 4,,10`
+/// before its loops, and winic padded to 16 anyway, so the loop of
+/// `lfk10_differences.avx2` started 8 bytes later than in gcc's binary.
+#[test]
+fn alignment_skips_no_more_than_asked_and_fills_as_asked() {
+    let p = asm(
+        Arch::X86_64,
+        ".intel_syntax noprefix\nf:\nadd rax, rbx\n.p2align 4,,2\nadd rax, rbx\n\
+         .p2align 3,0xcc\nret\n",
+    )
+    .unwrap();
+    let want = [0x48, 0x01, 0xd8, 0x48, 0x01, 0xd8, 0xcc, 0xcc, 0xc3];
+    assert_eq!(p.code, want);
+    for bad in [".p2align 4,,10,3", ".p2align 4,256", ".balign 16,,x"] {
+        let e = asm(
+            Arch::X86_64,
+            &format!(".intel_syntax noprefix\nf:\n{bad}\nret\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(bad), "{bad}: {e}");
+    }
+}
+
 #[test]
 fn vex_is_chosen_where_vex_can_say_the_line() {
     let t = crate::arch::target(Arch::X86_64);
