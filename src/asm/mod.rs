@@ -493,7 +493,10 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
                     return Err(src.err(s.line, col, "winic reads Intel syntax: `.intel_syntax noprefix`, not AT&T"))
                 }
                 ".align" | ".p2align" | ".balign" => {
-                    let n = split_operands(args)
+                    // `.p2align 4,,10`: the alignment, the fill (empty:
+                    // no-ops) and the most bytes to skip.
+                    let ops = split_operands(args);
+                    let n = ops
                         .first()
                         .and_then(|a| constant(a))
                         .filter(|n| (0..=4096).contains(n))
@@ -510,9 +513,6 @@ fn parse(t: &dyn Target, src: &Src, stmts: &[Stmt]) -> Result<Vec<Item>, AsmErro
                     if bytes == 0 || !bytes.is_power_of_two() {
                         return Err(src.err(s.line, col, format!("`{word} {n}`: the alignment must be a power of two")));
                     }
-                    // `.p2align 4,,10`: the fill (empty: no-ops) and the
-                    // most bytes to skip.
-                    let ops = split_operands(args);
                     let optional = |k: usize, what: &str, most: i128| -> Result<Option<i128>, AsmError> {
                         match ops.get(k).map(|a| a.trim()).filter(|a| !a.is_empty()) {
                             None => Ok(None),

@@ -378,12 +378,6 @@ fn string_operations_are_read_with_and_without_operands() {
     }
 }
 
-/// VEX wherever VEX can say the line, as GNU as and llvm-mc write it
-/// (bytes from `llvm-mc-19 -show-encoding`), though EVEX's compressed
-/// displacement is shorter: gcc's `vsubsd xmm8, xmm7, [rax-192]` (in
-/// `lfk10_differences.avx2`) was EVEX before, 7 bytes, and an AVX2-only
-/// core (the zen3 guest) stopped on it with SIGILL. EVEX where only it
-/// can: zmm, xmm16-31.
 /// `.p2align` with a fill and with the most bytes to skip, as GNU as
 /// reads them (bytes from `as --64` 2.40): gcc writes `.p2align 4,,10`
 /// before its loops, and winic padded to 16 anyway, so the loop of
@@ -409,6 +403,12 @@ fn alignment_skips_no_more_than_asked_and_fills_as_asked() {
     }
 }
 
+/// VEX wherever VEX can say the line, as GNU as and llvm-mc write it
+/// (bytes from `llvm-mc-19 -show-encoding`), though EVEX's compressed
+/// displacement is shorter: gcc's `vsubsd xmm8, xmm7, [rax-192]` (in
+/// `lfk10_differences.avx2`) was EVEX before, 7 bytes, and an AVX2-only
+/// core (the zen3 guest) stopped on it with SIGILL. EVEX where only it
+/// can: zmm, xmm16-31.
 #[test]
 fn vex_is_chosen_where_vex_can_say_the_line() {
     let t = crate::arch::target(Arch::X86_64);

@@ -18,6 +18,7 @@
 //! a branch none (winic exports no branch: a compare and branch fuse into
 //! one slot on the cores measured), so the bound stays a lower bound.
 
+use super::memory::{pair, round4};
 use crate::db::Entry;
 use crate::isa::Isa;
 use serde_yaml::{Mapping, Value};
@@ -58,10 +59,7 @@ pub struct Width {
 impl Width {
     /// Adds the form's slot to its `port_pressure`.
     pub fn take_slot(&self, form: &mut Mapping) {
-        let item = Value::Sequence(vec![
-            super::num((1.0 / self.slots as f64 * 10_000.0).round() / 10_000.0),
-            Value::Sequence(vec![Value::from(PORT)]),
-        ]);
+        let item = pair(round4(1.0 / self.slots as f64), &[PORT.to_string()]);
         let key = Value::from("port_pressure");
         match form.get_mut(&key) {
             Some(Value::Sequence(items)) => items.push(item),

@@ -406,14 +406,15 @@ fn scale(items: &[Value], factor: f64) -> Vec<Value> {
 }
 
 /// `[cycles, [ports]]`.
-fn pair(cycles: f64, ports: &[String]) -> Value {
+pub(super) fn pair(cycles: f64, ports: &[String]) -> Value {
     Value::Sequence(vec![
         num(cycles),
         Value::Sequence(ports.iter().map(|p| Value::from(p.as_str())).collect()),
     ])
 }
 
-fn round4(x: f64) -> f64 {
+/// `x` to four decimals, as the file writes cycles.
+pub(super) fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 

@@ -1429,48 +1429,45 @@ fn top_level_without_base(
         ("ports", port_list),
         (
             "port_model_scheme",
-            Value::from(
-                format!(
-                    "{}{}",
-                    match ports.inferred {
-                        true => format!(
+            Value::from(format!(
+                "{}{}{}",
+                match ports.inferred {
+                    true => format!(
                         "{} ports inferred by winic ports from timing alone (numbered, not the \
                          vendor's names)\n",
                         ports.names.len()
                     ),
-                        false => format!(
+                    false => format!(
                         "{} abstract ports derived from winic's throughputs (no unit is known)\n",
                         ports.names.len()
                     ),
-                    },
-                    match units {
-                        Some(u) => format!(
-                            "{} load ports (L*) and {} store ports (S*): as many as the fastest \
+                },
+                match units {
+                    Some(u) => format!(
+                        "{} load ports (L*) and {} store ports (S*): as many as the fastest \
                          measured load and store issue per cycle\n{}",
-                            u.load.ports.len(),
-                            u.store.ports.len(),
-                            if u.load.uses_wide() {
-                                format!(
-                                    "{}: the wide loads' data path; a load slower than the \
+                        u.load.ports.len(),
+                        u.store.ports.len(),
+                        if u.load.uses_wide() {
+                            format!(
+                                "{}: the wide loads' data path; a load slower than the \
                                  general-purpose one (but faster than a cycle of every load \
                                  port) takes a slot of L* and its cycles there\n",
-                                    memory::WIDE_DATA
-                                )
-                            } else {
-                                String::new()
-                            }
-                        ),
-                        None => String::new(),
-                    }
-                ) + &dispatch.map_or(String::new(), |w| {
-                    format!(
+                                memory::WIDE_DATA
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    None => String::new(),
+                },
+                dispatch.map_or(String::new(), |w| format!(
                     "{}: dispatch, {} instructions a cycle; every form takes 1/{} cycle of it\n",
                     dispatch::PORT,
                     w.slots,
                     w.slots
-                )
-                }),
-            ),
+                )),
+            )),
         ),
     ];
     for (k, v) in &fields {
