@@ -329,7 +329,7 @@ fn recorded_ports_runs_of_every_core_give_the_expected_fits() {
 /// Runs `check(id, core, scratch, bless)` on every recorded core, which
 /// gives the lines that are wrong; fails naming them, with `failing`
 /// saying what they are.
-fn each_core(failing: &str, check: &dyn Fn(&str, &Path, &Path, bool) -> Vec<String>) {
+fn each_core(failing: &str, check: &(dyn Fn(&str, &Path, &Path, bool) -> Vec<String> + Sync)) {
     let Ok(dirs) = std::fs::read_dir(fixtures()) else {
         panic!("{}: no recorded runs", fixtures().display());
     };
@@ -340,14 +340,43 @@ fn each_core(failing: &str, check: &dyn Fn(&str, &Path, &Path, bool) -> Vec<Stri
         return common::skip("no gzip to unpack the recorded runs");
     }
     let bless = std::env::var_os("WINIC_BLESS").is_some();
-    let mut changed = Vec::new();
-    for core in &cores {
-        let id = core.file_name().unwrap().to_string_lossy().into_owned();
-        let thread = std::thread::current();
-        let dir = scratch(&format!("{id}-{}", thread.name().unwrap_or("test")));
-        changed.extend(check(&id, core, &dir, bless));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    // The cores in parallel, one thread per core of this machine: under
+    // qemu, where cargo runs one test binary at a time and this test
+    // alone, the replays took 249 s one after the other (aarch64 on the
+    // zen3 guest). Each thread carries the test's name, which skip lines
+    // and scratch directories use.
+    let test = std::thread::current().name().unwrap_or("test").to_string();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut changed: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(cores.len()))
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name(test.clone())
+                    .spawn_scoped(s, || {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(core) = cores.get(i) else { break };
+                            let id = core.file_name().unwrap().to_string_lossy().into_owned();
+                            let dir = scratch(&format!("{id}-{test}"));
+                            done.push((i, check(&id, core, &dir, bless)));
+                            let _ = std::fs::remove_dir_all(&dir);
+                        }
+                        done
+                    })
+                    .unwrap()
+            })
+            .collect();
+        // A panic in a worker (an assertion of `check`) fails the test with
+        // the worker's message.
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    changed.sort_by_key(|(i, _)| *i);
+    let changed: Vec<String> = changed.into_iter().flat_map(|(_, c)| c).collect();
     assert!(
         changed.is_empty(),
         "{} {failing}:\n{}",
