@@ -2,13 +2,19 @@
 //! by `scripts/dump-tablegen.sh`) into static Rust tables in `$OUT_DIR`.
 //!
 //! Inputs: `isa-data/{x86_64,aarch64,riscv64}.json`. Outputs:
-//! `$OUT_DIR/tables_<arch>.rs`, each included once by `src/isa/tables.rs`.
+//! `$OUT_DIR/tables_<arch>.rs`, each included once by `src/isa/tables.rs`,
+//! and the three large tables of each arch (`INSTRS`, `OPERANDS`,
+//! `ENCODINGS`) as `$OUT_DIR/<arch>.<TABLE>.bin`, which it includes as bytes.
 //! Environment: `OUT_DIR`; `WINIC_VERBOSE=1` prints what was generated.
 //!
 //! The tables are flat arrays (instructions, operands, registers, classes,
 //! features, predicates) plus pools of ids that the records index by
 //! (start, len): a few large arrays of plain structs compile much faster than
-//! thousands of small nested slices. Nothing here calls llvm-tblgen, uses the
+//! thousands of small nested slices. The large ones are words, not Rust
+//! literals: rustc took 40 s (rustup's, release) to 72 s (Debian's, for
+//! AArch64) to type-check and lower the 44 MB of literals they were, in
+//! every build of the crate; `src/isa/desc.rs` (`Table`, `Record`) reads
+//! them on first use. Nothing here calls llvm-tblgen, uses the
 //! network or reads src/. Invalid data stops the build naming the record.
 
 use serde_json::{Map, Value};
@@ -104,7 +110,65 @@ fn generate(arch: &str, input: &Path, output: &Path) -> Result<()> {
     let hash = fnv1a(text.as_bytes());
     let mut g = Gen::new(arch, &data)?;
     let code = g.emit(input, hash)?;
+    let dir = output.parent().unwrap();
+    for (table, words) in &g.binary {
+        let path = dir.join(format!("{arch}.{table}.bin"));
+        let bytes: Vec<u8> = words.bytes().collect();
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     std::fs::write(output, code).map_err(|e| format!("cannot write {}: {e}", output.display()))
+}
+
+/// The magic first word of a binary table (`src/isa/desc.rs` checks it).
+const TABLE_MAGIC: u32 = 0x5457_4e43;
+
+/// A binary table being written: a header (`TABLE_MAGIC`, the record
+/// count, the words per record), then every record's fields as
+/// little-endian `u32` words in the order of its struct in
+/// `src/isa/desc.rs` (`Record::read`): a `Str` or a range is two words, a
+/// `u64` two (low first), an `Option` `u32::MAX` for `None`, an enum its
+/// variant's index, a `bool` 0 or 1.
+struct Words {
+    words: Vec<u32>,
+    per_record: u32,
+    records: u32,
+}
+
+impl Words {
+    fn new(per_record: u32) -> Self {
+        Words {
+            words: Vec::new(),
+            per_record,
+            records: 0,
+        }
+    }
+
+    /// Appends one record; its length must be the table's.
+    fn push(&mut self, record: &[u32]) {
+        assert_eq!(record.len() as u32, self.per_record, "record length");
+        self.words.extend_from_slice(record);
+        self.records += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.records as usize
+    }
+
+    /// The file's bytes.
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        [TABLE_MAGIC, self.records, self.per_record]
+            .into_iter()
+            .chain(self.words.iter().copied())
+            .flat_map(u32::to_le_bytes)
+    }
+}
+
+/// The Rust declaration of binary table `table` of `arch`, read on first use.
+fn binary_static(arch: &str, table: &str, ty: &str, doc: &str) -> String {
+    format!(
+        "/// {doc}\npub static {table}: Table<{ty}> = Table::new(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{arch}.{table}.bin\")));\n"
+    )
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -150,9 +214,11 @@ struct Gen<'a> {
     /// binary a `&str` costs 16 bytes plus a 24-byte dynamic relocation.
     blob: String,
     interned: HashMap<String, (u32, u32)>,
-    /// Rows of `ENCODINGS` (x86 fields or bit layouts) and of `FIELDS`.
-    encodings: Vec<String>,
+    /// Records of `ENCODINGS` (x86 fields or bit layouts), rows of `FIELDS`.
+    encodings: Words,
     fields: Vec<String>,
+    /// The binary tables to write beside the Rust file, by name.
+    binary: Vec<(&'static str, Words)>,
 }
 
 impl<'a> Gen<'a> {
@@ -170,8 +236,9 @@ impl<'a> Gen<'a> {
             strs: Vec::new(),
             blob: String::new(),
             interned: HashMap::new(),
-            encodings: Vec::new(),
+            encodings: Words::new(if arch == "x86_64" { 25 } else { 9 }),
             fields: Vec::new(),
+            binary: Vec::new(),
         })
     }
 
@@ -209,6 +276,12 @@ impl<'a> Gen<'a> {
 
     /// Interns `text`; returns the Rust expression `Str(offset, len)`.
     fn st(&mut self, text: &str) -> String {
+        let [o, l] = self.sw(text);
+        format!("Str({o}, {l})")
+    }
+
+    /// Interns `text`; returns its `Str` as two words (offset, len).
+    fn sw(&mut self, text: &str) -> [u32; 2] {
         let (o, l) = match self.interned.get(text) {
             Some(&ol) => ol,
             None => {
@@ -218,7 +291,7 @@ impl<'a> Gen<'a> {
                 ol
             }
         };
-        format!("Str({o}, {l})")
+        [o, l]
     }
 
     fn strings(&mut self, list: &Value) -> (u32, u32) {
@@ -292,14 +365,17 @@ impl<'a> Gen<'a> {
         } else {
             "BitLayoutDesc"
         };
-        writeln!(out, "/// Encodings, indexed by `InstrDesc::enc`.").unwrap();
-        writeln!(
-            out,
-            "pub static ENCODINGS: [{enc_ty}; {}] = [\n{}];",
-            self.encodings.len(),
-            self.encodings.join(",\n")
-        )
-        .unwrap();
+        out += &binary_static(
+            self.arch,
+            "ENCODINGS",
+            enc_ty,
+            &format!(
+                "Encodings ({}), indexed by `InstrDesc::enc`.",
+                self.encodings.len()
+            ),
+        );
+        let encodings = std::mem::replace(&mut self.encodings, Words::new(0));
+        self.binary.push(("ENCODINGS", encodings));
         writeln!(
             out,
             "/// Operand fields of the bit layouts, referenced by (start, len)."
@@ -472,9 +548,8 @@ impl<'a> Gen<'a> {
             .ok_or("instructions is not a list")?;
         let regs = self.regs.clone();
         let preds = self.preds.clone();
-        let mut out = format!("/// Instruction forms in LLVM opcode order (index == opcode).\npub static INSTRS: [InstrDesc; {}] = [\n", list.len());
-        let mut ops_out = String::new();
-        let mut n_ops = 0usize;
+        let mut instrs = Words::new(17);
+        let mut operands = Words::new(8);
         let mut names: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, ins) in list.iter().enumerate() {
             let name = s(&ins["name"]);
@@ -489,7 +564,7 @@ impl<'a> Gen<'a> {
             if ops.len() > u8::MAX as usize {
                 return Err(err(format!("{} operands", ops.len())));
             }
-            let op_start = n_ops;
+            let op_start = operands.len() as u32;
             let early: Vec<&str> = ins
                 .get("earlyclobber")
                 .and_then(|v| v.as_array())
@@ -508,16 +583,16 @@ impl<'a> Gen<'a> {
                             .iter()
                             .position(|o| s(&o["name"]) == t)
                             .ok_or_else(|| err(format!("operand {oname} tied to unknown {t}")))?;
-                        format!("Some({j})")
+                        j as u32
                     }
-                    None => "None".into(),
+                    None => u32::MAX,
                 };
-                let io = if s(&op["io"]) == "out" { "Out" } else { "In" };
+                // `Io`: Out 0, In 1.
+                let io = u32::from(s(&op["io"]) != "out");
                 let (ss, sl) = self.strings(op.get("sub_names").unwrap_or(&Value::Null));
-                let on = self.st(oname);
-                let ec = early.contains(&oname);
-                writeln!(ops_out, "OperandDesc {{ name: {on}, io: Io::{io}, ty: {ty_id}, tied_to: {tied}, sub_names: ({ss}, {sl}), early_clobber: {ec} }},").unwrap();
-                n_ops += 1;
+                let [on, ol] = self.sw(oname);
+                let ec = u32::from(early.contains(&oname));
+                operands.push(&[on, ol, io, ty_id as u32, tied, ss, sl, ec]);
             }
             let (ds, dl) = self.names("register", &regs, &ins["defs"]).map_err(err)?;
             let (us, ul) = self.names("register", &regs, &ins["uses"]).map_err(err)?;
@@ -527,16 +602,55 @@ impl<'a> Gen<'a> {
             let flags = flag_bits(&FLAGS, &ins["flags"]).map_err(err)?;
             let unknown = flag_bits(&FLAGS, &ins["unknown"]).map_err(err)?;
             let enc = self.encoding(ins).map_err(err)?;
-            let (n, a) = (self.st(name), self.st(s(&ins["asm"])));
+            let ([n, nl], [a, al]) = (self.sw(name), self.sw(s(&ins["asm"])));
             let size = ins["size"].as_u64().unwrap_or(0);
+            if size > u8::MAX as u64 {
+                return Err(err(format!("size {size} is not a byte")));
+            }
             let rvv = ins["rvv_constraint"].as_u64().unwrap_or(0);
             if rvv > 7 {
                 return Err(err(format!("rvv_constraint {rvv} is not 3 bits")));
             }
-            writeln!(out, "InstrDesc {{ name: {n}, asm: {a}, size: {size}, operands: ({op_start}, {}), defs: ({ds}, {dl}), uses: ({us}, {ul}), predicates: ({ps}, {pl}), flags: Flags({flags:#x}), unknown: Flags({unknown:#x}), enc: {enc}, rvv_constraint: {rvv} }},", ops.len()).unwrap();
+            instrs.push(&[
+                n,
+                nl,
+                a,
+                al,
+                size as u32,
+                op_start,
+                ops.len() as u32,
+                ds,
+                dl,
+                us,
+                ul,
+                ps,
+                pl,
+                flags,
+                unknown,
+                enc,
+                rvv as u32,
+            ]);
         }
-        out += "];\n";
-        writeln!(out, "/// Operands of all instructions, referenced by (start, len).\npub static OPERANDS: [OperandDesc; {n_ops}] = [\n{ops_out}];").unwrap();
+        let mut out = binary_static(
+            self.arch,
+            "INSTRS",
+            "InstrDesc",
+            &format!(
+                "Instruction forms ({}) in LLVM opcode order (index == opcode).",
+                instrs.len()
+            ),
+        );
+        out += &binary_static(
+            self.arch,
+            "OPERANDS",
+            "OperandDesc",
+            &format!(
+                "Operands ({}) of all instructions, referenced by (start, len).",
+                operands.len()
+            ),
+        );
+        self.binary.push(("INSTRS", instrs));
+        self.binary.push(("OPERANDS", operands));
         let ids: Vec<String> = names.values().map(|i| i.to_string()).collect();
         writeln!(out, "/// Instruction ids sorted by name, for binary search.\npub static BY_NAME: [u32; {}] = [{}];", ids.len(), ids.join(",")).unwrap();
         Ok(out)
@@ -610,7 +724,7 @@ impl<'a> Gen<'a> {
 
     /// Adds the instruction's encoding to `ENCODINGS`; returns its index, or
     /// `NO_ENCODING`.
-    fn encoding(&mut self, ins: &Value) -> Result<String> {
+    fn encoding(&mut self, ins: &Value) -> Result<u32> {
         if let Some(x) = ins.get("x86") {
             let set: Vec<Value> = X86_BITS
                 .iter()
@@ -618,7 +732,10 @@ impl<'a> Gen<'a> {
                 .map(|b| Value::from(*b))
                 .collect();
             let bits = flag_bits(&X86_BITS, &Value::Array(set))?;
-            let num = |k: &str| x[k].as_u64().unwrap_or(0);
+            let byte = |k: &str| match x[k].as_u64().unwrap_or(0) {
+                v @ 0..=255 => Ok(v as u32),
+                v => Err(format!("{k} {v} is not a byte")),
+            };
             let [form, map, prefix, openc, opsize, adsize, immt, explicit_prefix, fpform] = [
                 "form",
                 "map",
@@ -630,15 +747,30 @@ impl<'a> Gen<'a> {
                 "explicit_prefix",
                 "fpform",
             ]
-            .map(|k| self.st(s(&x[k])));
-            self.encodings.push(format!(
-                "X86EncodingDesc {{ form: {form}, form_value: {}, map: {map}, prefix: {prefix}, openc: {openc}, opcode: {}, opsize: {opsize}, adsize: {adsize}, immt: {immt}, explicit_prefix: {explicit_prefix}, fpform: {fpform}, bits: X86Bits({bits:#x}), cd8_scale: {}, cd8_form: {}, cd8_elt_size: {}, vect_size: {} }}",
-                num("form_value"), num("opcode"), num("cd8_scale"), num("cd8_form"), num("cd8_elt_size"), num("vect_size")
-            ));
-            return Ok((self.encodings.len() - 1).to_string());
+            .map(|k| self.sw(s(&x[k])));
+            // The fields in `X86EncodingDesc`'s order.
+            let mut record = Vec::with_capacity(25);
+            record.extend(form);
+            record.push(byte("form_value")?);
+            record.extend(map);
+            record.extend(prefix);
+            record.extend(openc);
+            record.push(byte("opcode")?);
+            record.extend(opsize);
+            record.extend(adsize);
+            record.extend(immt);
+            record.extend(explicit_prefix);
+            record.extend(fpform);
+            record.push(bits);
+            for k in ["cd8_scale", "cd8_form", "cd8_elt_size", "vect_size"] {
+                record.push(byte(k)?);
+            }
+            self.encodings.push(&record);
+            return Ok(self.encodings.len() as u32 - 1);
         }
         let Some(pattern) = ins.get("inst").and_then(|p| p.as_str()) else {
-            return Ok("NO_ENCODING".into());
+            // `NO_ENCODING` in src/isa/desc.rs.
+            return Ok(u32::MAX);
         };
         let width = pattern.len();
         if width > 64 || width == 0 {
@@ -685,12 +817,20 @@ impl<'a> Gen<'a> {
                 "BitFieldDesc {{ var: {v}, var_lo: {var_lo}, inst_lo: {lo}, width: {w} }}"
             ));
         }
-        let post = self.st(s(&ins["post_encoder"]));
-        self.encodings.push(format!(
-            "BitLayoutDesc {{ width: {width}, fixed: {fixed:#x}, known: {known:#x}, fields: ({field_start}, {}), post_encoder: {post} }}",
-            self.fields.len() - field_start
-        ));
-        Ok((self.encodings.len() - 1).to_string())
+        let [po, pl] = self.sw(s(&ins["post_encoder"]));
+        // The fields in `BitLayoutDesc`'s order.
+        self.encodings.push(&[
+            width as u32,
+            fixed as u32,
+            (fixed >> 32) as u32,
+            known as u32,
+            (known >> 32) as u32,
+            field_start as u32,
+            (self.fields.len() - field_start) as u32,
+            po,
+            pl,
+        ]);
+        Ok(self.encodings.len() as u32 - 1)
     }
 }
 

@@ -1,7 +1,115 @@
 //! The record types of the generated tables. They are plain data: ids are
 //! indices into the arch's arrays, lists are `(start, len)` ranges into its
 //! `POOL` (ids) or `STRS` (strings). `src/isa/mod.rs` wraps them in a typed
-//! view; nothing outside `isa` should need these.
+//! view; nothing outside `isa` should need these. The three large tables
+//! of each arch (`INSTRS`, `OPERANDS`, `ENCODINGS`) come as words that
+//! build.rs wrote ([`Table`]); the others as Rust statics.
+
+use std::sync::OnceLock;
+
+/// The first word of a binary table (build.rs's `TABLE_MAGIC`).
+const TABLE_MAGIC: u32 = 0x5457_4e43;
+
+/// A table build.rs wrote as little-endian `u32` words (a header: magic,
+/// record count, words per record; then the records), read into records
+/// on first use. As Rust literals these tables cost rustc 40-72 s in every
+/// build of the crate; reading them costs milliseconds once per process
+/// and arch.
+pub struct Table<T> {
+    bytes: &'static [u8],
+    records: OnceLock<Box<[T]>>,
+}
+
+impl<T: Record> Table<T> {
+    /// The table in `bytes` (an `include_bytes!` of build.rs's file).
+    pub const fn new(bytes: &'static [u8]) -> Self {
+        Table {
+            bytes,
+            records: OnceLock::new(),
+        }
+    }
+
+    /// Its records. Panics when the file is not what this build's
+    /// `Record::read` expects (a build.rs out of step with this file).
+    pub fn get(&'static self) -> &'static [T] {
+        self.records.get_or_init(|| read_table(self.bytes))
+    }
+}
+
+/// The records of a binary table's bytes.
+fn read_table<T: Record>(bytes: &[u8]) -> Box<[T]> {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let name = std::any::type_name::<T>();
+    let (header, body) = words.split_at(3.min(words.len()));
+    assert!(
+        bytes.len().is_multiple_of(4) && header.len() == 3 && header[0] == TABLE_MAGIC,
+        "the generated table of {name} has no header: build.rs and src/isa/desc.rs are out of step"
+    );
+    let (count, per) = (header[1] as usize, header[2] as usize);
+    assert!(
+        per == T::WORDS && body.len() == count * per,
+        "the generated table of {name} has {per} words a record and {} words for {count} records; \
+         this build reads {} a record: build.rs and src/isa/desc.rs are out of step",
+        body.len(),
+        T::WORDS
+    );
+    body.chunks_exact(per)
+        .map(|r| {
+            let mut w = Words(r);
+            let record = T::read(&mut w);
+            debug_assert!(w.0.is_empty(), "{name}: words left over");
+            record
+        })
+        .collect()
+}
+
+/// The words of one record, read front to back.
+pub struct Words<'a>(&'a [u32]);
+
+impl Words<'_> {
+    fn u32(&mut self) -> u32 {
+        let (first, rest) = self.0.split_first().expect("a record's words");
+        self.0 = rest;
+        *first
+    }
+
+    /// A field build.rs checked to fit (`u8`, `u16`).
+    fn small<N: TryFrom<u32>>(&mut self) -> N {
+        let v = self.u32();
+        N::try_from(v).unwrap_or_else(|_| {
+            panic!("table value {v} does not fit its field: build.rs is out of step")
+        })
+    }
+
+    fn u64(&mut self) -> u64 {
+        let lo = self.u32() as u64;
+        lo | (self.u32() as u64) << 32
+    }
+
+    fn str(&mut self) -> Str {
+        Str(self.u32(), self.u32())
+    }
+
+    fn range(&mut self) -> Range {
+        (self.u32(), self.u32())
+    }
+
+    fn bool(&mut self) -> bool {
+        self.u32() != 0
+    }
+}
+
+/// A record of a binary table: how many words it takes and how to read
+/// them, in the order build.rs writes them (its struct's field order).
+pub trait Record: Sized {
+    /// Words a record.
+    const WORDS: usize;
+    /// Reads one record.
+    fn read(w: &mut Words) -> Self;
+}
 
 /// A `(start, len)` range into a pool.
 pub type Range = (u32, u32);
@@ -293,4 +401,139 @@ pub enum AliasArgDesc {
     Imm(i64),
     /// Left out: tied to an earlier operand of the same type.
     Tied,
+}
+
+impl Record for InstrDesc {
+    const WORDS: usize = 17;
+    fn read(w: &mut Words) -> Self {
+        InstrDesc {
+            name: w.str(),
+            asm: w.str(),
+            size: w.small(),
+            operands: w.range(),
+            defs: w.range(),
+            uses: w.range(),
+            predicates: w.range(),
+            flags: Flags(w.u32()),
+            unknown: Flags(w.u32()),
+            enc: w.u32(),
+            rvv_constraint: w.small(),
+        }
+    }
+}
+
+impl Record for OperandDesc {
+    const WORDS: usize = 8;
+    fn read(w: &mut Words) -> Self {
+        OperandDesc {
+            name: w.str(),
+            io: if w.u32() == 0 { Io::Out } else { Io::In },
+            ty: w.small(),
+            tied_to: match w.u32() {
+                u32::MAX => None,
+                j => Some(u8::try_from(j).expect("a tied operand's index")),
+            },
+            sub_names: w.range(),
+            early_clobber: w.bool(),
+        }
+    }
+}
+
+impl Record for X86EncodingDesc {
+    const WORDS: usize = 25;
+    fn read(w: &mut Words) -> Self {
+        X86EncodingDesc {
+            form: w.str(),
+            form_value: w.small(),
+            map: w.str(),
+            prefix: w.str(),
+            openc: w.str(),
+            opcode: w.small(),
+            opsize: w.str(),
+            adsize: w.str(),
+            immt: w.str(),
+            explicit_prefix: w.str(),
+            fpform: w.str(),
+            bits: X86Bits(w.u32()),
+            cd8_scale: w.small(),
+            cd8_form: w.small(),
+            cd8_elt_size: w.small(),
+            vect_size: w.small(),
+        }
+    }
+}
+
+impl Record for BitLayoutDesc {
+    const WORDS: usize = 9;
+    fn read(w: &mut Words) -> Self {
+        BitLayoutDesc {
+            width: w.small(),
+            fixed: w.u64(),
+            known: w.u64(),
+            fields: w.range(),
+            post_encoder: w.str(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table's words as build.rs writes them: the header, then records.
+    fn file(records: &[&[u32]], per: u32) -> Vec<u8> {
+        [TABLE_MAGIC, records.len() as u32, per]
+            .into_iter()
+            .chain(records.iter().flat_map(|r| r.iter().copied()))
+            .flat_map(u32::to_le_bytes)
+            .collect()
+    }
+
+    /// Every field comes back from its words, `u64`s low word first, an
+    /// `Option` of `u32::MAX` as `None`.
+    #[test]
+    fn records_read_back_their_fields() {
+        let bits = file(
+            &[&[32, 0xdead_beef, 0x1, 0xffff_ffff, 0x2, 7, 3, 100, 5]],
+            9,
+        );
+        let [b] = &*read_table::<BitLayoutDesc>(&bits) else {
+            panic!("one record")
+        };
+        assert_eq!(
+            (b.width, b.fixed, b.known),
+            (32, 0x1_dead_beef, 0x2_ffff_ffff)
+        );
+        assert_eq!((b.fields, b.post_encoder), ((7, 3), Str(100, 5)));
+        let ops = file(
+            &[
+                &[1, 2, 0, 131, u32::MAX, 0, 0, 1],
+                &[3, 4, 1, 7, 0, 5, 2, 0],
+            ],
+            8,
+        );
+        let ops = read_table::<OperandDesc>(&ops);
+        assert_eq!(
+            (ops[0].io, ops[0].ty, ops[0].tied_to, ops[0].early_clobber),
+            (Io::Out, 131, None, true)
+        );
+        assert_eq!(
+            (ops[1].io, ops[1].tied_to, ops[1].sub_names),
+            (Io::In, Some(0), (5, 2))
+        );
+    }
+
+    /// A file written for another record layout is refused, naming why.
+    #[test]
+    #[should_panic(expected = "out of step")]
+    fn a_table_of_another_layout_is_refused() {
+        read_table::<BitLayoutDesc>(&file(&[&[0; 8]], 8));
+    }
+
+    /// A value too wide for its field is refused, not truncated.
+    #[test]
+    #[should_panic(expected = "does not fit")]
+    fn a_value_too_wide_for_its_field_is_refused() {
+        read_table::<BitLayoutDesc>(&file(&[&[256, 0, 0, 0, 0, 0, 0, 0, 0]], 9));
+    }
 }

@@ -11,6 +11,7 @@ mod tables;
 
 use desc::*;
 use std::fmt;
+use std::sync::LazyLock;
 
 /// The instruction set architectures winic knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -213,8 +214,8 @@ macro_rules! isa_of {
     ($arch:expr, $m:ident, $encodings:expr, $asm_variant:expr) => {
         Isa {
             arch: $arch,
-            instrs: &tables::$m::INSTRS,
-            operands: &tables::$m::OPERANDS,
+            instrs: tables::$m::INSTRS.get(),
+            operands: tables::$m::OPERANDS.get(),
             operand_types: &tables::$m::OPERAND_TYPES,
             sub_operands: &tables::$m::SUB_OPERANDS,
             registers: &tables::$m::REGISTERS,
@@ -236,24 +237,31 @@ macro_rules! isa_of {
 
 // The last argument is the variant of `{att|intel}` groups in `AsmString`s
 // that winic prints: Intel (1) on x86; AArch64 and RISC-V have one syntax.
-static X86_64: Isa = isa_of!(
-    Arch::X86_64,
-    x86_64,
-    EncodingTables::X86(&tables::x86_64::ENCODINGS),
-    1
-);
-static AARCH64: Isa = isa_of!(
-    Arch::Aarch64,
-    aarch64,
-    EncodingTables::Bits(&tables::aarch64::ENCODINGS),
-    0
-);
-static RISCV64: Isa = isa_of!(
-    Arch::Riscv64,
-    riscv64,
-    EncodingTables::Bits(&tables::riscv64::ENCODINGS),
-    0
-);
+// Built on first use: the large tables are read from build.rs's words then.
+static X86_64: LazyLock<Isa> = LazyLock::new(|| {
+    isa_of!(
+        Arch::X86_64,
+        x86_64,
+        EncodingTables::X86(tables::x86_64::ENCODINGS.get()),
+        1
+    )
+});
+static AARCH64: LazyLock<Isa> = LazyLock::new(|| {
+    isa_of!(
+        Arch::Aarch64,
+        aarch64,
+        EncodingTables::Bits(tables::aarch64::ENCODINGS.get()),
+        0
+    )
+});
+static RISCV64: LazyLock<Isa> = LazyLock::new(|| {
+    isa_of!(
+        Arch::Riscv64,
+        riscv64,
+        EncodingTables::Bits(tables::riscv64::ENCODINGS.get()),
+        0
+    )
+});
 
 fn slice<T>(all: &'static [T], r: Range) -> &'static [T] {
     &all[r.0 as usize..(r.0 + r.1) as usize]
