@@ -338,7 +338,7 @@ impl Encode for AArch64 {
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        check::check(inst, bytes, text)
+        super::emit::remembered(inst, bytes, text, || check::check(inst, bytes, text))
     }
 }
 

@@ -163,7 +163,7 @@ impl Encode for Riscv64 {
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        check::check(inst, bytes, text)
+        super::emit::remembered(inst, bytes, text, || check::check(inst, bytes, text))
     }
 }
 

@@ -61,10 +61,10 @@ impl Encode for X86_64 {
     }
 
     fn check(&self, inst: &Inst, bytes: &[u8], text: &str) -> Check {
-        match plan_of(&inst.form) {
+        super::emit::remembered(inst, bytes, text, || match plan_of(&inst.form) {
             Ok(plan) => checker::check(plan, inst, bytes, text),
             Err(e) => Check::Mismatch(format!("no plan: {e}")),
-        }
+        })
     }
 }
 
