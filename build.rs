@@ -13,7 +13,7 @@
 //! thousands of small nested slices. The large ones are words, not Rust
 //! literals: rustc took 40 s (rustup's, release) to 72 s (Debian's, for
 //! AArch64) to type-check and lower the 44 MB of literals they were, in
-//! every build of the crate; `src/isa/desc.rs` (`Table`, `Record`) reads
+//! every build of the crate; `src/isa/desc.rs` (`table`, `Record`) reads
 //! them on first use. Nothing here calls llvm-tblgen, uses the
 //! network or reads src/. Invalid data stops the build naming the record.
 
@@ -129,6 +129,7 @@ const TABLE_MAGIC: u32 = 0x5457_4e43;
 /// `src/isa/desc.rs` (`Record::read`): a `Str` or a range is two words, a
 /// `u64` two (low first), an `Option` `u32::MAX` for `None`, an enum its
 /// variant's index, a `bool` 0 or 1.
+#[derive(Default)]
 struct Words {
     words: Vec<u32>,
     per_record: u32,
@@ -136,16 +137,12 @@ struct Words {
 }
 
 impl Words {
-    fn new(per_record: u32) -> Self {
-        Words {
-            words: Vec::new(),
-            per_record,
-            records: 0,
-        }
-    }
-
-    /// Appends one record; its length must be the table's.
+    /// Appends one record; the first sets the table's words per record,
+    /// every later one must have as many.
     fn push(&mut self, record: &[u32]) {
+        if self.records == 0 {
+            self.per_record = record.len() as u32;
+        }
         assert_eq!(record.len() as u32, self.per_record, "record length");
         self.words.extend_from_slice(record);
         self.records += 1;
@@ -167,7 +164,7 @@ impl Words {
 /// The Rust declaration of binary table `table` of `arch`, read on first use.
 fn binary_static(arch: &str, table: &str, ty: &str, doc: &str) -> String {
     format!(
-        "/// {doc}\npub static {table}: Table<{ty}> = Table::new(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{arch}.{table}.bin\")));\n"
+        "/// {doc} (records of `{ty}`)\npub static {table}: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{arch}.{table}.bin\"));\n"
     )
 }
 
@@ -236,7 +233,7 @@ impl<'a> Gen<'a> {
             strs: Vec::new(),
             blob: String::new(),
             interned: HashMap::new(),
-            encodings: Words::new(if arch == "x86_64" { 25 } else { 9 }),
+            encodings: Words::default(),
             fields: Vec::new(),
             binary: Vec::new(),
         })
@@ -374,7 +371,7 @@ impl<'a> Gen<'a> {
                 self.encodings.len()
             ),
         );
-        let encodings = std::mem::replace(&mut self.encodings, Words::new(0));
+        let encodings = std::mem::take(&mut self.encodings);
         self.binary.push(("ENCODINGS", encodings));
         writeln!(
             out,
@@ -548,8 +545,8 @@ impl<'a> Gen<'a> {
             .ok_or("instructions is not a list")?;
         let regs = self.regs.clone();
         let preds = self.preds.clone();
-        let mut instrs = Words::new(17);
-        let mut operands = Words::new(8);
+        let mut instrs = Words::default();
+        let mut operands = Words::default();
         let mut names: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, ins) in list.iter().enumerate() {
             let name = s(&ins["name"]);

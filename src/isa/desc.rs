@@ -3,60 +3,39 @@
 //! `POOL` (ids) or `STRS` (strings). `src/isa/mod.rs` wraps them in a typed
 //! view; nothing outside `isa` should need these. The three large tables
 //! of each arch (`INSTRS`, `OPERANDS`, `ENCODINGS`) come as words that
-//! build.rs wrote ([`Table`]); the others as Rust statics.
-
-use std::sync::OnceLock;
+//! build.rs wrote ([`table`]); the others as Rust statics.
 
 /// The first word of a binary table (build.rs's `TABLE_MAGIC`).
 const TABLE_MAGIC: u32 = 0x5457_4e43;
 
-/// A table build.rs wrote as little-endian `u32` words (a header: magic,
-/// record count, words per record; then the records), read into records
-/// on first use. As Rust literals these tables cost rustc 40-72 s in every
-/// build of the crate; reading them costs milliseconds once per process
-/// and arch.
-pub struct Table<T> {
-    bytes: &'static [u8],
-    records: OnceLock<Box<[T]>>,
-}
-
-impl<T: Record> Table<T> {
-    /// The table in `bytes` (an `include_bytes!` of build.rs's file).
-    pub const fn new(bytes: &'static [u8]) -> Self {
-        Table {
-            bytes,
-            records: OnceLock::new(),
-        }
-    }
-
-    /// Its records. Panics when the file is not what this build's
-    /// `Record::read` expects (a build.rs out of step with this file).
-    pub fn get(&'static self) -> &'static [T] {
-        self.records.get_or_init(|| read_table(self.bytes))
-    }
+/// The records of a table build.rs wrote as little-endian `u32` words (a
+/// header: magic, record count, words per record; then the records),
+/// read once and kept for the process: each arch's `Isa`, built on first
+/// use, reads its three. As Rust literals these tables cost rustc 40-72 s
+/// in every build of the crate; reading them costs milliseconds once per
+/// process and arch. Panics when the file is not what this build's
+/// `Record::read` expects (a build.rs out of step with this file).
+pub fn table<T: Record>(bytes: &'static [u8]) -> &'static [T] {
+    Box::leak(read_table(bytes))
 }
 
 /// The records of a binary table's bytes.
 fn read_table<T: Record>(bytes: &[u8]) -> Box<[T]> {
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
     let name = std::any::type_name::<T>();
-    let (header, body) = words.split_at(3.min(words.len()));
+    let word = |i: usize| bytes.get(4 * i..4 * i + 4).map(le_word);
+    let header = (word(0), word(1), word(2));
+    let (Some(TABLE_MAGIC), Some(count), Some(per)) = header else {
+        panic!("the generated table of {name} has no header: build.rs and src/isa/desc.rs are out of step")
+    };
+    let (count, per, body) = (count as usize, per as usize, &bytes[12..]);
     assert!(
-        bytes.len().is_multiple_of(4) && header.len() == 3 && header[0] == TABLE_MAGIC,
-        "the generated table of {name} has no header: build.rs and src/isa/desc.rs are out of step"
-    );
-    let (count, per) = (header[1] as usize, header[2] as usize);
-    assert!(
-        per == T::WORDS && body.len() == count * per,
-        "the generated table of {name} has {per} words a record and {} words for {count} records; \
-         this build reads {} a record: build.rs and src/isa/desc.rs are out of step",
+        (per == T::WORDS || count == 0) && body.len() == 4 * count * per,
+        "the generated table of {name} has {per} words a record and {} bytes for {count} records; \
+         this build reads {} words a record: build.rs and src/isa/desc.rs are out of step",
         body.len(),
         T::WORDS
     );
-    body.chunks_exact(per)
+    body.chunks_exact(4 * per)
         .map(|r| {
             let mut w = Words(r);
             let record = T::read(&mut w);
@@ -66,14 +45,19 @@ fn read_table<T: Record>(bytes: &[u8]) -> Box<[T]> {
         .collect()
 }
 
-/// The words of one record, read front to back.
-pub struct Words<'a>(&'a [u32]);
+/// A little-endian word of 4 bytes.
+fn le_word(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The words of one record (its little-endian bytes), read front to back.
+pub struct Words<'a>(&'a [u8]);
 
 impl Words<'_> {
     fn u32(&mut self) -> u32 {
-        let (first, rest) = self.0.split_first().expect("a record's words");
+        let (first, rest) = self.0.split_at(4);
         self.0 = rest;
-        *first
+        le_word(first)
     }
 
     /// A field build.rs checked to fit (`u8`, `u16`).

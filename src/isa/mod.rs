@@ -214,8 +214,8 @@ macro_rules! isa_of {
     ($arch:expr, $m:ident, $encodings:expr, $asm_variant:expr) => {
         Isa {
             arch: $arch,
-            instrs: tables::$m::INSTRS.get(),
-            operands: tables::$m::OPERANDS.get(),
+            instrs: table(tables::$m::INSTRS),
+            operands: table(tables::$m::OPERANDS),
             operand_types: &tables::$m::OPERAND_TYPES,
             sub_operands: &tables::$m::SUB_OPERANDS,
             registers: &tables::$m::REGISTERS,
@@ -242,7 +242,7 @@ static X86_64: LazyLock<Isa> = LazyLock::new(|| {
     isa_of!(
         Arch::X86_64,
         x86_64,
-        EncodingTables::X86(tables::x86_64::ENCODINGS.get()),
+        EncodingTables::X86(table(tables::x86_64::ENCODINGS)),
         1
     )
 });
@@ -250,7 +250,7 @@ static AARCH64: LazyLock<Isa> = LazyLock::new(|| {
     isa_of!(
         Arch::Aarch64,
         aarch64,
-        EncodingTables::Bits(tables::aarch64::ENCODINGS.get()),
+        EncodingTables::Bits(table(tables::aarch64::ENCODINGS)),
         0
     )
 });
@@ -258,7 +258,7 @@ static RISCV64: LazyLock<Isa> = LazyLock::new(|| {
     isa_of!(
         Arch::Riscv64,
         riscv64,
-        EncodingTables::Bits(tables::riscv64::ENCODINGS.get()),
+        EncodingTables::Bits(table(tables::riscv64::ENCODINGS)),
         0
     )
 });
