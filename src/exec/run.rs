@@ -265,26 +265,52 @@ fn wide_calibration(t: &dyn Target) -> Result<Option<(Code, Code)>, RunError> {
 }
 
 /// Whether the clock can be measured here, once for a run: the
-/// calibration chain timed in a child (three tries); its frequency in GHz,
-/// or what it gave. Under an emulator (qemu-user) the chain's two kernels
-/// take the same time and the difference is 0 or negative: every body
-/// would fail for that one reason.
+/// calibration chain timed [`START_CALIBRATIONS`] times in a child; its
+/// frequency in GHz ([`start_clock`]), or what it gave. Under an emulator
+/// (qemu-user) the chain's two kernels take the same time and the
+/// difference is 0 or negative: every body would fail for that one
+/// reason.
 pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
     let cal = calibration(t).map_err(|e| e.to_string())?;
     // SAFETY: built by `kernel`; they run only in the child.
     let calf = unsafe { (cal.0.entry(), cal.1.entry()) };
     let plan = opts.plan;
     let got = in_child(opts.cpu, opts.deadline, move || {
-        vec![ns_per_cycle(&plan, calf)]
+        (0..START_CALIBRATIONS)
+            .map(|_| ns_per_cycle(&plan, calf))
+            .collect()
     })
     .map_err(|e| e.to_string())?;
-    match got.first() {
-        Some(&ns) if ns > 0.0 => Ok(1.0 / ns),
-        Some(&ns) => Err(format!(
+    let ghz: Vec<f64> = got
+        .iter()
+        .filter(|&&ns| ns > 0.0)
+        .map(|ns| 1.0 / ns)
+        .collect();
+    match (start_clock(&ghz), got.first()) {
+        (Some(g), _) => Ok(g),
+        (None, Some(ns)) => Err(format!(
             "a chain of {CHAIN} dependent adds took {ns} ns per add more than none at all"
         )),
-        None => Err("the calibration child sent nothing".into()),
+        (None, None) => Err("the calibration child sent nothing".into()),
     }
+}
+
+/// Calibrations a run's start clock is taken from ([`start_clock`]).
+const START_CALIBRATIONS: usize = 7;
+
+/// The run's start clock from several calibrations (GHz): their median.
+/// The start clock is what every body's own calibration is held to
+/// ([`CLOCK_CEILING`]), so a single slow calibration spoiled a whole run:
+/// on the zen3 guest (2026-12-01, a quarter of its time stolen by other
+/// tenants) one gave 2.91 GHz where the kernels all showed 3.15-3.25, and
+/// every body was converted at 2.91, `add r64, r64` 0.22 cycles. Seven
+/// calibrations in a row there scattered by 3% both ways (3.11-3.35 GHz
+/// around 3.22): the unroll difference of two noisy kernels comes out
+/// long or short, so neither the fastest nor the slowest is the clock.
+fn start_clock(ghz: &[f64]) -> Option<f64> {
+    let mut sorted = ghz.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied()
 }
 
 /// Nanoseconds per cycle from the calibration kernels; runs in the child.
@@ -1942,6 +1968,19 @@ mod tests {
         ] {
             assert_eq!(Message::decode(bad), None, "{bad:?}");
         }
+    }
+
+    /// The start clock is the median calibration: a slow one (noise) and
+    /// a fast one (an unroll difference come out short) do not set it.
+    #[test]
+    fn the_start_clock_is_the_median_calibration() {
+        // The zen3 guest's slow start: one calibration at 2.91.
+        let g = start_clock(&[2.91, 3.24, 3.23, 3.24, 3.10, 3.24, 3.22]);
+        assert_eq!(g, Some(3.23));
+        // A lone 4.51 on a 4.0 GHz core is no clock.
+        assert_eq!(start_clock(&[4.51, 3.99, 4.0]), Some(4.0));
+        assert_eq!(start_clock(&[3.3]), Some(3.3));
+        assert_eq!(start_clock(&[]), None);
     }
 
     /// With `-f GHz`, a body whose calibration shows another clock says so.
