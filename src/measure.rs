@@ -247,6 +247,14 @@ pub fn unroll_difference(once: &Timing, twice: &Timing) -> f64 {
     twice.ns_per_iter - once.ns_per_iter
 }
 
+/// The median of `values` (the upper one of an even count), `None` for
+/// none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied()
+}
+
 /// Cycles from nanoseconds at `ghz`.
 pub fn cycles(ns: f64, ghz: f64) -> f64 {
     ns * ghz

@@ -266,7 +266,7 @@ fn wide_calibration(t: &dyn Target) -> Result<Option<(Code, Code)>, RunError> {
 
 /// Whether the clock can be measured here, once for a run: the
 /// calibration chain timed [`START_CALIBRATIONS`] times in a child; its
-/// frequency in GHz ([`start_clock`]), or what it gave. Under an emulator
+/// frequency in GHz (their median), or what it gave. Under an emulator
 /// (qemu-user) the chain's two kernels take the same time and the
 /// difference is 0 or negative: every body would fail for that one
 /// reason.
@@ -286,7 +286,7 @@ pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
         .filter(|&&ns| ns > 0.0)
         .map(|ns| 1.0 / ns)
         .collect();
-    match (start_clock(&ghz), got.first()) {
+    match (measure::median(&ghz), got.first()) {
         (Some(g), _) => Ok(g),
         (None, Some(ns)) => Err(format!(
             "a chain of {CHAIN} dependent adds took {ns} ns per add more than none at all"
@@ -295,23 +295,16 @@ pub fn check_clock(t: &dyn Target, opts: &Options) -> Result<f64, String> {
     }
 }
 
-/// Calibrations a run's start clock is taken from ([`start_clock`]).
+/// Calibrations a run's start clock is the median of. The start clock is
+/// what every body's own calibration is held to ([`CLOCK_CEILING`]), so a
+/// single slow calibration spoiled a whole run: on the zen3 guest
+/// (2026-12-01, a quarter of its time stolen by other tenants) one gave
+/// 2.91 GHz where the kernels all showed 3.15-3.25, and every body was
+/// converted at 2.91, `add r64, r64` 0.22 cycles. Seven calibrations in a
+/// row there scattered by 3% both ways (3.11-3.35 GHz around 3.22): the
+/// unroll difference of two noisy kernels comes out long or short, so
+/// neither the fastest nor the slowest is the clock.
 const START_CALIBRATIONS: usize = 7;
-
-/// The run's start clock from several calibrations (GHz): their median.
-/// The start clock is what every body's own calibration is held to
-/// ([`CLOCK_CEILING`]), so a single slow calibration spoiled a whole run:
-/// on the zen3 guest (2026-12-01, a quarter of its time stolen by other
-/// tenants) one gave 2.91 GHz where the kernels all showed 3.15-3.25, and
-/// every body was converted at 2.91, `add r64, r64` 0.22 cycles. Seven
-/// calibrations in a row there scattered by 3% both ways (3.11-3.35 GHz
-/// around 3.22): the unroll difference of two noisy kernels comes out
-/// long or short, so neither the fastest nor the slowest is the clock.
-fn start_clock(ghz: &[f64]) -> Option<f64> {
-    let mut sorted = ghz.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len() / 2).copied()
-}
 
 /// Nanoseconds per cycle from the calibration kernels; runs in the child.
 fn ns_per_cycle(plan: &Plan, (c1, c2): (extern "C" fn(u64), extern "C" fn(u64))) -> f64 {
@@ -366,7 +359,7 @@ fn frequency(opts: &Options, before: f64, after: f64) -> Result<(f64, f64, bool)
 /// on xeon-cf (4.0 GHz, 3.9 under 512-bit work) a group of 256-bit
 /// converts once showed "4.51 GHz", which made 1.00 cycles 1.16. Clocks
 /// beside bodies stayed within 3.85-4.06 GHz in four full runs otherwise.
-const CLOCK_CEILING: f64 = 0.10;
+pub(crate) const CLOCK_CEILING: f64 = 0.10;
 
 /// The clock a calibration showed, when it gave one.
 fn seen(before: f64, after: f64) -> Option<f64> {
@@ -1409,11 +1402,10 @@ impl Member {
             (a - b).abs() <= CHAIN_AGREEMENT * b
         });
         let clock = |r: usize| (twice[r] - once[r]) / CHAIN as f64;
-        let mut clocks: Vec<f64> = rounds.iter().map(|&r| clock(r)).collect();
-        clocks.sort_by(f64::total_cmp);
-        match clocks.get(clocks.len() / 2) {
+        let clocks: Vec<f64> = rounds.iter().map(|&r| clock(r)).collect();
+        match measure::median(&clocks) {
             // Not an emulator's (no clock to agree on there).
-            Some(&median) if median > 0.0 => at_least_min_clean(&rounds, |r| {
+            Some(median) if median > 0.0 => at_least_min_clean(&rounds, |r| {
                 (clock(r) - median).abs() <= STEADY_CLOCK * median
             }),
             _ => rounds,
@@ -1974,6 +1966,7 @@ mod tests {
     /// a fast one (an unroll difference come out short) do not set it.
     #[test]
     fn the_start_clock_is_the_median_calibration() {
+        let start_clock = measure::median;
         // The zen3 guest's slow start: one calibration at 2.91.
         let g = start_clock(&[2.91, 3.24, 3.23, 3.24, 3.10, 3.24, 3.22]);
         assert_eq!(g, Some(3.23));

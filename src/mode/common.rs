@@ -217,14 +217,13 @@ pub(crate) fn clock_line<'a>(costs: impl Iterator<Item = &'a Cost>) -> String {
         ));
     }
     // Most bodies above the run's clock: the clock, not they, was wrong.
-    let mut above: Vec<f64> = fallback
+    let ceiling = 1.0 + crate::exec::run::CLOCK_CEILING;
+    let above: Vec<f64> = fallback
         .iter()
-        .filter_map(|c| c.seen_ghz.filter(|g| *g > c.ghz * 1.1))
+        .filter_map(|c| c.seen_ghz.filter(|g| *g > c.ghz * ceiling))
         .collect();
-    if above.len() * 2 > costs.len() {
+    if let Some(seen) = crate::measure::median(&above).filter(|_| above.len() * 2 > costs.len()) {
         let start = fallback[0].ghz;
-        above.sort_by(f64::total_cmp);
-        let seen = above[above.len() / 2];
         s.push_str(&format!(
             "\n  WARNING:    most kernels ran faster than the run's start clock ({start:.2} GHz) allows: \
              it was measured in a slow moment, and their values are too low by about {:.0}%: \
