@@ -15,17 +15,54 @@ use crate::mode::reason::Skip;
 /// timings: two full runs agreed within 5% for 59% of the forms).
 pub const MIN_INSTRUCTIONS: usize = 48;
 
-/// How often a body of `len` instructions is unrolled in the shorter
-/// kernel (the longer has it twice as often).
-pub fn unroll_for(len: usize) -> usize {
+/// Read-modify-write instructions (each reads and writes memory) the
+/// longer kernel of a throughput pair holds at most: the shorter holds
+/// half. With the same addresses every iteration, each of them loads what
+/// the same copy stored one iteration before, and the core's time per copy
+/// changes with how many stores lie between the two: on the zen3 guest
+/// (2026-12-01, `winic MAN`, fastest of 5-6 runs) 20 to 48 copies of
+/// `add byte [m], 2` ran 0.52-0.58 cycles each, 52 ran 0.61 and 56 to 128
+/// ran 0.65-0.75 (`add word`: 0.58 at 48, 0.66-0.68 from 56; `add dword`:
+/// 0.49 and 0.54). A pair of 48 and 96 copies straddled that step, and its
+/// difference came out anywhere in 0.65-1.07 for 8- and 16-bit forms and
+/// 0.50-0.61 for 32- and 64-bit ones from one full run to the next. Plain
+/// stores (`mov [m], imm`: 0.49-0.62 at 24 to 96) do not step.
+/// The shorter kernel still outlasts the round trip through memory
+/// (24 x 0.5 cycles against `add byte [m], 2`'s 7.5).
+pub const MAX_READ_MODIFY_WRITES: usize = 2 * 24;
+
+/// How often a chain's or a body's instructions are unrolled in the
+/// shorter kernel by their number alone: to [`MIN_INSTRUCTIONS`].
+pub fn unroll_for_len(len: usize) -> usize {
     MIN_INSTRUCTIONS.div_ceil(len.max(1))
 }
 
+/// How often a throughput body is unrolled in the shorter kernel of its
+/// pair (the longer has it twice as often): [`unroll_for_len`], fewer
+/// where the longer kernel would hold more than
+/// [`MAX_READ_MODIFY_WRITES`] read-modify-write instructions.
+pub fn unroll_for(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
+    let plain = unroll_for_len(body.len());
+    let rmw = body
+        .iter()
+        .filter(|i| t.memory_access(i.form) == Some((true, true)))
+        .count();
+    if rmw == 0 {
+        return plain;
+    }
+    plain.min((MAX_READ_MODIFY_WRITES / 2 / rmw).max(1))
+}
+
 /// Cycles per copy from the cost of a pair of kernels ([`pair_of_kernels`])
-/// of a body of `len` instructions holding `copies` copies: the unroll
-/// difference stands for [`unroll_for`]`(len)` bodies.
-pub(crate) fn per_copy(cost: &Cost, len: usize, copies: usize) -> f64 {
-    cost.cycles / (copies * unroll_for(len)) as f64
+/// of `body` holding `copies` copies: the unroll difference stands for
+/// [`unroll_for`] bodies.
+pub(crate) fn per_copy(
+    t: &dyn Target,
+    cost: &Cost,
+    body: &[crate::arch::Inst],
+    copies: usize,
+) -> f64 {
+    cost.cycles / (copies * unroll_for(t, body)) as f64
 }
 
 /// The kernels with `body` unrolled [`unroll_for`] times and twice that:
@@ -43,7 +80,27 @@ pub(crate) fn placed_pair(
     body: &[crate::arch::Inst],
     placement: kernel::data::Placement,
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
-    let u = unroll_for(body.len());
+    unrolled_pair(t, body, unroll_for(t, body), placement)
+}
+
+/// The kernels of a latency chain: unrolled by [`unroll_for_len`] alone,
+/// since a chain's copies wait for each other whatever lies between a
+/// store and its load.
+pub(crate) fn chain_pair(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    let u = unroll_for_len(body.len());
+    unrolled_pair(t, body, u, kernel::data::Placement::Aligned)
+}
+
+/// `body` unrolled `u` times and twice that.
+fn unrolled_pair(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+    u: usize,
+    placement: kernel::data::Placement,
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     Ok((
         kernel::build_placed(t, body, u, placement)?,
         kernel::build_placed(t, body, 2 * u, placement)?,
@@ -301,6 +358,47 @@ pub fn accesses_memory(t: &dyn Target, form: crate::isa::Instr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read-modify-write bodies are unrolled so that the longer kernel
+    /// holds 48 of them (24 and 48: one side of the step they cross at
+    /// about 52 on the zen3 guest); plain stores, loads and register
+    /// forms keep 48 and 96 instructions, and a read-modify-write form
+    /// with a helper between its copies already holds 24 and 48.
+    #[test]
+    fn read_modify_write_bodies_stay_below_the_step() {
+        let t = crate::arch::target(crate::isa::Arch::X86_64);
+        let isa = crate::isa::Isa::get(crate::isa::Arch::X86_64);
+        let body =
+            |name: &str| shape::throughput(t, isa.instr(name).unwrap(), shape::COPIES).unwrap();
+        let rmw = |b: &[crate::arch::Inst]| {
+            b.iter()
+                .filter(|i| t.memory_access(i.form) == Some((true, true)))
+                .count()
+        };
+        for (name, instructions, rmws) in [
+            ("ADD8mi", 24, 24),
+            ("ADD64mr", 24, 24),
+            ("MOV32mi", 48, 0),
+            ("MOV64rm", 48, 0),
+            ("ADD64rr", 48, 0),
+        ] {
+            let b = body(name);
+            let u = unroll_for(t, &b);
+            assert_eq!((u * b.len(), u * rmw(&b)), (instructions, rmws), "{name}");
+            let cost = Cost {
+                cycles: 12.0,
+                ..Cost::default()
+            };
+            assert_eq!(per_copy(t, &cost, &b, b.len()), 12.0 / instructions as f64);
+        }
+        // A form and its helper in turn: 24 of each, as before.
+        let mut mixed = body("ADD8mi");
+        mixed.truncate(1);
+        mixed.push(body("ADD64rr")[0].clone());
+        assert_eq!(unroll_for(t, &mixed), 24);
+        // Latency chains keep the plain rule.
+        assert_eq!(unroll_for_len(1), 48);
+    }
 
     /// The clock line says when most bodies ran above the run's start
     /// clock: the start clock was wrong (the zen3 guest's 2.91 GHz start

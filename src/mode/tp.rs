@@ -96,7 +96,7 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
     batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
         let Ok(cost) = got else { return };
         let len = probes[i].1.len();
-        let cycles = per_copy(&cost, len, len);
+        let cycles = per_copy(t, &cost, &probes[i].1, len);
         // Fifty instructions a cycle is no core's: an emulator's noise.
         if cost.positive() && cycles >= 0.02 {
             got_cycles[i] = Some(cycles);
@@ -394,7 +394,7 @@ pub fn run(
                 })
             }
             Ok(cost) => {
-                let cycles = per_copy(&cost, body.len(), body.len());
+                let cycles = per_copy(t, &cost, body, body.len());
                 match floor.and_then(|f| f.undercut(stores(t, form), cycles)) {
                     Some((floor, probe)) => Outcome::Failed(Failure::BelowFloor {
                         cycles,
@@ -469,7 +469,7 @@ fn with_outcomes(t: &dyn Target, rows: &mut [Row], opts: &Options, row: &mut dyn
         let (k, label, body) = &plans[i];
         if let Some(cost) = got.ok().filter(|c| c.positive()) {
             got_values.retain(|(u, l, _)| !(u == k && l == label));
-            got_values.push((*k, label.clone(), per_copy(&cost, body.len(), body.len())));
+            got_values.push((*k, label.clone(), per_copy(t, &cost, body, body.len())));
         }
     });
     for (k, default) in labels {
@@ -594,7 +594,7 @@ fn with_helpers(
             return;
         };
         let pairs = body.len() / 2;
-        let cycles = per_copy(&cost, body.len(), pairs);
+        let cycles = per_copy(t, &cost, body, pairs);
         // The range's lower end, combined − helper, faster than the core
         // can be: the helper's cost dwarfed the form's.
         let low = cycles - helper.cycles;
@@ -756,7 +756,7 @@ fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64
             let len = bodies[i].1.len();
             // A second, better measurement replaces the first.
             out.retain(|(f, _)| f.opcode() != bodies[i].0.opcode());
-            out.push((bodies[i].0, per_copy(&c, len, len)));
+            out.push((bodies[i].0, per_copy(t, &c, &bodies[i].1, len)));
         }
     });
     out

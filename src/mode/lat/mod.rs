@@ -322,7 +322,7 @@ fn measure(
 ) -> Vec<Result<Measurement, Failed>> {
     let mut out: Vec<Result<Measurement, Failed>> =
         vec![Err(Failure::Unbounded.into()); jobs.len()];
-    let make = |i: usize| tp::pair_of_kernels(t, &jobs[i].chain.body);
+    let make = |i: usize| tp::chain_pair(t, &jobs[i].chain.body);
     // A body may be reported twice (a second chance after a failed or
     // noisy first measurement): progress counts it once.
     let mut reported = vec![false; jobs.len()];
@@ -349,7 +349,8 @@ fn measure(
                 steps: j.steps.clone(),
                 breaker: j.breaker,
                 laps: j.chain.laps,
-                cycles: cost.cycles / (tp::unroll_for(j.chain.body.len()) * j.chain.laps) as f64,
+                cycles: cost.cycles
+                    / (tp::unroll_for_len(j.chain.body.len()) * j.chain.laps) as f64,
                 bound: j.chain.bound.clone(),
                 body: body.clone(),
                 cost,

@@ -279,7 +279,7 @@ fn measure_placed(
     batch_costs(t, bodies.len(), &make, &width, opts, &mut |i, c| {
         let (body, per) = &bodies[i];
         got[i] = match c {
-            Ok(c) if c.positive() => (Ok(per_copy(&c, body.len(), *per)), c.noisy()),
+            Ok(c) if c.positive() => (Ok(per_copy(t, &c, body, *per)), c.noisy()),
             Ok(_) => (Err(Unmeasured::Noise), true),
             Err(e) => (Err(Unmeasured::Run(e)), false),
         };
