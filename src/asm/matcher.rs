@@ -321,10 +321,39 @@ pub fn parse(t: &dyn Target, text: &str) -> Result<Inst, NoMatch> {
     // assembler picks it (`xor ecx, 2` is XOR32ri8, not XOR32ri), of the
     // kind it prefers (`vsubsd xmm8, xmm7, [rax-192]` is VEX, 8 bytes,
     // though EVEX's compressed displacement takes 7).
-    let best = cands
+    let fits: Vec<(&Cand, Inst)> = cands
         .iter()
-        .filter_map(|c| fit(t, c, &line))
-        .filter_map(|inst| {
+        .filter_map(|c| Some((c, fit(t, c, &line)?)))
+        .collect();
+    // A memory operand without its size word (`vmovupd ymm0, [rcx]`)
+    // takes the size the other operands give; where they give none
+    // (`add [rax], 1`), the line is refused, as GNU as refuses it.
+    if !sized(&line) {
+        let mut sizes: Vec<String> = fits
+            .iter()
+            .filter_map(|(c, inst)| print_as(t, inst, c.alias.as_ref()))
+            .flat_map(|p| size_words(&canonical(t, &p)))
+            .collect();
+        sizes.sort();
+        sizes.dedup();
+        if sizes.len() > 1 {
+            return Err(NoMatch {
+                reason: format!(
+                    "the memory operand's size is not given and the other operands do not \
+                     tell it: write one of {} before it",
+                    sizes
+                        .iter()
+                        .map(|w| format!("`{w} ptr`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                nearest: Vec::new(),
+            });
+        }
+    }
+    let best = fits
+        .into_iter()
+        .filter_map(|(_, inst)| {
             let len = t.encode(&inst).ok()?.len();
             Some(((t.encoding_rank(inst.form), len), inst))
         })
@@ -410,7 +439,38 @@ fn printed(
     if pp == 3 && lp == 0 {
         p.drain(..3);
     }
+    // A line that gives no memory size is compared without the form's.
+    if !sized(line) {
+        let mut k = 1;
+        while k < p.len() {
+            if p[k] == Tok::Word("ptr".into()) {
+                p.drain(k - 1..=k);
+            } else {
+                k += 1;
+            }
+        }
+    }
     Some(p)
+}
+
+/// Whether a tokenised line names its memory operands' size (x86's
+/// `qword ptr`), or has none to name.
+fn sized(line: &[Tok]) -> bool {
+    let memory = line
+        .iter()
+        .any(|t| matches!(t, Tok::Word(w) if w.starts_with("mem@")));
+    !memory || line.contains(&Tok::Word("ptr".into()))
+}
+
+/// The size words (`byte`, `xmmword` ...) a printed line puts before
+/// `ptr`.
+fn size_words(toks: &[Tok]) -> Vec<String> {
+    toks.windows(2)
+        .filter_map(|w| match w {
+            [Tok::Word(size), Tok::Word(ptr)] if ptr == "ptr" => Some(size.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `c`'s form with operands that print as `line`, starting from its

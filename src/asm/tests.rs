@@ -558,3 +558,43 @@ fn aarch64_aliases_assemble_to_llvm_mc_bytes() {
         assert_eq!(p.code, want, "{line}");
     }
 }
+
+/// A memory operand without its size word takes the size its register
+/// gives, to the bytes GNU as 2.40 and llvm-mc 19 give (`vmovupd ymm0,
+/// [rcx+rax]`: `c5 fd 10 04 01`); where no operand gives one (`add
+/// [rax], 1`, `movzx eax, [rsi]`) the line is refused with the sizes to
+/// choose from, as both refuse it ("ambiguous operand size"), not
+/// assembled as the shortest.
+#[test]
+fn a_memory_operand_without_its_size_takes_the_registers() {
+    let t = target(Arch::X86_64);
+    let code = |line: &str| {
+        assemble(t, "k.s", &format!(".intel_syntax noprefix\nf:\n{line}\n")).map(|p| p.code)
+    };
+    let cases: [(&str, &[u8]); 4] = [
+        ("vmovupd ymm0, [rcx+rax]", &[0xc5, 0xfd, 0x10, 0x04, 0x01]),
+        ("vmovupd [rdx+32], ymm1", &[0xc5, 0xfd, 0x11, 0x4a, 0x20]),
+        ("add rax, [rsi+8]", &[0x48, 0x03, 0x46, 0x08]),
+        ("lea rax, [rcx+8]", &[0x48, 0x8d, 0x41, 0x08]),
+    ];
+    for (line, want) in cases {
+        assert_eq!(
+            code(line).unwrap_or_else(|e| panic!("{line}: {e}")),
+            want,
+            "{line}"
+        );
+    }
+    for (line, sizes) in [
+        (
+            "add [rax], 1",
+            &["`byte ptr`", "`word ptr`", "`dword ptr`", "`qword ptr`"][..],
+        ),
+        ("movzx eax, [rsi]", &["`byte ptr`", "`word ptr`"][..]),
+    ] {
+        let e = code(line).expect_err(line).to_string();
+        assert!(e.contains("size is not given"), "{line}: {e}");
+        for s in sizes {
+            assert!(e.contains(s), "{line}: {s} missing in {e}");
+        }
+    }
+}
