@@ -43,14 +43,17 @@ pub fn unroll_for_len(len: usize) -> usize {
 /// [`MAX_READ_MODIFY_WRITES`] read-modify-write instructions.
 pub fn unroll_for(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
     let plain = unroll_for_len(body.len());
-    let rmw = body
-        .iter()
-        .filter(|i| t.memory_access(i.form) == Some((true, true)))
-        .count();
-    if rmw == 0 {
-        return plain;
+    match read_modify_writes(t, body) {
+        0 => plain,
+        rmw => plain.min((MAX_READ_MODIFY_WRITES / 2 / rmw).max(1)),
     }
-    plain.min((MAX_READ_MODIFY_WRITES / 2 / rmw).max(1))
+}
+
+/// The instructions of `body` that read and write memory.
+fn read_modify_writes(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
+    body.iter()
+        .filter(|i| t.memory_access(i.form) == Some((true, true)))
+        .count()
 }
 
 /// Cycles per copy from the cost of a pair of kernels ([`pair_of_kernels`])
@@ -370,11 +373,6 @@ mod tests {
         let isa = crate::isa::Isa::get(crate::isa::Arch::X86_64);
         let body =
             |name: &str| shape::throughput(t, isa.instr(name).unwrap(), shape::COPIES).unwrap();
-        let rmw = |b: &[crate::arch::Inst]| {
-            b.iter()
-                .filter(|i| t.memory_access(i.form) == Some((true, true)))
-                .count()
-        };
         for (name, instructions, rmws) in [
             ("ADD8mi", 24, 24),
             ("ADD64mr", 24, 24),
@@ -384,7 +382,11 @@ mod tests {
         ] {
             let b = body(name);
             let u = unroll_for(t, &b);
-            assert_eq!((u * b.len(), u * rmw(&b)), (instructions, rmws), "{name}");
+            assert_eq!(
+                (u * b.len(), u * read_modify_writes(t, &b)),
+                (instructions, rmws),
+                "{name}"
+            );
             let cost = Cost {
                 cycles: 12.0,
                 ..Cost::default()
