@@ -67,6 +67,17 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     moves.join(", ")
                 ));
             }
+            if t.memory_access(row.form) == Some((true, true)) {
+                let (shorter, longer) = crate::mode::common::unrolls_of(m.copies, m.copies);
+                s.push_str(&format!(
+                    "\tunroll: the body {shorter} and {longer} times ({} and {} read-modify-writes \
+                     a loop: more wait on their own stores, fewer on the round trip through \
+                     memory), the difference {} bodies\n",
+                    shorter * m.copies,
+                    longer * m.copies,
+                    longer - shorter
+                ));
+            }
             if let Some(walk) = walk_note(t, row.form, m.copies) {
                 s.push_str(&walk);
             }

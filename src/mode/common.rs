@@ -16,20 +16,39 @@ use crate::mode::reason::Skip;
 pub const MIN_INSTRUCTIONS: usize = 48;
 
 /// Read-modify-write instructions (each reads and writes memory) the
-/// longer kernel of a throughput pair holds at most: the shorter holds
-/// half. With the same addresses every iteration, each of them loads what
-/// the same copy stored one iteration before, and the core's time per copy
-/// changes with how many stores lie between the two: on the zen3 guest
-/// (2026-12-01, `winic MAN`, fastest of 5-6 runs) 20 to 48 copies of
-/// `add byte [m], 2` ran 0.52-0.58 cycles each, 52 ran 0.61 and 56 to 128
-/// ran 0.65-0.75 (`add word`: 0.58 at 48, 0.66-0.68 from 56; `add dword`:
-/// 0.49 and 0.54). A pair of 48 and 96 copies straddled that step, and its
-/// difference came out anywhere in 0.65-1.07 for 8- and 16-bit forms and
-/// 0.50-0.61 for 32- and 64-bit ones from one full run to the next. Plain
-/// stores (`mov [m], imm`: 0.49-0.62 at 24 to 96) do not step.
-/// The shorter kernel still outlasts the round trip through memory
-/// (24 x 0.5 cycles against `add byte [m], 2`'s 7.5).
-pub const MAX_READ_MODIFY_WRITES: usize = 2 * 24;
+/// shorter kernel of a throughput pair holds at least, and the longer at
+/// most. With the same addresses every iteration, each copy loads what
+/// the same copy stored one iteration before, which bounds a kernel from
+/// both sides on the zen3 guest (2026-12-01, docs/measurements.md):
+/// - too few copies, and an iteration waits for that round trip through
+///   memory rather than for the stores: with 16 and 32 copies
+///   (`winic TP`), `add byte [m], imm8` came out 0.46 cycles, below the
+///   two stores a cycle any read-modify-write needs; with 20 and 32,
+///   some form at 0.46 in 3 of 9 runs; with 24 and 32, in none of 8;
+/// - too many, and the time per copy steps up, at fewer copies in some
+///   runs than in others (the core's other hardware thread, another
+///   tenant's, is the guess): 20 to 48 copies of `add byte [m], 2` ran
+///   0.52-0.58 cycles each by hand, 56 to 128 ran 0.65-0.75; pairs of 24
+///   and 48 copies of `add qword [m], imm32` gave 0.50 or 0.61 from one
+///   run to the next (the 48-copy kernel at 0.50 or 0.556 a copy for a
+///   whole run, the 24-copy one at 0.50), of 20 and 40 the same; of 16
+///   and 32, 0.50 in every run.
+pub const READ_MODIFY_WRITES: (usize, usize) = (24, 32);
+
+/// Copies of a read-modify-write form in its throughput body (and pairs
+/// of it and its helper): few, so that whole bodies fill the kernels to
+/// the [`READ_MODIFY_WRITES`] bounds (4 copies: 6 and 8 bodies).
+pub const READ_MODIFY_WRITE_COPIES: usize = 4;
+
+/// Copies of `form` in its throughput body: [`shape::COPIES`], or
+/// [`READ_MODIFY_WRITE_COPIES`] for a form that reads and writes memory.
+pub fn body_copies(t: &dyn Target, form: Instr) -> usize {
+    if t.memory_access(form) == Some((true, true)) {
+        READ_MODIFY_WRITE_COPIES
+    } else {
+        shape::COPIES
+    }
+}
 
 /// How often a chain's or a body's instructions are unrolled in the
 /// shorter kernel by their number alone: to [`MIN_INSTRUCTIONS`].
@@ -37,15 +56,27 @@ pub fn unroll_for_len(len: usize) -> usize {
     MIN_INSTRUCTIONS.div_ceil(len.max(1))
 }
 
-/// How often a throughput body is unrolled in the shorter kernel of its
-/// pair (the longer has it twice as often): [`unroll_for_len`], fewer
-/// where the longer kernel would hold more than
-/// [`MAX_READ_MODIFY_WRITES`] read-modify-write instructions.
-pub fn unroll_for(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
-    let plain = unroll_for_len(body.len());
-    match read_modify_writes(t, body) {
-        0 => plain,
-        rmw => plain.min((MAX_READ_MODIFY_WRITES / 2 / rmw).max(1)),
+/// How often a throughput body is unrolled in the shorter and the longer
+/// kernel of its pair: [`unroll_for_len`] and twice that, or, for a body
+/// with read-modify-write instructions, as often as keeps both kernels
+/// within [`READ_MODIFY_WRITES`] (the longer at least one body more).
+pub fn unrolls_for(t: &dyn Target, body: &[crate::arch::Inst]) -> (usize, usize) {
+    unrolls_of(body.len(), read_modify_writes(t, body))
+}
+
+/// [`unrolls_for`] a body of `len` instructions, `rmw` of them
+/// read-modify-writes.
+pub fn unrolls_of(len: usize, rmw: usize) -> (usize, usize) {
+    match rmw {
+        0 => {
+            let u = unroll_for_len(len);
+            (u, 2 * u)
+        }
+        rmw => {
+            let (least, most) = READ_MODIFY_WRITES;
+            let shorter = least.div_ceil(rmw);
+            (shorter, (most / rmw).max(shorter + 1))
+        }
     }
 }
 
@@ -58,18 +89,19 @@ fn read_modify_writes(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
 
 /// Cycles per copy from the cost of a pair of kernels ([`pair_of_kernels`])
 /// of `body` holding `copies` copies: the unroll difference stands for
-/// [`unroll_for`] bodies.
+/// as many bodies as the longer kernel has more ([`unrolls_for`]).
 pub(crate) fn per_copy(
     t: &dyn Target,
     cost: &Cost,
     body: &[crate::arch::Inst],
     copies: usize,
 ) -> f64 {
-    cost.cycles / (copies * unroll_for(t, body)) as f64
+    let (shorter, longer) = unrolls_for(t, body);
+    cost.cycles / (copies * (longer - shorter)) as f64
 }
 
-/// The kernels with `body` unrolled [`unroll_for`] times and twice that:
-/// their difference is the body that many times.
+/// The kernels with `body` unrolled as [`unrolls_for`] says: their
+/// difference is the body as many times as the longer has more.
 pub(crate) fn pair_of_kernels(
     t: &dyn Target,
     body: &[crate::arch::Inst],
@@ -83,7 +115,7 @@ pub(crate) fn placed_pair(
     body: &[crate::arch::Inst],
     placement: kernel::data::Placement,
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
-    unrolled_pair(t, body, unroll_for(t, body), placement)
+    unrolled_pair(t, body, unrolls_for(t, body), placement)
 }
 
 /// The kernels of a latency chain: unrolled by [`unroll_for_len`] alone,
@@ -94,19 +126,19 @@ pub(crate) fn chain_pair(
     body: &[crate::arch::Inst],
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     let u = unroll_for_len(body.len());
-    unrolled_pair(t, body, u, kernel::data::Placement::Aligned)
+    unrolled_pair(t, body, (u, 2 * u), kernel::data::Placement::Aligned)
 }
 
-/// `body` unrolled `u` times and twice that.
+/// `body` unrolled `shorter` and `longer` times.
 fn unrolled_pair(
     t: &dyn Target,
     body: &[crate::arch::Inst],
-    u: usize,
+    (shorter, longer): (usize, usize),
     placement: kernel::data::Placement,
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     Ok((
-        kernel::build_placed(t, body, u, placement)?,
-        kernel::build_placed(t, body, 2 * u, placement)?,
+        kernel::build_placed(t, body, shorter, placement)?,
+        kernel::build_placed(t, body, longer, placement)?,
     ))
 }
 
@@ -362,42 +394,65 @@ pub fn accesses_memory(t: &dyn Target, form: crate::isa::Instr) -> bool {
 mod tests {
     use super::*;
 
-    /// Read-modify-write bodies are unrolled so that the longer kernel
-    /// holds 48 of them (24 and 48: one side of the step they cross at
-    /// about 52 on the zen3 guest); plain stores, loads and register
-    /// forms keep 48 and 96 instructions, and a read-modify-write form
-    /// with a helper between its copies already holds 24 and 48.
+    /// A read-modify-write form's body has 4 copies, unrolled so that
+    /// its kernels hold 24 and 32 of them ([`READ_MODIFY_WRITES`]), also
+    /// with a helper between the copies; plain stores, loads and register
+    /// forms keep 12 copies in 48 and 96 instructions.
     #[test]
-    fn read_modify_write_bodies_stay_below_the_step() {
+    fn read_modify_write_kernels_hold_24_and_32_of_them() {
         let t = crate::arch::target(crate::isa::Arch::X86_64);
         let isa = crate::isa::Isa::get(crate::isa::Arch::X86_64);
+        let form = |name: &str| isa.instr(name).unwrap();
         let body =
-            |name: &str| shape::throughput(t, isa.instr(name).unwrap(), shape::COPIES).unwrap();
-        for (name, instructions, rmws) in [
-            ("ADD8mi", 24, 24),
-            ("ADD64mr", 24, 24),
-            ("MOV32mi", 48, 0),
-            ("MOV64rm", 48, 0),
-            ("ADD64rr", 48, 0),
+            |name: &str| shape::throughput(t, form(name), body_copies(t, form(name))).unwrap();
+        // (form, copies in its body, instructions in the two kernels,
+        // read-modify-writes in them)
+        for (name, copies, instructions, rmws) in [
+            ("ADD8mi", 4, (24, 32), (24, 32)),
+            ("ADD64mr", 4, (24, 32), (24, 32)),
+            ("SHL16m1", 4, (24, 32), (24, 32)),
+            ("MOV32mi", 12, (48, 96), (0, 0)),
+            ("MOV64rm", 12, (48, 96), (0, 0)),
+            ("ADD64rr", 12, (48, 96), (0, 0)),
         ] {
             let b = body(name);
-            let u = unroll_for(t, &b);
+            assert_eq!(b.len(), copies, "{name}");
+            let (shorter, longer) = unrolls_for(t, &b);
+            let rmw = read_modify_writes(t, &b);
             assert_eq!(
-                (u * b.len(), u * read_modify_writes(t, &b)),
+                (
+                    (shorter * b.len(), longer * b.len()),
+                    (shorter * rmw, longer * rmw)
+                ),
                 (instructions, rmws),
                 "{name}"
             );
+            // The difference stands for the instructions the longer
+            // kernel has more.
             let cost = Cost {
                 cycles: 12.0,
                 ..Cost::default()
             };
-            assert_eq!(per_copy(t, &cost, &b, b.len()), 12.0 / instructions as f64);
+            let more = instructions.1 - instructions.0;
+            assert_eq!(per_copy(t, &cost, &b, b.len()), 12.0 / more as f64);
         }
-        // A form and its helper in turn: 24 of each, as before.
+        // A form and its helper in turn: 24 and 32 of the form.
         let mut mixed = body("ADD8mi");
         mixed.truncate(1);
         mixed.push(body("ADD64rr")[0].clone());
-        assert_eq!(unroll_for(t, &mixed), 24);
+        assert_eq!(unrolls_for(t, &mixed), (24, 32));
+        // Bodies of other sizes stay within the bounds, the longer kernel
+        // at least one body more.
+        for rmw in 1..=16 {
+            let b = vec![body("ADD64mr")[0].clone(); rmw];
+            let (shorter, longer) = unrolls_for(t, &b);
+            assert!(shorter * rmw >= READ_MODIFY_WRITES.0, "{rmw}");
+            assert!(longer > shorter, "{rmw}");
+            assert!(
+                longer * rmw <= READ_MODIFY_WRITES.1 || longer == shorter + 1,
+                "{rmw}"
+            );
+        }
         // Latency chains keep the plain rule.
         assert_eq!(unroll_for_len(1), 48);
     }

@@ -214,8 +214,11 @@ pub enum Failure {
     /// does not grow with the work (non-temporal stores drain to memory at
     /// their own pace), so the difference is no cost of the form.
     NotLinear {
-        /// Twice's time over once's.
+        /// The longer kernel's time over the shorter's.
         ratio: f64,
+        /// The longer kernel's work over the shorter's: 2, or 32 / 24 for
+        /// read-modify-writes ([`crate::mode::common::unrolls_for`]).
+        expected: f64,
         /// The measurement.
         cost: Box<Cost>,
     },
@@ -271,7 +274,9 @@ impl Failure {
             Failure::Child(ChildError::System(_)) => "winic could not run the child".into(),
             Failure::Child(ChildError::Interrupted) => "stopped by SIGINT or SIGTERM".into(),
             Failure::NotPositive { .. } => "the unroll difference was not positive: noise".into(),
-            Failure::NotLinear { ratio, .. } if *ratio < 2.0 => {
+            Failure::NotLinear {
+                ratio, expected, ..
+            } if ratio < expected => {
                 "held back: the time does not grow with the body (bound beyond the core)".into()
             }
             Failure::NotLinear { .. } => {
@@ -315,17 +320,23 @@ impl fmt::Display for Failure {
                 f,
                 "the unroll difference was not positive ({cycles:.3} cycles for the body): noise"
             ),
-            Failure::NotLinear { ratio, .. } if *ratio < 2.0 => write!(
+            Failure::NotLinear {
+                ratio, expected, ..
+            } if ratio < expected => write!(
                 f,
-                "held back: the body twice took only {ratio:.2} times as long as once, so the \
-                 time does not grow with the work (bound beyond the core: memory, a \
-                 write-combining buffer) and the difference is no cost of the form"
+                "held back: the longer kernel ({expected:.2} times the shorter's work) took \
+                 only {ratio:.2} times as long, so the time does not grow with the work (bound \
+                 beyond the core: memory, a write-combining buffer) and the difference is no \
+                 cost of the form"
             ),
-            Failure::NotLinear { ratio, .. } => write!(
+            Failure::NotLinear {
+                ratio, expected, ..
+            } => write!(
                 f,
-                "held back: the body twice took {ratio:.2} times as long as once, so the time \
-                 grows faster than the work (values that drift with the iterations: a \
-                 dividend divided again and again) and the difference is no cost of the form"
+                "held back: the longer kernel ({expected:.2} times the shorter's work) took \
+                 {ratio:.2} times as long, so the time grows faster than the work (values that \
+                 drift with the iterations: a dividend divided again and again) and the \
+                 difference is no cost of the form"
             ),
             Failure::BelowFloor {
                 cycles,
@@ -418,17 +429,34 @@ mod tests {
     fn a_time_that_does_not_grow_with_the_body_is_held_back_with_its_ratio() {
         let f = Failure::NotLinear {
             ratio: 1.016,
+            expected: 2.0,
             cost: Box::default(),
         };
         assert!(f.kind().starts_with("held back"), "{}", f.kind());
-        assert!(f.to_string().contains("1.02 times"), "{f}");
+        assert!(
+            f.to_string()
+                .contains("(2.00 times the shorter's work) took only 1.02 times"),
+            "{f}"
+        );
         assert!(f.cost().is_some());
         let f = Failure::NotLinear {
             ratio: 4.16,
+            expected: 2.0,
             cost: Box::default(),
         };
         assert!(f.kind().contains("faster than the body"), "{}", f.kind());
         assert!(f.to_string().contains("4.16 times"), "{f}");
+        // Read-modify-write kernels of 24 and 32 copies: 1.20 is short.
+        let f = Failure::NotLinear {
+            ratio: 1.2,
+            expected: 32.0 / 24.0,
+            cost: Box::default(),
+        };
+        assert!(
+            f.to_string()
+                .contains("(1.33 times the shorter's work) took only 1.20"),
+            "{f}"
+        );
     }
 
     #[test]

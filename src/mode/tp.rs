@@ -1,7 +1,9 @@
 //! TP mode: the throughput of instruction forms, in cycles per instruction.
-//! Each form's throughput body (up to 12 independent copies,
-//! [`shape::throughput`]) is timed once and twice in a batch child
-//! ([`batch_costs`]); the unroll difference over the copies is the value.
+//! Each form's throughput body (up to 12 independent copies, 4 of a
+//! read-modify-write form: [`shape::throughput`], [`body_copies`]) is
+//! timed in two kernels, unrolled as [`unrolls_for`] says, in a batch
+//! child ([`batch_costs`]); the unroll difference over the copies is the
+//! value.
 
 use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options, RunError};
@@ -9,8 +11,8 @@ use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
 
 use super::common::{
-    clock_line, helper_candidates, immediate_writers, implicit_dependency, moved_pair,
-    pair_of_kernels, per_copy, sigill_net, skipped_lines,
+    body_copies, clock_line, helper_candidates, immediate_writers, implicit_dependency, moved_pair,
+    pair_of_kernels, per_copy, sigill_net, skipped_lines, unrolls_for,
 };
 use super::reason::{Failure, HoldBack, Skip};
 use std::collections::HashMap;
@@ -299,7 +301,7 @@ pub fn run(
         let early = if let Some(why) = early_skip(t, form, x87) {
             Some(Outcome::Skipped(why))
         } else {
-            match shape::throughput(t, form, shape::COPIES)
+            match shape::throughput(t, form, body_copies(t, form))
                 .map_err(|e| e.to_string())
                 .and_then(|b| {
                     kernel::build(t, &b, 1)
@@ -363,6 +365,15 @@ pub fn run(
         };
         let (k, body) = &bodies[b];
         let form = forms[*k];
+        // The longer kernel's work over the shorter's, and how much of
+        // the work it adds its time grew by (1 for a time the work sets).
+        let expected = || {
+            let (shorter, longer) = unrolls_for(t, body);
+            longer as f64 / shorter as f64
+        };
+        let grown = |cost: &Cost| {
+            (cost.twice.ns_per_iter / cost.once.ns_per_iter - 1.0) / (expected() - 1.0)
+        };
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
         let outcome = match got {
@@ -370,26 +381,28 @@ pub fn run(
                 cycles: cost.cycles,
                 cost: Box::new(cost),
             }),
-            // A body of at least one copy and the loop's branch take twice
-            // as long twice, but for the loop's own cycle or two: under
-            // 1.25 times, the work did not set the time.
-            // Over 3 times, the time grew faster than the work: the
-            // values drift with the iterations (`divpd xmm1, xmm2`
-            // divides its own dividend again and again: 68.7 ns once,
-            // 286 ns twice on the Xeon guest, a "throughput" of 12.7
-            // where `vdivpd xmm1, xmm2, xmm3` runs at 4.0).
+            // The longer kernel holds `expected` times the shorter's work
+            // (twice the body, or 32 read-modify-writes against 24) and
+            // takes that much longer, but for the loop's own cycle or
+            // two: grown by under a quarter of the work added (1.25 times
+            // for a pair of once and twice), the work did not set the
+            // time. Grown by over twice the work added (3 times), the
+            // time grew faster than the work: the values drift with the
+            // iterations (`divpd xmm1, xmm2` divides its own dividend
+            // again and again: 68.7 ns once, 286 ns twice on the Xeon
+            // guest, a "throughput" of 12.7 where `vdivpd xmm1, xmm2,
+            // xmm3` runs at 4.0).
             // Only clean timings are evidence of a time that does not
             // grow: under qemu no round is clean, and a ratio of noisy
             // timings says little. A busy sibling thread slows a kernel
             // by 1.6 times at most, so 3 times is evidence even then.
             Ok(cost)
-                if (!cost.once.noisy
-                    && !cost.twice.noisy
-                    && cost.twice.ns_per_iter < 1.25 * cost.once.ns_per_iter)
-                    || cost.twice.ns_per_iter > 3.0 * cost.once.ns_per_iter =>
+                if (!cost.once.noisy && !cost.twice.noisy && grown(&cost) < 0.25)
+                    || grown(&cost) > 2.0 =>
             {
                 Outcome::Failed(Failure::NotLinear {
                     ratio: cost.twice.ns_per_iter / cost.once.ns_per_iter,
+                    expected: expected(),
                     cost: Box::new(cost),
                 })
             }
@@ -444,7 +457,7 @@ fn with_outcomes(t: &dyn Target, rows: &mut [Row], opts: &Options, row: &mut dyn
         if !matches!(r.outcome, Outcome::Measured(_)) {
             continue;
         }
-        let Ok(body) = shape::throughput(t, r.form, shape::COPIES) else {
+        let Ok(body) = shape::throughput(t, r.form, body_copies(t, r.form)) else {
             continue;
         };
         let per_copy: Vec<Vec<(String, crate::arch::Inst)>> =
@@ -500,9 +513,13 @@ pub(crate) fn interleaved(
     onto: Option<(usize, Reg)>,
 ) -> Option<Vec<crate::arch::Inst>> {
     // The most pairs: fewer copies of the form can leave registers for
-    // more helpers.
+    // more helpers (a read-modify-write form has a few in any case).
     let mut best: Option<Vec<crate::arch::Inst>> = None;
-    for n in [shape::COPIES, 8, 6, 4, 2, 1] {
+    let most = body_copies(t, form);
+    for n in [shape::COPIES, 8, 6, 4, 2, 1]
+        .into_iter()
+        .filter(|&n| n <= most)
+    {
         let Ok(body) = shape::throughput(t, form, n) else {
             continue;
         };
@@ -743,7 +760,7 @@ fn choose_helper(
 fn run_plain(t: &dyn Target, forms: &[Instr], opts: &Options) -> Vec<(Instr, f64)> {
     let bodies: Vec<(Instr, Vec<crate::arch::Inst>)> = forms
         .iter()
-        .filter_map(|f| Some((*f, shape::throughput(t, *f, shape::COPIES).ok()?)))
+        .filter_map(|f| Some((*f, shape::throughput(t, *f, body_copies(t, *f)).ok()?)))
         .collect();
     let make = |i: usize| {
         let body = &bodies[i].1;
@@ -933,6 +950,7 @@ mod tests {
             form: movnti,
             outcome: Outcome::Failed(Failure::NotLinear {
                 ratio: 1.03,
+                expected: 2.0,
                 cost: Box::new(measured(movnti, 0.146).cost),
             }),
         };
