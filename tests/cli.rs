@@ -1896,12 +1896,22 @@ fn ports_times_loads_and_stores_across_cache_lines() {
     let out = stdout(&o);
     assert!(out.contains("line splits (cycles an access"), "{out}");
     let db = winic::db::Database::load(dir.join("db.yaml")).unwrap();
+    let mut measured = 0;
     for name in forms {
+        let e = db.get(name).unwrap_or_else(|| panic!("{name} not written"));
+        // Beside another tenant a placement can come out faster than
+        // aligned, which no access can be: held back, said, not written.
+        let held = format!("{name}: not measured: held back: ");
+        if let Some(l) = out.lines().find(|l| l.trim_start().starts_with(&held)) {
+            assert!(l.contains("faster than aligned"), "{l}");
+            assert!(e.line_split_throughput.is_none(), "{name}: {l}");
+            continue;
+        }
+        measured += 1;
         let line = out
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{name} (")))
             .unwrap_or_else(|| panic!("no line for {name}: {out}"));
-        let e = db.get(name).unwrap_or_else(|| panic!("{name} not written"));
         let split = e
             .line_split_throughput
             .unwrap_or_else(|| panic!("{name}: {line}"));
@@ -1915,10 +1925,15 @@ fn ports_times_loads_and_stores_across_cache_lines() {
             .unwrap_or_else(|| panic!("{line}"));
         assert!(aligned > 0.0, "{line}");
         // Noise may make either a little faster; a split costs at least
-        // the aligned access's work.
-        assert!(split >= 0.8 * aligned && stream >= 0.8 * aligned, "{line}");
+        // the aligned access's work: more than 10% faster is held back
+        // (0.88: both figures rounded to two decimals).
+        assert!(
+            split >= 0.88 * aligned && stream >= 0.88 * aligned,
+            "{line}"
+        );
         assert!(split < 1e3 && stream < 1e3, "{line}");
     }
+    assert!(measured > 0, "every form held back: {out}");
     let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_eq!(

@@ -388,6 +388,18 @@ pub enum Unmeasured {
     NotMapped,
     /// The kernels gave no time.
     Run(RunError),
+    /// A placed access (across two lines, off its alignment, in a line of
+    /// its own) ran faster than the same access aligned, by more than
+    /// noise allows: it does at least the aligned access's work, so the
+    /// time is noise, not the access's.
+    FasterThanAligned {
+        /// Which placement.
+        placement: &'static str,
+        /// Its cycles an access.
+        cycles: f64,
+        /// The aligned access's.
+        aligned: f64,
+    },
 }
 
 impl Unmeasured {
@@ -417,6 +429,15 @@ impl fmt::Display for Unmeasured {
             Unmeasured::NotAlone => f.write_str("its copies of the mix do not run alone"),
             Unmeasured::NotMapped => f.write_str("a form is not mapped"),
             Unmeasured::Run(e) => write!(f, "{e}"),
+            Unmeasured::FasterThanAligned {
+                placement,
+                cycles,
+                aligned,
+            } => write!(
+                f,
+                "held back: {placement} {cycles:.2} cycles an access, faster than aligned \
+                 ({aligned:.2}), which does less work: noise (another tenant on the core)"
+            ),
         }
     }
 }
