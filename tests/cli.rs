@@ -1610,10 +1610,11 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // add returns the address it read, no way back): within a quarter
     // cycle of LAT's.
     let chase = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chase-add.s");
-    // Other tenants and the tests beside this one only ever slow a run
-    // down (CI once saw 5.33 against 5): the fastest of up to three runs
-    // is the chase's time, and a chase that is really another length
-    // fails all three.
+    // Other tenants and the tests beside this one upset single runs (CI
+    // once saw 5.33 against 5, and once 2.525 then 5.216: a clock taken
+    // in a slow moment halves the cycles): one of up to three runs within
+    // a quarter cycle is the chase's time, and a chase that is really
+    // another length fails all three.
     let (lat, _) = sub("ADD64rm", "1", "0");
     let mut seen = Vec::new();
     for _ in 0..3 {
@@ -1629,10 +1630,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
             break;
         }
     }
-    let man = seen.iter().copied().fold(f64::INFINITY, f64::min);
     assert!(
-        (man - lat).abs() <= 0.25,
-        "MAN chase {seen:?} (fastest {man}), LAT {lat}"
+        seen.iter().any(|man| (man - lat).abs() <= 0.25),
+        "MAN chase {seen:?}, LAT {lat}"
     );
     let (lo, hi) = sub("MOVZX32rm8", "1", "0");
     assert!(
