@@ -67,7 +67,7 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     moves.join(", ")
                 ));
             }
-            if t.memory_access(row.form) == Some((true, true)) {
+            if crate::mode::common::is_read_modify_write(t, row.form) {
                 let (shorter, longer) = crate::mode::common::unrolls_of(m.body.len(), m.copies);
                 s.push_str(&format!(
                     "\tunroll: the body {shorter} and {longer} times ({} and {} read-modify-writes \

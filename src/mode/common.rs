@@ -40,10 +40,16 @@ pub const READ_MODIFY_WRITES: (usize, usize) = (24, 32);
 /// the [`READ_MODIFY_WRITES`] bounds (4 copies: 6 and 8 bodies).
 pub const READ_MODIFY_WRITE_COPIES: usize = 4;
 
+/// Whether `form` reads and writes memory (`add [m], imm`): TP's
+/// kernels of it hold [`READ_MODIFY_WRITES`].
+pub fn is_read_modify_write(t: &dyn Target, form: Instr) -> bool {
+    t.memory_access(form) == Some((true, true))
+}
+
 /// Copies of `form` in its throughput body: [`shape::COPIES`], or
 /// [`READ_MODIFY_WRITE_COPIES`] for a form that reads and writes memory.
 pub fn body_copies(t: &dyn Target, form: Instr) -> usize {
-    if t.memory_access(form) == Some((true, true)) {
+    if is_read_modify_write(t, form) {
         READ_MODIFY_WRITE_COPIES
     } else {
         shape::COPIES
@@ -83,7 +89,7 @@ pub fn unrolls_of(len: usize, rmw: usize) -> (usize, usize) {
 /// The instructions of `body` that read and write memory.
 fn read_modify_writes(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
     body.iter()
-        .filter(|i| t.memory_access(i.form) == Some((true, true)))
+        .filter(|i| is_read_modify_write(t, i.form))
         .count()
 }
 

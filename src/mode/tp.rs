@@ -367,13 +367,10 @@ pub fn run(
         let form = forms[*k];
         // The longer kernel's work over the shorter's, and how much of
         // the work it adds its time grew by (1 for a time the work sets).
-        let expected = || {
-            let (shorter, longer) = unrolls_for(t, body);
-            longer as f64 / shorter as f64
-        };
-        let grown = |cost: &Cost| {
-            (cost.twice.ns_per_iter / cost.once.ns_per_iter - 1.0) / (expected() - 1.0)
-        };
+        let (shorter, longer) = unrolls_for(t, body);
+        let expected = longer as f64 / shorter as f64;
+        let grown =
+            |cost: &Cost| (cost.twice.ns_per_iter / cost.once.ns_per_iter - 1.0) / (expected - 1.0);
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
         let outcome = match got {
@@ -402,7 +399,7 @@ pub fn run(
             {
                 Outcome::Failed(Failure::NotLinear {
                     ratio: cost.twice.ns_per_iter / cost.once.ns_per_iter,
-                    expected: expected(),
+                    expected,
                     cost: Box::new(cost),
                 })
             }
