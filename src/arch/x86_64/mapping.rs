@@ -104,6 +104,24 @@ pub fn plan(form: &Instr) -> Result<&'static Plan, &'static str> {
     }
 }
 
+/// The iced codes that share `form`'s opcode (its ModRM group, or that
+/// group folded into the opcode): those [`plan`] chose among. Empty when
+/// the record has no x86 encoding iced could hold.
+pub fn candidate_codes(form: &Instr) -> Vec<Code> {
+    let crate::isa::Encoding::X86(e) = form.encoding() else {
+        return Vec::new();
+    };
+    let Ok(key) = llvm_key(&e) else {
+        return Vec::new();
+    };
+    let alt = modrm_in_opcode(key);
+    let mut out: Vec<Code> = index().get(&key).cloned().unwrap_or_default();
+    if alt != key {
+        out.extend(index().get(&alt).into_iter().flatten());
+    }
+    out
+}
+
 /// The structural key both sides are indexed by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -205,6 +223,11 @@ fn modrm_in_opcode(key: Key) -> Key {
 fn group_of(form: &str) -> Option<i32> {
     let rest = form.strip_prefix("MRM")?;
     let (digit, tail) = rest.split_at(1.min(rest.len()));
+    // `MRMXm`/`MRMXr`: the reg field is ignored, and LLVM's encoder
+    // writes 0 there (`nop dword [m]` is `0F 1F /0`, `extrq` `66 0F 78 /0`).
+    if digit == "X" {
+        return matches!(tail, "r" | "m").then_some(0);
+    }
     let n: i32 = digit.parse().ok()?;
     matches!(tail, "r" | "X" | "m").then_some(n)
 }
@@ -494,6 +517,12 @@ fn make_plan(form: &Instr) -> Result<Plan, String> {
     }
     if form.predicates().any(|p| p.name() == "Not64BitMode") {
         return Err("Not64BitMode: invalid in 64-bit mode".into());
+    }
+    // `mov al, [moffs16]`: the address-size prefix selects 32 bits in
+    // 64-bit mode, so no 16-bit address exists there (LLVM 19 marks
+    // `jcxz` Not64BitMode, the `moffs16` moves not).
+    if e.adsize() == "AdSize16" {
+        return Err("Not64BitMode: 16-bit addressing is invalid in 64-bit mode".into());
     }
     if let Some(p) = form
         .predicates()

@@ -578,3 +578,33 @@ fn masks_start_with_every_lane_on() {
     assert_eq!(frame::ALL_LANES, -1);
     assert_eq!(set_by("XMM1"), [frame::UNCRITICAL]);
 }
+
+/// LLVM's `MRMXm`/`MRMXr` forms (reg field ignored) encode with 0 there,
+/// as llvm-mc does (`nop dword ptr [rcx]` is `0f 1f 01`); a form whose
+/// opcode's every iced code needs a feature the host lacks names it
+/// (`v4fmaddps`: AVX512_4FMAPS, Knights Mill only; LLVM 19 asks for
+/// avx512f alone); a 16-bit address cannot be written in 64-bit mode.
+#[test]
+fn ignored_reg_fields_knights_mill_and_16_bit_addresses() {
+    let hex = |name: &str| hex_of(&X86_64.example(isa().instr(name).unwrap()).unwrap());
+    assert_eq!(hex("NOOPL"), "0f 1f 01");
+    assert_eq!(hex("NOOPWr"), "66 0f 1f c1");
+    assert_eq!(hex("EXTRQI"), "66 0f 78 c1 02 02");
+    let v4 = isa().instr("V4FMADDPSrm").unwrap();
+    let codes = mapping::candidate_codes(&v4);
+    assert!(!codes.is_empty());
+    assert!(codes.iter().all(|c| c
+        .cpuid_features()
+        .contains(&iced_x86::CpuidFeature::AVX512_4FMAPS)));
+    if host::has(iced_x86::CpuidFeature::AVX512_4FMAPS) == Some(false) {
+        let why = X86_64.source_lacks(v4).expect("lacks AVX512_4FMAPS");
+        assert!(why.contains("AVX512_4FMAPS"), "{why}");
+    }
+    for name in ["MOV8ao16", "MOV32o16a"] {
+        let err = mapping::plan(&isa().instr(name).unwrap()).err();
+        assert!(
+            err.is_some_and(|e| e.contains("Not64BitMode")),
+            "{name}: {err:?}"
+        );
+    }
+}
