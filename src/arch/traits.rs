@@ -194,7 +194,12 @@ pub trait Operands {
     /// stride of a memory access (never its base), each with the value a
     /// kernel sets it to, small enough that every access stays inside the
     /// data area (AArch64 `[x1, x2, lsl #3]` and post-index `x2`: 0;
-    /// RISC-V strides). Nothing chains through them.
+    /// RISC-V strides). Nothing chains through an explicit one. Also the
+    /// registers whose value decides whether `inst` runs at all, with the
+    /// value it runs with: x86 `div`'s divisor 1 and high half 0, which a
+    /// chain of divisions keeps (a chain may run through such an implicit
+    /// register; a move breaking one writes its value,
+    /// `crate::mode::common::write_needed_value`).
     fn address_offsets(&self, _inst: &Inst) -> Vec<(Reg, u64)> {
         Vec::new()
     }

@@ -98,9 +98,12 @@ impl Operands for X86_64 {
     }
 
     /// The bit offset register of `bt [m], r` and relatives: 0
-    /// ([`runnable::bit_offsets`]).
+    /// ([`runnable::bit_offsets`]); a division's divisor and dividend
+    /// ([`runnable::divide_values`]).
     fn address_offsets(&self, inst: &Inst) -> Vec<(Reg, u64)> {
-        runnable::bit_offsets(inst)
+        let mut out = runnable::bit_offsets(inst);
+        out.extend(runnable::divide_values(inst));
+        out
     }
 
     /// `lea`, and the loads whose result is the bytes they read: moves

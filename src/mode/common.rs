@@ -2,7 +2,7 @@
 //! the value, which forms run at all, implicit dependencies and the forms
 //! that can break them (helpers), and the summary lines both print.
 
-use crate::arch::Target;
+use crate::arch::{Inst, Target};
 use crate::exec::run::Cost;
 use crate::isa::{Instr, Reg};
 use crate::kernel::{self, shape};
@@ -276,6 +276,27 @@ pub(crate) fn immediate_writers(t: &dyn Target, reg: Reg) -> Vec<(Instr, usize, 
         .filter(|(_, _, r)| !all.iter().any(|(_, _, o)| o != r && o.contains(*r)))
         .copied()
         .collect()
+}
+
+/// A move of an immediate put onto `reg` to break a dependency of `form`
+/// writes the value `form` needs in `reg`
+/// ([`crate::arch::Operands::address_offsets`]): a division's high half
+/// 0, where the move's own immediate (0x1234) would make the next
+/// division's quotient too wide (#DE). Nothing changes when `form` needs
+/// no value there.
+pub(crate) fn write_needed_value(t: &dyn Target, form: &Inst, helper: &mut Inst, reg: Reg) {
+    let Some((_, v)) = t
+        .address_offsets(form)
+        .into_iter()
+        .find(|(r, _)| t.aliases(*r, reg))
+    else {
+        return;
+    };
+    for op in &mut helper.ops {
+        if let crate::arch::OpValue::Imm(x) = op {
+            *x = v as i64;
+        }
+    }
 }
 
 /// The summary's line on the clock the calibrations beside the kernels

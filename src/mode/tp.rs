@@ -525,8 +525,9 @@ pub(crate) fn interleaved(
             continue;
         };
         if let Some((k, r)) = onto {
-            for h in &mut helpers {
+            for (h, f) in helpers.iter_mut().zip(&body) {
                 h.ops[k] = crate::arch::OpValue::Reg(r);
+                super::common::write_needed_value(t, f, h, r);
             }
         }
         let pairs = body.len().min(helpers.len());

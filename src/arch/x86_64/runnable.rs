@@ -80,8 +80,12 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         );
     }
     let why = match mnemonic {
-        Mnemonic::Div | Mnemonic::Idiv => {
-            "divide error with the kernel's initial values (the high half is not below the divisor)"
+        // A register divisor is set to 1 ([`divide_values`]); a divisor in
+        // memory is the data area's word, whose low byte is 0 and whose
+        // wider parts are at most the high half of the dividend.
+        Mnemonic::Div | Mnemonic::Idiv if divides_by_memory(form) => {
+            "divides by the data area's word: its low byte is 0, and no dividend \
+             stays in range over a chain of its divisions (#DE)"
         }
         Mnemonic::Wrfsbase | Mnemonic::Wrgsbase => {
             "changes the thread's FS/GS base (thread-local storage)"
@@ -128,6 +132,50 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         _ => return writes_segment_register(form),
     };
     Some(why.into())
+}
+
+fn divides_by_memory(form: &Instr) -> bool {
+    form.mc_operands()
+        .iter()
+        .any(|m| m.ty.kind() == OperandKind::Mem)
+}
+
+/// The values `div r` and `idiv r` run with: the divisor 1, the high half
+/// of the dividend (`dx`, `edx`, `rdx`; `ah` of an 8-bit division) 0, and
+/// so the quotient the low half and the remainder 0, every division again:
+/// a chain of them never leaves that state, nor faults (#DE: a quotient
+/// too wide for its register). The low half keeps the kernels' value
+/// (0x4000 in each 16-bit lane, positive in every width) but for an 8-bit
+/// division, whose `ax` is 0x40 (`ah` 0, `al` 64). Each division then
+/// yields a quotient of the dividend's significant bits: 63 of 64, 31 of
+/// 32, 15 of 16, 7 of 8: the slow end on cores whose dividers take
+/// longer for wider quotients (AMD's since Zen 2).
+pub fn divide_values(inst: &crate::arch::Inst) -> Vec<(crate::isa::Reg, u64)> {
+    let divides = plan_of(&inst.form)
+        .is_ok_and(|p| matches!(p.code.mnemonic(), Mnemonic::Div | Mnemonic::Idiv));
+    if !divides || divides_by_memory(&inst.form) {
+        return Vec::new();
+    }
+    let mut out: Vec<(crate::isa::Reg, u64)> = inst
+        .ops
+        .iter()
+        .filter_map(|v| match v {
+            crate::arch::OpValue::Reg(r) => Some((*r, 1)),
+            _ => None,
+        })
+        .collect();
+    let high = |r: &crate::isa::Reg| matches!(r.name(), "DX" | "EDX" | "RDX");
+    match inst.form.implicit_uses().find(high) {
+        Some(dx) => out.push((dx, 0)),
+        // An 8-bit division reads `ax` alone: its high half is `ah`.
+        None => out.extend(
+            inst.form
+                .implicit_uses()
+                .filter(|r| r.name() == "AX")
+                .map(|ax| (ax, 0x40)),
+        ),
+    }
+    out
 }
 
 /// `bt [mem], reg`: the register is a signed bit offset from the address.

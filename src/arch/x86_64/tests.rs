@@ -319,13 +319,59 @@ fn value_dependent_faults_are_skipped_with_their_reason() {
         ("RDPKRUr", Some("unless ECX is 0")),
         ("WRPKRUr", Some("memory protection keys")),
         ("XGETBV", Some("ECX selects")),
-        ("DIV64r", Some("divide error")),
+        ("DIV64r", None),
+        ("IDIV8r", None),
+        ("DIV64m", Some("divides by the data area's word")),
         ("CPUID", None),
         ("RDTSC", None),
         ("ADD64rr", None),
         ("RDRAND64r", None),
     ];
     assert_reasons(&cases);
+}
+
+/// A register division runs with the divisor 1 and the high half 0, so
+/// that its quotient is the low half again and a chain of divisions never
+/// faults; an 8-bit one with `ax` 0x40 (`ah` 0: 64 fits a signed byte).
+#[test]
+fn divisions_run_by_one_with_the_high_half_zero() {
+    let values = |name: &str| {
+        let inst = X86_64.instance(isa().instr(name).unwrap(), &[]).unwrap();
+        let divisor = match inst.ops[0] {
+            OpValue::Reg(r) => r,
+            _ => panic!("{name}: {:?}", inst.ops),
+        };
+        let got: Vec<(String, u64)> = X86_64
+            .address_offsets(&inst)
+            .into_iter()
+            .map(|(r, v)| {
+                (
+                    if r == divisor {
+                        "divisor".into()
+                    } else {
+                        r.name().to_string()
+                    },
+                    v,
+                )
+            })
+            .collect();
+        got
+    };
+    let v = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|(r, x)| (r.to_string(), *x)).collect()
+    };
+    assert_eq!(values("DIV64r"), v(&[("divisor", 1), ("RDX", 0)]));
+    assert_eq!(values("IDIV32r"), v(&[("divisor", 1), ("EDX", 0)]));
+    assert_eq!(values("DIV16r"), v(&[("divisor", 1), ("DX", 0)]));
+    assert_eq!(values("IDIV8r"), v(&[("divisor", 1), ("AX", 0x40)]));
+    assert!(values("ADD64rr").is_empty());
+    // The low half, the quotient of every division by 1, fits a signed
+    // register of each width: `idiv` never faults either.
+    let word = frame::UNCRITICAL as u64;
+    for bits in [16u32, 32, 64] {
+        let low = word & (u64::MAX >> (64 - bits));
+        assert!(low < 1 << (bits - 1), "{bits}");
+    }
 }
 
 /// A form that excludes APX's extended GPRs (`NoEGPR`: shlx, andn) never

@@ -455,6 +455,8 @@ fn chain_with(
                     let mut inst = fresh(b.form, &[], &mut used)?;
                     if let Some((k, r)) = b.onto {
                         set_reg(&mut inst, k, r);
+                        let form = &body[body.len() - 1];
+                        crate::mode::common::write_needed_value(t, form, &mut inst, r);
                     }
                     body.push(inst);
                 }
