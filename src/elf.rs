@@ -584,7 +584,7 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
     }
     // Registers, immediates and memory operands the kernel points at its
     // data area (`[base + disp]`, a gather's, a string operation's
-    // `[rsi]`); not RIP-relative or absolute addresses.
+    // `[rsi]`, an absolute `moffs`); not RIP-relative ones.
     let other: Vec<String> = form
         .mc_operands()
         .iter()
@@ -602,13 +602,14 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
     }
     let t = crate::arch::target(arch);
     // A form that reaches memory runs when its address is an operand the
-    // kernel points at the data area (a base register), or the stack
+    // kernel points at the data area (a base register, an absolute
+    // address it sets), or the stack
     // pointer the loop's walk keeps in place (`push`, `pop`), and it
     // touches no other register the kernel reserves.
     let example = t.example(form).ok();
     let placed = example
         .as_ref()
-        .is_some_and(|i| !t.address_bases(i).is_empty());
+        .is_some_and(|i| !t.address_bases(i).is_empty() || t.at_offset(i, 0).is_some());
     let kept = crate::kernel::shape::Walked::of_example(t, example.as_ref());
     let mut reserved: Vec<&str> = form
         .implicit_uses()
@@ -753,11 +754,13 @@ mod tests {
     #[test]
     fn forms_that_cannot_be_emitted_say_why() {
         let e = |arch, name| emit_form(arch, name, 1, 10).unwrap_err().to_string();
-        let m = e(Arch::X86_64, "MOV64o64a");
+        let m = e(Arch::X86_64, "LOOP");
         assert!(
             m.contains("neither registers, immediates nor plain memory"),
             "{m}"
         );
+        // An absolute address is put in the data area, as `[base]` is.
+        assert!(emit_form(Arch::X86_64, "MOV64o64a", 1, 10).is_ok());
         let m = e(Arch::Aarch64, "ADDXrr");
         assert!(m.contains("pseudo") && m.contains("ADDXrs"), "{m}");
         let m = e(Arch::Riscv64, "NO_SUCH");

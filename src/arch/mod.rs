@@ -40,6 +40,11 @@ pub enum OpValue {
     Mem(Mem),
 }
 
+/// Where every kernel's data area starts (`crate::kernel::data` lays it
+/// out): a fixed address, so that an access without a base register (x86
+/// `moffs`) can name it ([`Operands::at_offset`] with an offset from it).
+pub const DATA_AREA: u64 = 0x4000_0000;
+
 /// Bytes between the elements a gather's kernel reads
 /// ([`KernelFrame::init_lanes`]): a cache line each, as an indexed loop over
 /// a large array touches them. 16 lanes reach 960 bytes past the access's

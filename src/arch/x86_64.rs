@@ -267,11 +267,17 @@ impl Operands for X86_64 {
         }
         let mut out = inst.clone();
         let mut any = false;
-        for v in &mut out.ops {
-            if let OpValue::Mem(m) = v {
-                m.disp = offset;
-                any = true;
+        let mc = inst.form.mc_operands();
+        for (v, m) in out.ops.iter_mut().zip(&mc) {
+            match v {
+                OpValue::Mem(a) => a.disp = offset,
+                // `moffs`: the address itself, from the data area's start.
+                OpValue::Imm(x) if m.ty.is_absolute_address() => {
+                    *x = (super::DATA_AREA as i64) + i64::from(offset)
+                }
+                _ => continue,
             }
+            any = true;
         }
         any.then_some(out)
     }
@@ -455,6 +461,11 @@ fn validate(inst: &Inst) -> Result<(), EncodeError> {
             }
             (OperandKind::Imm, OpValue::Imm(x)) => check_imm(m, *x)?,
             (OperandKind::Mem, OpValue::Mem(a)) => check_mem(m, a)?,
+            (OperandKind::Mem, OpValue::Imm(x)) if m.ty.is_absolute_address() => {
+                if absolute_bytes(m.ty) == 4 && u32::try_from(*x).is_err() {
+                    return Err(bad(m.name, format!("{x:#x} is no 32-bit address")));
+                }
+            }
             (OperandKind::PcRel, OpValue::Imm(_)) => {}
             // `ret`'s `variable_ops` stands for nothing the text or the
             // encoding holds.
@@ -546,6 +557,13 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
                     ins.set_op_kind(n, OpKind::NearBranch64);
                     ins.set_near_branch64(x as u64);
                 }
+                OpValue::Imm(x) if *kind == OpCodeOperandKind::mem_offs => {
+                    let bytes = absolute_bytes(inst.form.mc_operands()[i].ty);
+                    ins.set_op_kind(n, OpKind::Memory);
+                    ins.set_memory_index_scale(1);
+                    ins.set_memory_displacement64(x as u64);
+                    ins.set_memory_displ_size(bytes);
+                }
                 OpValue::Imm(x) => set_imm(&mut ins, n, *kind, x)?,
                 // A string operation's pointer: the register is the code's.
                 OpValue::Mem(_) if *kind == OpCodeOperandKind::seg_rSI => {
@@ -572,6 +590,16 @@ fn build(plan: &Plan, inst: &Inst) -> Result<Instruction, EncodeError> {
 
 fn to_iced(r: Reg) -> Result<Register, EncodeError> {
     iced_reg(r).ok_or_else(|| EncodeError::BadOperand(format!("{}: no iced register", r.name())))
+}
+
+/// The bytes of an absolute address (`offset32_8`: 4, with the
+/// address-size prefix; `offset64_8`: 8).
+fn absolute_bytes(ty: crate::isa::OperandType) -> u32 {
+    if ty.name().starts_with("offset32") {
+        4
+    } else {
+        8
+    }
 }
 
 /// A memory operand `[base + scale*index + disp]`, with the shortest
@@ -665,6 +693,9 @@ fn example_of(form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {
         ops[i] = Some(match m.ty.kind() {
             OperandKind::Reg => OpValue::Reg(pick_reg(m, &used, apx)?),
             OperandKind::Imm => OpValue::Imm(pick_imm(&form, m)),
+            // An absolute address: the data area's first word, until the
+            // kernel places the access (`at_offset`).
+            OperandKind::Mem if m.ty.is_absolute_address() => OpValue::Imm(super::DATA_AREA as i64),
             OperandKind::Mem if m.ty.is_addressable_memory() => pick_mem(m, &used, apx)?,
             OperandKind::PcRel if cond::runs_anyway(&form) => OpValue::Imm(0),
             _ => {

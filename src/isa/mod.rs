@@ -983,7 +983,17 @@ impl OperandType {
     /// A memory reference kernels can address: plain, with a vector
     /// index (gathers, scatters), or a string operation's pointer.
     pub fn is_addressable_memory(&self) -> bool {
-        self.is_plain_memory() || self.is_vector_indexed() || self.string_pointer().is_some()
+        self.is_plain_memory()
+            || self.is_vector_indexed()
+            || self.string_pointer().is_some()
+            || self.is_absolute_address()
+    }
+
+    /// Whether this is an x86 absolute address (`moffs`: `mov al,
+    /// [moffs64]`, LLVM's `offset64_8`), which a kernel sets to a place in
+    /// its data area.
+    pub fn is_absolute_address(&self) -> bool {
+        self.kind() == OperandKind::Mem && self.name().starts_with("offset")
     }
 
     /// For an x86 string operation's memory operand, the register it
@@ -1045,6 +1055,16 @@ impl OperandType {
     /// them (`qword` of `printqwordmem`), or `None` (`lea`, `prefetch`:
     /// `printMemReference` names no size).
     pub fn memory_size(&self) -> Option<&'static str> {
+        // `printMemOffs8` … `printMemOffs64`: an absolute address's size.
+        if let Some(bits) = self.print_method().strip_prefix("printMemOffs") {
+            return match bits {
+                "8" => Some("byte"),
+                "16" => Some("word"),
+                "32" => Some("dword"),
+                "64" => Some("qword"),
+                _ => None,
+            };
+        }
         self.print_method()
             .strip_prefix("print")?
             .strip_suffix("mem")

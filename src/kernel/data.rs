@@ -23,7 +23,7 @@
 /// sign-extended 32-bit immediate (x86 `mov r32, imm32`, RISC-V
 /// `lui`+`addi`) and lies inside the user address space of every paging
 /// mode (RISC-V Sv39 leaves user space 256 GiB).
-pub const BASE: u64 = 0x4000_0000;
+pub const BASE: u64 = crate::arch::DATA_AREA;
 
 /// Bytes of the value part.
 pub const VALUE_BYTES: u64 = 512 * 1024;

@@ -53,7 +53,7 @@ pub fn check(plan: &Plan, inst: &Inst, bytes: &[u8], text: &str) -> Check {
     if CAPSTONE_UNKNOWN.contains(&inst.form.name()) {
         return iced_check(plan, inst, bytes, "newer than capstone 5.0.6's tables");
     }
-    if super::printer::is_respelled(plan) {
+    if super::printer::is_respelled(plan, inst.form) {
         return iced_check(
             plan,
             inst,

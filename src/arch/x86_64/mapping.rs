@@ -801,7 +801,7 @@ fn match_ops(kinds: &[OK], haves: &[Have]) -> Option<Vec<Slot>> {
 /// Whether an iced operand kind is (or may be) a memory reference with a
 /// general-purpose base: ModRM.rm as memory (`r64_or_mem`, `xmm_or_mem`,
 /// `mem`), a gather's or scatter's VSIB reference (a vector index), and
-/// a string operation's `[rsi]` and `es:[rdi]`. `moffs` is not.
+/// a string operation's `[rsi]` and `es:[rdi]`, and an absolute `moffs`.
 fn takes_memory(k: OK) -> bool {
     matches!(
         k,
@@ -817,6 +817,7 @@ fn takes_memory(k: OK) -> bool {
             | OK::mem_vsib64z
             | OK::seg_rSI
             | OK::es_rDI
+            | OK::mem_offs
     ) || {
         let name = format!("{k:?}");
         name.ends_with("_or_mem") || name.ends_with("_or_mem_mpx")

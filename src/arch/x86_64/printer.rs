@@ -12,7 +12,23 @@ use std::fmt::Write;
 /// The text of `inst`.
 pub fn print(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
     let s = print_llvm(plan, inst)?;
+    if has_short_address(inst.form) {
+        // LLVM writes `mov al, byte ptr [1073741824]`, which GNU as and
+        // llvm-mc read as the ModRM form `8a 04 25`; GNU as 2.40 reads
+        // this spelling as `67 a0` and its 32-bit address (llvm-mc 19
+        // has none: it makes `addr32` an instruction of its own).
+        let rest = s.strip_prefix("mov").unwrap_or(&s);
+        return Ok(format!("addr32 movabs{rest}"));
+    }
     Ok(respelled(plan, s))
+}
+
+/// Whether `form` has an absolute address of 32 bits (`mov al,
+/// [moffs32]`: the address-size prefix and 4 address bytes).
+fn has_short_address(form: crate::isa::Instr) -> bool {
+    form.mc_operands()
+        .iter()
+        .any(|m| m.ty.is_absolute_address() && m.ty.name().starts_with("offset32"))
 }
 
 /// LLVM's Intel text of far `call`/`jmp` through memory and of the 16-bit
@@ -44,11 +60,11 @@ fn respelling(code: iced_x86::Code, operand: &str) -> Option<String> {
     })
 }
 
-/// Whether [`respelled`] changes the text of `plan`'s form: Capstone
-/// 5.0.6 prints LLVM's ambiguous text for them (`lcall [rcx]` for both
-/// `66 ff 19` and `48 ff 19`), so iced's decoder checks them.
-pub fn is_respelled(plan: &Plan) -> bool {
-    respelling(plan.code, "").is_some()
+/// Whether [`print`] changes LLVM's text of `form` (planned as `plan`):
+/// Capstone 5.0.6 prints LLVM's ambiguous text for them (`lcall [rcx]`
+/// for both `66 ff 19` and `48 ff 19`), so iced's decoder checks them.
+pub fn is_respelled(plan: &Plan, form: crate::isa::Instr) -> bool {
+    respelling(plan.code, "").is_some() || has_short_address(form)
 }
 
 fn print_llvm(plan: &Plan, inst: &Inst) -> Result<String, EncodeError> {
@@ -119,6 +135,13 @@ fn piece(s: &mut String, plan: &Plan, inst: &Inst, t: &Tok) -> Result<(), Encode
                         let _ = write!(s, "{size} ptr ");
                     }
                     memory(s, &m);
+                }
+                // An absolute address, as LLVM's `printMemOffset`
+                // writes it: `byte ptr [1073750016]`.
+                (Some(OperandKind::Mem), OpValue::Imm(x)) => {
+                    let ty = inst.form.mc_operands()[i].ty;
+                    let size = ty.memory_size().unwrap_or("qword");
+                    let _ = write!(s, "{size} ptr [{x}]");
                 }
                 (Some(OperandKind::PcRel), OpValue::Imm(x)) => {
                     s.push_str(&super::cond::pc_relative(x))
