@@ -90,7 +90,12 @@ pub fn skip_reason(t: &dyn Target, form: Instr) -> Option<Unrunnable> {
     }
     let mc = form.mc_operands();
     if mc.iter().any(|m| m.ty.kind() == OperandKind::PcRel) && !anyway {
-        return Some(Unrunnable::PcRelative);
+        // The target's reason where it has one (`loop`: taken every time;
+        // `call`: changes control flow).
+        return Some(
+            t.cannot_run(form)
+                .map_or(Unrunnable::PcRelative, Unrunnable::Target),
+        );
     }
     // Gathers and scatters run (x86 VSIB: the kernel sets the vector
     // index to lanes inside the data area and resets the mask before

@@ -30,8 +30,15 @@ pub fn cannot_run(form: &Instr) -> Option<String> {
         FlowControl::Next => {}
         // To the next instruction (`super::cond`).
         FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch
-            if code.is_jmp_short() || code.is_jcc_short() => {}
+            if super::cond::to_next_instruction(code) => {}
         FlowControl::XbeginXabortXend if mnemonic == Mnemonic::Xabort => {}
+        FlowControl::ConditionalBranch if super::cond::always_taken(code) => {
+            return Some(
+                "taken every time in a kernel (rcx never reaches 0): a run of taken \
+                 branches times the branch predictor's capacity, not the form"
+                    .into(),
+            )
+        }
         other => return Some(format!("changes control flow ({other:?})")),
     }
     if code.is_stack_instruction() {

@@ -330,6 +330,28 @@ fn value_dependent_faults_are_skipped_with_their_reason() {
     assert_reasons(&cases);
 }
 
+/// The branches on rcx a kernel never takes run to the next instruction;
+/// `loop` and `loopne`, taken every time, say why they do not.
+#[test]
+fn branches_on_rcx_run_when_never_taken() {
+    assert_reasons(&[
+        ("JRCXZ", None),
+        ("JECXZ", None),
+        ("LOOPE", None),
+        ("LOOP", Some("taken every time")),
+        ("LOOPNE", Some("taken every time")),
+    ]);
+    for name in ["JRCXZ", "LOOPE"] {
+        let form = isa().instr(name).unwrap();
+        assert!(cond::runs_anyway(&form), "{name}");
+        assert_eq!(
+            hex_of(&X86_64.example(form).unwrap()).len(),
+            "e3 00".len(),
+            "{name}"
+        );
+    }
+}
+
 /// A register division runs with the divisor 1 and the high half 0, so
 /// that its quotient is the low half again and a chain of divisions never
 /// faults; an 8-bit one with `ax` 0x40 (`ah` 0: 64 fits a signed byte).
