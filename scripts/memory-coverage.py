@@ -10,9 +10,11 @@ full LAT run.
 
 A form counts as one this host could run unless TP skipped it for a
 feature the CPU lacks or found no kernel because no x86-64 CPU runs it in
-64-bit mode or the encoder has no APX (which this host lacks too). The
-forms without a value are listed by their first reason, most frequent
-first.
+64-bit mode or the encoder has no APX (which this host lacks too), or
+LLVM marks it `Not64BitMode` (`jcxz`, whatever TP said first). A second
+line gives the figures without the forms only ring 0 runs ("privileged
+(CPL 0 only)"): no user process runs them, winic's neither. The forms
+without a value are listed by their first reason, most frequent first.
 """
 import collections
 import json
@@ -32,7 +34,7 @@ def memory_forms():
               or (t.get("kind") == "complex" and t.get("parser") == "Mem")}  # lea
     out = set()
     for i in isa["instructions"]:
-        if any(o.get("type") in memory for o in i["ops"]):
+        if any(o.get("type") in memory for o in i["ops"]) and "Not64BitMode" not in i.get("preds", []):
             out.add(i["name"])
     return out
 
@@ -78,6 +80,12 @@ def main():
     print("forms with a memory or PC-relative operand: %d; this host could run %d" % (len(mem), n))
     print("  TP:  %5d (%.1f%%)" % (len(has_tp), 100.0 * len(has_tp) / max(n, 1)))
     print("  LAT: %5d (%.1f%%)" % (len(has_lat), 100.0 * len(has_lat) / max(n, 1)))
+    ring0 = {f for f in runnable if any("privileged (CPL 0 only)" in l for l in tp[f][:2])}
+    user = n - len(ring0)
+    print("without the %d forms only ring 0 runs: %d; TP %.1f%%, LAT %.1f%%" % (
+        len(ring0), user,
+        100.0 * len(set(has_tp) - ring0) / max(user, 1),
+        100.0 * len(set(has_lat) - ring0) / max(user, 1)))
     for what, have, rep in (("TP", set(has_tp), tp), ("LAT", set(has_lat), lat)):
         why = collections.Counter(reason(rep.get(f, [])) for f in runnable if f not in have)
         print("without %s, by reason:" % what)

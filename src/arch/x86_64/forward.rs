@@ -138,6 +138,13 @@ pub fn is_plain_move(m: M) -> bool {
     )
 }
 
+/// Whether two register classes hold the same registers: LLVM's scalar
+/// `FR64` (`movsd [m], xmm`'s data) and `VR128` (`movsd xmm, [m]`'s
+/// result) are both XMM0-XMM15.
+fn same_registers(a: crate::isa::RegClass, b: crate::isa::RegClass) -> bool {
+    a.name() == b.name() || a.members().eq(b.members())
+}
+
 /// The load that reads back what `form` writes from its data operand `k`
 /// into a register of `k`'s class: `(reload, its memory operand, its
 /// result operand)`. The reload's mnemonic matches the store's where one
@@ -168,7 +175,7 @@ pub fn reload(form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
         let Some(m) = (0..fm.len()).find(|&j| fm[j].ty.kind() == OperandKind::Mem) else {
             continue;
         };
-        let fits = fm[r].ty.class().is_some_and(|c| c.name() == class.name())
+        let fits = fm[r].ty.class().is_some_and(|c| same_registers(c, class))
             && fm[m].ty.is_plain_memory()
             && fm[m].ty.memory_size() == Some(size);
         let Ok(plan) = plan_of(&f) else {
@@ -235,5 +242,9 @@ mod tests {
         assert!(sse.starts_with("MOV") && !sse.starts_with("V"), "{sse}");
         // One byte into an xmm register is no plain move.
         assert_eq!(name("PEXTRBmr", 1), None);
+        // A scalar's class (FR64) holds the registers of the load's
+        // (VR128).
+        assert_eq!(name("MOVSDmr", 1), Some("MOVSDrm"));
+        assert_eq!(name("VMOVSSmr", 1), Some("VMOVSSrm"));
     }
 }
