@@ -902,9 +902,13 @@ fn new_form(
         (Some(Ports::Inferred(pp)), _, _) => fit(pp, &[]),
         (Some(Ports::Fitted(pp)), _, _) => pp,
         (None, Some(p), Some(tp)) => p.pressure(tp),
-        // Measured for its latency only: a cycle on the first port, so
-        // that OSACA does not count it as free.
-        (None, Some(p), None) => p.pressure(1.0),
+        // Only an upper bound (its copies chained through implicit
+        // registers no helper broke: `div r64`'s rax and rdx, 17 cycles on
+        // zen3): that bound on the first port, not one cycle, which made a
+        // loop with a division seem 15 times faster. Measured for its
+        // latency only: a cycle on the first port, so that OSACA does not
+        // count it as free.
+        (None, Some(p), None) => p.pressure(entry.throughput_max.unwrap_or(1.0)),
         (None, None, _) => Value::Sequence(vec![]),
     };
     m.insert(Value::from("port_pressure"), pp);

@@ -153,6 +153,25 @@ fn without_a_base_every_form_is_added_with_abstract_ports() {
     assert_eq!(port_bound(&div["port_pressure"]), Some(14.0));
 }
 
+/// A form with only an upper bound of its throughput (copies chained
+/// through implicit registers: `div r64`'s rax and rdx) binds its port at
+/// that bound, not at the one cycle a form without a throughput gets; its
+/// `throughput` stays `~`.
+#[test]
+fn an_upper_bound_alone_binds_the_port_at_that_bound() {
+    let mut div = entry("DIV64r", None, Some(15.0));
+    div.measured.throughput_max = Some(17.0);
+    let (_, text) = export(
+        "bound",
+        vec![entry("ADD64rr", Some(0.25), Some(1.0)), div],
+        None,
+    );
+    let f = forms(&text);
+    let div = find(&f, "DIV64r");
+    assert_eq!(div["throughput"], Value::Null);
+    assert_eq!(port_bound(&div["port_pressure"]), Some(17.0), "{text}");
+}
+
 /// Where no register tells forms spelled alike apart, one without the
 /// 16-bit operand-size prefix stands for them (`push imm32`, `and [m],
 /// imm8` at 32 bits), though the 16-bit one is slower: loops run the
