@@ -1636,10 +1636,11 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(text.contains("memory: the bases hold 0x40000000"), "{text}");
     // Forms that write memory ran at four places of their loop, and the
     // run's floor names the stores' rate; loads ran at one place.
+    // A form's last block: a pass that measured it again wrote another.
     let block = |form: &str| {
         let header = format!("-----{form}-----");
         let start = text
-            .find(&header)
+            .rfind(&header)
             .unwrap_or_else(|| panic!("{form}: {text}"));
         let rest = &text[start + header.len()..];
         rest[..rest.find("-----").unwrap_or(rest.len())].to_string()
@@ -1670,6 +1671,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     assert!(v("ADD64rm", "throughput") >= 0.24, "{text}");
     assert!(v("MOV64mr", "throughput") >= 0.45, "{text}");
     assert!(v("MOVUPSmr", "throughput") >= 0.45, "{text}");
+    // A read-modify-write stores too: on the zen5 guest its first pair
+    // (24 and 32 copies) came out 0.39, its second (32 and 40) 0.52.
+    assert!(v("ADD64mr", "throughput") >= 0.45, "{text}");
     assert!(v("LEA64r", "throughput") >= 0.16, "{text}");
     // Load-to-use through the pointer chase, and lea's one cycle or more.
     assert!(v("MOV64rm", "latency") >= 3.0, "{text}");

@@ -68,7 +68,7 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 ));
             }
             if crate::mode::common::is_read_modify_write(t, row.form) {
-                let (shorter, longer) = crate::mode::common::unrolls_of(m.body.len(), m.copies);
+                let (shorter, longer) = m.unrolls;
                 s.push_str(&format!(
                     "\tunroll: the body {shorter} and {longer} times ({} and {} read-modify-writes \
                      a loop: more wait on their own stores, fewer on the round trip through \

@@ -35,6 +35,17 @@ pub const MIN_INSTRUCTIONS: usize = 48;
 ///   and 32, 0.50 in every run.
 pub const READ_MODIFY_WRITES: (usize, usize) = (24, 32);
 
+/// The read-modify-writes of TP's second pair for a form whose first
+/// ([`READ_MODIFY_WRITES`]) came out below the stores' floor: the shorter
+/// kernel then still waited on the round trip through memory. On the
+/// zen5 guest (2026-12-02, docs/measurements.md) a chain of `add qword
+/// [m], r` on one address runs at 1.0 cycle a copy (the core forwards a
+/// store to its load without the round trip), but 24 copies on 24
+/// addresses take 13.9 cycles an iteration where 32 take 16.5 and 48
+/// take 24.0: 24 and 32 gave 0.39 cycles a copy in every run, under two
+/// stores a cycle; 32 and 40, and 48 and 64, 0.50.
+pub const MORE_READ_MODIFY_WRITES: (usize, usize) = (32, 40);
+
 /// Copies of a read-modify-write form in its throughput body (and pairs
 /// of it and its helper): few, so that whole bodies fill the kernels to
 /// the [`READ_MODIFY_WRITES`] bounds (4 copies: 6 and 8 bodies).
@@ -73,13 +84,19 @@ pub fn unrolls_for(t: &dyn Target, body: &[crate::arch::Inst]) -> (usize, usize)
 /// [`unrolls_for`] a body of `len` instructions, `rmw` of them
 /// read-modify-writes.
 pub fn unrolls_of(len: usize, rmw: usize) -> (usize, usize) {
+    unrolls_within(len, rmw, READ_MODIFY_WRITES)
+}
+
+/// [`unrolls_of`] with the read-modify-writes a kernel holds between
+/// `least` and `most` ([`READ_MODIFY_WRITES`] or
+/// [`MORE_READ_MODIFY_WRITES`]).
+pub fn unrolls_within(len: usize, rmw: usize, (least, most): (usize, usize)) -> (usize, usize) {
     match rmw {
         0 => {
             let u = unroll_for_len(len);
             (u, 2 * u)
         }
         rmw => {
-            let (least, most) = READ_MODIFY_WRITES;
             let shorter = least.div_ceil(rmw);
             (shorter, (most / rmw).max(shorter + 1))
         }
@@ -87,7 +104,7 @@ pub fn unrolls_of(len: usize, rmw: usize) -> (usize, usize) {
 }
 
 /// The instructions of `body` that read and write memory.
-fn read_modify_writes(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
+pub(crate) fn read_modify_writes(t: &dyn Target, body: &[crate::arch::Inst]) -> usize {
     body.iter()
         .filter(|i| is_read_modify_write(t, i.form))
         .count()
@@ -102,7 +119,11 @@ pub(crate) fn per_copy(
     body: &[crate::arch::Inst],
     copies: usize,
 ) -> f64 {
-    let (shorter, longer) = unrolls_for(t, body);
+    per_copy_of(cost, unrolls_for(t, body), copies)
+}
+
+/// [`per_copy`] of a pair unrolled `shorter` and `longer` times.
+pub(crate) fn per_copy_of(cost: &Cost, (shorter, longer): (usize, usize), copies: usize) -> f64 {
     cost.cycles / (copies * (longer - shorter)) as f64
 }
 
@@ -155,7 +176,17 @@ pub(crate) fn moved_pair(
     body: &[crate::arch::Inst],
     bytes: usize,
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
-    let (once, twice) = pair_of_kernels(t, body)?;
+    moved_unrolled_pair(t, body, unrolls_for(t, body), bytes)
+}
+
+/// [`moved_pair`] unrolled `shorter` and `longer` times.
+pub(crate) fn moved_unrolled_pair(
+    t: &dyn Target,
+    body: &[crate::arch::Inst],
+    unrolls: (usize, usize),
+    bytes: usize,
+) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
+    let (once, twice) = unrolled_pair(t, body, unrolls, kernel::data::Placement::Aligned)?;
     if bytes == 0 {
         return Ok((once, twice));
     }
@@ -482,6 +513,21 @@ mod tests {
         }
         // Latency chains keep the plain rule.
         assert_eq!(unroll_for_len(1), 48);
+        // The second pair, for a form the first left below the floor: 32
+        // and 40 of it, 8 more in the longer kernel; the difference then
+        // stands for those 8.
+        let b = body("ADD64mr");
+        let more = unrolls_within(b.len(), 4, MORE_READ_MODIFY_WRITES);
+        assert_eq!((more.0 * 4, more.1 * 4), (32, 40));
+        let cost = Cost {
+            cycles: 4.0,
+            ..Cost::default()
+        };
+        assert_eq!(per_copy_of(&cost, more, b.len()), 0.5);
+        assert_eq!(
+            unrolls_within(b.len(), 0, MORE_READ_MODIFY_WRITES),
+            (12, 24)
+        );
     }
 
     /// The clock line says when most bodies ran above the run's start

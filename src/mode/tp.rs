@@ -12,7 +12,8 @@ use crate::kernel::{self, shape};
 
 use super::common::{
     body_copies, clock_line, helper_candidates, immediate_writers, implicit_dependency, moved_pair,
-    pair_of_kernels, per_copy, sigill_net, skipped_lines, unrolls_for,
+    moved_unrolled_pair, pair_of_kernels, per_copy, per_copy_of, read_modify_writes, sigill_net,
+    skipped_lines, unrolls_for, unrolls_within, MORE_READ_MODIFY_WRITES,
 };
 use super::reason::{Failure, HoldBack, Skip};
 use std::collections::HashMap;
@@ -202,6 +203,9 @@ pub struct Measured {
     pub cycles: f64,
     /// Independent copies in the body.
     pub copies: usize,
+    /// How often the body is unrolled in the shorter and the longer
+    /// kernel ([`unrolls_for`], or [`MORE_READ_MODIFY_WRITES`]' pair).
+    pub unrolls: (usize, usize),
     /// The raw measurement of the whole body.
     pub cost: Cost,
     /// Registers the form both reads and writes implicitly (EFLAGS of
@@ -365,67 +369,9 @@ pub fn run(
         };
         let (k, body) = &bodies[b];
         let form = forms[*k];
-        // The longer kernel's work over the shorter's, and how much of
-        // the work it adds its time grew by (1 for a time the work sets).
-        let (shorter, longer) = unrolls_for(t, body);
-        let expected = longer as f64 / shorter as f64;
-        let grown =
-            |cost: &Cost| (cost.twice.ns_per_iter / cost.once.ns_per_iter - 1.0) / (expected - 1.0);
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
-        let outcome = match got {
-            Ok(cost) if !cost.positive() => Outcome::Failed(Failure::NotPositive {
-                cycles: cost.cycles,
-                cost: Box::new(cost),
-            }),
-            // The longer kernel holds `expected` times the shorter's work
-            // (twice the body, or 32 read-modify-writes against 24) and
-            // takes that much longer, but for the loop's own cycle or
-            // two: grown by under a quarter of the work added (1.25 times
-            // for a pair of once and twice), the work did not set the
-            // time. Grown by over twice the work added (3 times), the
-            // time grew faster than the work: the values drift with the
-            // iterations (`divpd xmm1, xmm2` divides its own dividend
-            // again and again: 68.7 ns once, 286 ns twice on the Xeon
-            // guest, a "throughput" of 12.7 where `vdivpd xmm1, xmm2,
-            // xmm3` runs at 4.0).
-            // Only clean timings are evidence of a time that does not
-            // grow: under qemu no round is clean, and a ratio of noisy
-            // timings says little. A busy sibling thread slows a kernel
-            // by 1.6 times at most, so 3 times is evidence even then.
-            Ok(cost)
-                if (!cost.once.noisy && !cost.twice.noisy && grown(&cost) < 0.25)
-                    || grown(&cost) > 2.0 =>
-            {
-                Outcome::Failed(Failure::NotLinear {
-                    ratio: cost.twice.ns_per_iter / cost.once.ns_per_iter,
-                    expected,
-                    cost: Box::new(cost),
-                })
-            }
-            Ok(cost) => {
-                let cycles = per_copy(t, &cost, body, body.len());
-                match floor.and_then(|f| f.undercut(stores(t, form), cycles)) {
-                    Some((floor, probe)) => Outcome::Failed(Failure::BelowFloor {
-                        cycles,
-                        floor,
-                        probe,
-                        cost: Box::new(cost),
-                    }),
-                    None => Outcome::Measured(Measured {
-                        cycles,
-                        copies: body.len(),
-                        cost,
-                        implicit_dependency: implicit_dependency(t, form),
-                        body: body_text(t, body),
-                        helper: None,
-                        held_back: None,
-                        outcomes: Vec::new(),
-                    }),
-                }
-            }
-            Err(e) => Outcome::Failed(Failure::of_run(e)),
-        };
+        let outcome = judge(t, form, body, got, unrolls_for(t, body), floor);
         rows[*k] = Some(Row { form, outcome });
         if again {
             row(rows[*k].as_ref().expect("set above"));
@@ -433,6 +379,9 @@ pub fn run(
         flush(&rows, row, progress);
     });
     let mut rows: Vec<Row> = rows.into_iter().flatten().collect();
+    if !crate::interrupt::requested() {
+        with_more_read_modify_writes(t, &mut rows, opts, floor, row);
+    }
     if !crate::interrupt::requested() {
         with_helpers(t, &mut rows, opts, floor, known, row);
     }
@@ -442,7 +391,137 @@ pub fn run(
     rows
 }
 
-/// The third pass: every measured form whose target names outcomes
+/// The outcome of `form`'s `body` from the cost of its pair of kernels,
+/// unrolled `unrolls` times: no positive difference, a time that does not
+/// grow with the work, a value below the `floor`, or a measurement.
+fn judge(
+    t: &dyn Target,
+    form: Instr,
+    body: &[crate::arch::Inst],
+    got: Result<Cost, RunError>,
+    unrolls: (usize, usize),
+    floor: Option<Floor>,
+) -> Outcome {
+    // The longer kernel's work over the shorter's, and how much of
+    // the work it adds its time grew by (1 for a time the work sets).
+    let (shorter, longer) = unrolls;
+    let expected = longer as f64 / shorter as f64;
+    let grown =
+        |cost: &Cost| (cost.twice.ns_per_iter / cost.once.ns_per_iter - 1.0) / (expected - 1.0);
+    match got {
+        Ok(cost) if !cost.positive() => Outcome::Failed(Failure::NotPositive {
+            cycles: cost.cycles,
+            cost: Box::new(cost),
+        }),
+        // The longer kernel holds `expected` times the shorter's work
+        // (twice the body, or 32 read-modify-writes against 24) and
+        // takes that much longer, but for the loop's own cycle or
+        // two: grown by under a quarter of the work added (1.25 times
+        // for a pair of once and twice), the work did not set the
+        // time. Grown by over twice the work added (3 times), the
+        // time grew faster than the work: the values drift with the
+        // iterations (`divpd xmm1, xmm2` divides its own dividend
+        // again and again: 68.7 ns once, 286 ns twice on the Xeon
+        // guest, a "throughput" of 12.7 where `vdivpd xmm1, xmm2,
+        // xmm3` runs at 4.0).
+        // Only clean timings are evidence of a time that does not
+        // grow: under qemu no round is clean, and a ratio of noisy
+        // timings says little. A busy sibling thread slows a kernel
+        // by 1.6 times at most, so 3 times is evidence even then.
+        Ok(cost)
+            if (!cost.once.noisy && !cost.twice.noisy && grown(&cost) < 0.25)
+                || grown(&cost) > 2.0 =>
+        {
+            Outcome::Failed(Failure::NotLinear {
+                ratio: cost.twice.ns_per_iter / cost.once.ns_per_iter,
+                expected,
+                cost: Box::new(cost),
+            })
+        }
+        Ok(cost) => {
+            let cycles = per_copy_of(&cost, unrolls, body.len());
+            match floor.and_then(|f| f.undercut(stores(t, form), cycles)) {
+                Some((floor, probe)) => Outcome::Failed(Failure::BelowFloor {
+                    cycles,
+                    floor,
+                    probe,
+                    cost: Box::new(cost),
+                }),
+                None => Outcome::Measured(Measured {
+                    cycles,
+                    copies: body.len(),
+                    unrolls,
+                    cost,
+                    implicit_dependency: implicit_dependency(t, form),
+                    body: body_text(t, body),
+                    helper: None,
+                    held_back: None,
+                    outcomes: Vec::new(),
+                }),
+            }
+        }
+        Err(e) => Outcome::Failed(Failure::of_run(e)),
+    }
+}
+
+/// The second pass: a read-modify-write form whose first pair came out
+/// below the stores' floor is measured again with kernels of
+/// [`MORE_READ_MODIFY_WRITES`]: its shorter kernel waited on the round
+/// trip through memory, which more copies outlast. The new outcome, a
+/// measurement or still below the floor, replaces the old one and is
+/// reported again.
+fn with_more_read_modify_writes(
+    t: &dyn Target,
+    rows: &mut [Row],
+    opts: &Options,
+    floor: Option<Floor>,
+    row: &mut dyn FnMut(&Row),
+) {
+    let bodies: Vec<(usize, Vec<crate::arch::Inst>, (usize, usize))> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r.outcome, Outcome::Failed(Failure::BelowFloor { .. })))
+        .filter_map(|(k, r)| {
+            let body = shape::throughput(t, r.form, body_copies(t, r.form)).ok()?;
+            let rmw = read_modify_writes(t, &body);
+            (rmw > 0).then(|| {
+                let unrolls = unrolls_within(body.len(), rmw, MORE_READ_MODIFY_WRITES);
+                (k, body, unrolls)
+            })
+        })
+        .collect();
+    if bodies.is_empty() {
+        return;
+    }
+    let runs: Vec<(usize, usize)> = (0..bodies.len())
+        .flat_map(|b| STORE_LOOP_MOVES.iter().map(move |&m| (b, m)))
+        .collect();
+    let make = |i: usize| {
+        let (_, body, unrolls) = &bodies[runs[i].0];
+        moved_unrolled_pair(t, body, *unrolls, runs[i].1)
+    };
+    let width = |i: usize| kernel::widest_bits(&bodies[runs[i].0].1);
+    let places = STORE_LOOP_MOVES.len();
+    let mut looks: Vec<Option<Result<Cost, RunError>>> = vec![None; runs.len()];
+    let mut updates: Vec<(usize, Outcome)> = Vec::new();
+    batch_costs(t, runs.len(), &make, &width, opts, &mut |i, got| {
+        let b = runs[i].0;
+        looks[i] = Some(got);
+        let Some(got) = fastest_placed(&looks[b * places..(b + 1) * places]) else {
+            return;
+        };
+        let (k, body, unrolls) = &bodies[b];
+        let outcome = judge(t, rows[*k].form, body, got, *unrolls, floor);
+        updates.retain(|(u, _)| u != k);
+        updates.push((*k, outcome));
+    });
+    for (k, outcome) in updates {
+        rows[k].outcome = outcome;
+        row(&rows[k]);
+    }
+}
+
+/// The fourth pass: every measured form whose target names outcomes
 /// ([`crate::arch::Operands::outcomes`]: `jcc` taken and not taken) is
 /// measured again in each other outcome; the row, reported again, holds
 /// every outcome's value and the range over them.
@@ -545,7 +624,7 @@ pub(crate) fn interleaved(
     best
 }
 
-/// The second pass: every measured form with one implicit dependency is
+/// The third pass: every measured form with one implicit dependency is
 /// measured again with the fastest helper interleaved, taken from this
 /// run's results, from `known` (the database given with `-o`), or measured
 /// now (up to six candidates). Each improved row is reported again
@@ -639,6 +718,7 @@ fn with_helpers(
             Measured {
                 cycles,
                 copies: pairs,
+                unrolls: unrolls_for(t, body),
                 cost,
                 implicit_dependency: old.implicit_dependency.clone(),
                 body: body_text(t, body),
@@ -913,6 +993,7 @@ mod tests {
         Measured {
             cycles,
             copies: 12,
+            unrolls: (1, 2),
             cost: Cost {
                 ns: 1.0,
                 cycles,
