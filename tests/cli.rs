@@ -1618,18 +1618,32 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         skip("times x86 kernels: under an emulator times mean nothing");
         return;
     }
-    let dir = scratch("mem");
-    let db = dir.join("db.yaml");
-    let db_arg = db.to_str().unwrap();
     let forms = [
         "MOV64rm", "MOV64mr", "ADD64rm", "ADD64mr", "LEA64r", "MOVUPSmr",
     ];
-    // In its own directory, so that the report is this run's.
-    let o = winic_command(&[&["TP", "-o", db_arg, "-i"][..], &forms[..]].concat())
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    // In its own directory, so that the report is this run's. A value
+    // TP holds back under the core's floor is noise it caught (the other
+    // CLI tests run beside this one: on the zen5 guest's CI two forms
+    // were held back once, in none of 8 runs alone); such a run is taken
+    // once more after a pause, and the second must measure all six.
+    let attempt = |name: &str| {
+        let dir = scratch(name);
+        let db = dir.join("db.yaml");
+        let o =
+            winic_command(&[&["TP", "-o", db.to_str().unwrap(), "-i"][..], &forms[..]].concat())
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (dir, db, o)
+    };
+    let (mut dir, mut db, mut o) = attempt("mem");
+    if stdout(&o).contains("held back: below the fastest rate") {
+        eprintln!("held back under the floor, measured again:\n{}", stdout(&o));
+        std::thread::sleep(std::time::Duration::from_secs(5));
+        (dir, db, o) = attempt("mem-again");
+    }
+    let db_arg = db.to_str().unwrap();
     assert!(stdout(&o).contains("measured:   6"), "{}", stdout(&o));
     // The report says where the accesses go.
     let text = report_in(&dir, "TP");
