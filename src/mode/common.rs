@@ -169,18 +169,10 @@ fn unrolled_pair(
     ))
 }
 
-/// [`pair_of_kernels`] with both loops moved `bytes` further into the
-/// code ([`kernel::Kernel::with_loop_moved`]); 0 is the pair itself.
+/// `body` unrolled `unrolls` times ([`unrolls_for`] for
+/// [`pair_of_kernels`]), both loops moved `bytes` further into the code
+/// ([`kernel::Kernel::with_loop_moved`]); 0 leaves them in place.
 pub(crate) fn moved_pair(
-    t: &dyn Target,
-    body: &[crate::arch::Inst],
-    bytes: usize,
-) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
-    moved_unrolled_pair(t, body, unrolls_for(t, body), bytes)
-}
-
-/// [`moved_pair`] unrolled `shorter` and `longer` times.
-pub(crate) fn moved_unrolled_pair(
     t: &dyn Target,
     body: &[crate::arch::Inst],
     unrolls: (usize, usize),

@@ -12,8 +12,8 @@ use crate::kernel::{self, shape};
 
 use super::common::{
     body_copies, clock_line, helper_candidates, immediate_writers, implicit_dependency, moved_pair,
-    moved_unrolled_pair, pair_of_kernels, per_copy, per_copy_of, read_modify_writes, sigill_net,
-    skipped_lines, unrolls_for, unrolls_within, MORE_READ_MODIFY_WRITES,
+    pair_of_kernels, per_copy, per_copy_of, read_modify_writes, sigill_net, skipped_lines,
+    unrolls_for, unrolls_within, MORE_READ_MODIFY_WRITES,
 };
 use super::reason::{Failure, HoldBack, Skip};
 use std::collections::HashMap;
@@ -336,42 +336,25 @@ pub fn run(
         }
     };
     flush(&rows, row, progress);
-    // Each body at each of its loop's places: (body, bytes moved). A form
-    // that stores runs at every [`STORE_LOOP_MOVES`], the rest once.
-    let runs: Vec<(usize, usize)> = bodies
+    // A form that stores runs at every [`STORE_LOOP_MOVES`], the rest once.
+    let placed: Vec<Placed> = bodies
         .iter()
-        .enumerate()
-        .flat_map(|(b, (k, _))| {
-            let moves: &[usize] = if stores(t, forms[*k]) {
+        .map(|(k, body)| Placed {
+            body,
+            unrolls: unrolls_for(t, body),
+            moves: if stores(t, forms[*k]) {
                 &STORE_LOOP_MOVES
             } else {
                 &[0]
-            };
-            moves.iter().map(move |&m| (b, m))
+            },
         })
         .collect();
-    // Body b's runs are runs[first[b]..first[b + 1]].
-    let mut first = vec![0; bodies.len() + 1];
-    for &(b, _) in &runs {
-        first[b + 1] += 1;
-    }
-    for b in 0..bodies.len() {
-        first[b + 1] += first[b];
-    }
-    let make = |i: usize| moved_pair(t, &bodies[runs[i].0].1, runs[i].1);
-    let width = |i: usize| kernel::widest_bits(&bodies[runs[i].0].1);
-    let mut looks: Vec<Option<Result<Cost, RunError>>> = vec![None; runs.len()];
-    batch_costs(t, runs.len(), &make, &width, opts, &mut |i, got| {
-        let b = runs[i].0;
-        looks[i] = Some(got);
-        let Some(got) = fastest_placed(&looks[first[b]..first[b + 1]]) else {
-            return; // another place of the loop still to come
-        };
+    placed_costs(t, &placed, opts, &mut |b, got| {
         let (k, body) = &bodies[b];
         let form = forms[*k];
         // Reported already: this is a better second measurement.
         let again = rows[*k].is_some();
-        let outcome = judge(t, form, body, got, unrolls_for(t, body), floor);
+        let outcome = judge(t, form, body, got, placed[b].unrolls, floor);
         rows[*k] = Some(Row { form, outcome });
         if again {
             row(rows[*k].as_ref().expect("set above"));
@@ -389,6 +372,52 @@ pub fn run(
         with_outcomes(t, &mut rows, opts, row);
     }
     rows
+}
+
+/// One body to time at each of its loop's places ([`placed_costs`]).
+struct Placed<'a> {
+    body: &'a [crate::arch::Inst],
+    /// The shorter and the longer kernel's unroll.
+    unrolls: (usize, usize),
+    /// How far (bytes) its loop is moved for each measurement.
+    moves: &'a [usize],
+}
+
+/// Times each of `bodies` at each of its loop's places in one batch
+/// ([`batch_costs`]) and calls `done(b, cost)` with body `b`'s fastest
+/// over them ([`fastest_placed`]) once all its places are in, and again
+/// for each better second look.
+fn placed_costs(
+    t: &dyn Target,
+    bodies: &[Placed],
+    opts: &Options,
+    done: &mut dyn FnMut(usize, Result<Cost, RunError>),
+) {
+    // Each body at each of its places: (body, bytes moved); body b's
+    // runs are runs[first[b]..first[b + 1]].
+    let runs: Vec<(usize, usize)> = bodies
+        .iter()
+        .enumerate()
+        .flat_map(|(b, p)| p.moves.iter().map(move |&m| (b, m)))
+        .collect();
+    let mut first = vec![0; bodies.len() + 1];
+    for (b, p) in bodies.iter().enumerate() {
+        first[b + 1] = first[b] + p.moves.len();
+    }
+    let make = |i: usize| {
+        let p = &bodies[runs[i].0];
+        moved_pair(t, p.body, p.unrolls, runs[i].1)
+    };
+    let width = |i: usize| kernel::widest_bits(bodies[runs[i].0].body);
+    let mut looks: Vec<Option<Result<Cost, RunError>>> = vec![None; runs.len()];
+    batch_costs(t, runs.len(), &make, &width, opts, &mut |i, got| {
+        let b = runs[i].0;
+        looks[i] = Some(got);
+        // None: another place of the loop still to come.
+        if let Some(got) = fastest_placed(&looks[first[b]..first[b + 1]]) {
+            done(b, got);
+        }
+    });
 }
 
 /// The outcome of `form`'s `body` from the cost of its pair of kernels,
@@ -493,23 +522,16 @@ fn with_more_read_modify_writes(
     if bodies.is_empty() {
         return;
     }
-    let runs: Vec<(usize, usize)> = (0..bodies.len())
-        .flat_map(|b| STORE_LOOP_MOVES.iter().map(move |&m| (b, m)))
+    let placed: Vec<Placed> = bodies
+        .iter()
+        .map(|(_, body, unrolls)| Placed {
+            body,
+            unrolls: *unrolls,
+            moves: &STORE_LOOP_MOVES,
+        })
         .collect();
-    let make = |i: usize| {
-        let (_, body, unrolls) = &bodies[runs[i].0];
-        moved_unrolled_pair(t, body, *unrolls, runs[i].1)
-    };
-    let width = |i: usize| kernel::widest_bits(&bodies[runs[i].0].1);
-    let places = STORE_LOOP_MOVES.len();
-    let mut looks: Vec<Option<Result<Cost, RunError>>> = vec![None; runs.len()];
     let mut updates: Vec<(usize, Outcome)> = Vec::new();
-    batch_costs(t, runs.len(), &make, &width, opts, &mut |i, got| {
-        let b = runs[i].0;
-        looks[i] = Some(got);
-        let Some(got) = fastest_placed(&looks[b * places..(b + 1) * places]) else {
-            return;
-        };
+    placed_costs(t, &placed, opts, &mut |b, got| {
         let (k, body, unrolls) = &bodies[b];
         let outcome = judge(t, rows[*k].form, body, got, *unrolls, floor);
         updates.retain(|(u, _)| u != k);
