@@ -28,10 +28,10 @@ pub enum Skip {
     /// sets again every iteration ([`crate::arch::Operands::walked`]:
     /// `push`, `pop`, string operations), and no other path is left.
     Walked,
-    /// LAT: a gather or scatter, whose kernels reset its mask (and a
-    /// gather's destination) before each
-    /// ([`crate::arch::Operands::resets`]): every chain through them would
-    /// be broken.
+    /// LAT: a scatter, whose kernels reset its mask before each
+    /// ([`crate::arch::Operands::resets`]) and which writes no register:
+    /// no path a chain can run through (a gather keeps its path from the
+    /// base, `crate::mode::lat::chain::edges`).
     VectorIndexed,
 }
 
@@ -54,9 +54,9 @@ impl fmt::Display for Skip {
                  through memory (push then pop) is not measured yet (TP measures its throughput)",
             ),
             Skip::VectorIndexed => f.write_str(
-                "a gather or scatter: its kernels set the mask before each (and zero a \
-                 gather's destination; both clear their mask), which breaks every chain \
-                 through them; latency not measured yet (TP measures its throughput)",
+                "a scatter: its kernels set the mask before each (it clears it), and it \
+                 writes no register, so no chain runs through it; the round trip through \
+                 memory is not measured (TP measures its throughput)",
             ),
         }
     }

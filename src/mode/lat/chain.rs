@@ -156,6 +156,11 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
         }
         targets.push(End::Memory(m));
     }
+    // A gather's kernels set its mask and zero its destination before
+    // each ([`crate::arch::Operands::resets`]), which breaks every path
+    // but the one from its base: the neutral chase into the gathered
+    // vector (not into the mask it clears).
+    let gather = form.has_vector_index();
     let mut out = Vec::new();
     for &target in &targets {
         for &source in &sources {
@@ -173,6 +178,9 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
                 source,
                 target,
             };
+            if gather && !(neutral_chase(t, &e) && !into_gathers_mask(&e)) {
+                continue;
+            }
             // A tied input and an earlier source with the same key (never
             // in LLVM's records, but cheap to rule out).
             if !out.iter().any(|o: &Edge| o.keys() == e.keys()) {
@@ -194,7 +202,10 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
 pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
     let address = || {
         form.mc_operands().get(k).is_some_and(|m| {
-            !m.operand.is_def() && (m.ty.is_plain_memory() || t.base_operand(form) == Some(k))
+            !m.operand.is_def()
+                && (m.ty.is_plain_memory()
+                    || m.ty.is_vector_indexed()
+                    || t.base_operand(form) == Some(k))
         })
     };
     // What the form does to memory: the target's word where it knows
@@ -207,6 +218,12 @@ pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
     };
     // Cheapest first: this is asked of every edge, several times.
     address() && t.neutral_back().is_some() && !t.address_source(form, k) && loads_only()
+}
+
+/// Whether `e` ends in the mask a gather writes back (LLVM's `mask_wb`:
+/// the gather clears it as it completes).
+fn into_gathers_mask(e: &Edge) -> bool {
+    matches!(e.target, End::Op(d) if e.form.mc_operands().get(d).is_some_and(|m| m.name == "mask_wb"))
 }
 
 /// Whether `e` runs from the address of a load through a neutral chase
@@ -420,10 +437,17 @@ fn chain_with(
     // overlaps its own source).
     let fresh = |form: Instr, relinked: &[usize], used: &mut Vec<Reg>| -> Result<Inst, String> {
         let inst = t.instance(form, used).map_err(|e| e.to_string())?;
-        let regs: Vec<Reg> = (0..inst.ops.len())
-            .filter(|k| !relinked.contains(k))
-            .flat_map(|k| op_regs(t, &inst, k))
-            .collect();
+        // A link through an address puts only the base on its writer's
+        // register: the memory operand's index (a gather's vector of
+        // offsets) stays the instance's own.
+        let kept = |k: usize| -> Vec<Reg> {
+            match (relinked.contains(&k), inst.ops[k]) {
+                (false, _) => op_regs(t, &inst, k),
+                (true, OpValue::Mem(m)) => m.index.map(|(r, _)| r).into_iter().collect(),
+                (true, _) => Vec::new(),
+            }
+        };
+        let regs: Vec<Reg> = (0..inst.ops.len()).flat_map(kept).collect();
         // A register the form fixes and only reads (RISC-V's mask `v0`)
         // is shared by every instance: the check of the body below finds
         // any writer of it.
@@ -432,8 +456,8 @@ fn chain_with(
             !mc[k].operand.is_def() && mc[k].ty.class().is_some_and(|c| c.members().count() == 1)
         };
         let own: Vec<Reg> = (0..inst.ops.len())
-            .filter(|&k| !fixed_read(k) && !relinked.contains(&k))
-            .flat_map(|k| op_regs(t, &inst, k))
+            .filter(|&k| !fixed_read(k))
+            .flat_map(kept)
             .collect();
         if own.iter().any(|r| used.iter().any(|u| t.aliases(*r, *u))) {
             return Err(format!("{}: registers run out at {laps} laps", form.name()));
@@ -1242,5 +1266,45 @@ mod tests {
                 assert_eq!(offsets[0], at, "{text}");
             }
         }
+    }
+
+    /// A gather keeps one path, its base into the gathered vector (the
+    /// kernels reset its mask and destination before each), as a
+    /// neutral chase; a scatter keeps none. Each copy in the chain keeps
+    /// a vector index of its own that nothing in the body writes: with
+    /// the index freed as part of the linked address, the next copy's
+    /// result landed on it and the chain read outside the data area
+    /// (SIGSEGV on the zen5 guest, 2026-12-02).
+    #[test]
+    fn a_gather_chains_from_its_base_with_indexes_of_its_own() {
+        let (arch, t) = (Arch::X86_64, target(Arch::X86_64));
+        for name in ["VPGATHERDDYrm", "VGATHERDPDZrm", "VPGATHERQQZ128rm"] {
+            let (es, _) = edges(t, form(arch, name));
+            assert_eq!(es.len(), 1, "{name}: {es:?}");
+            assert!(neutral_chase(t, &es[0]), "{name}: {es:?}");
+            assert_eq!(es[0].keys(), ("2".to_string(), "0".to_string()), "{name}");
+        }
+        assert!(edges(t, form(arch, "VPSCATTERDDZmr")).0.is_empty());
+        let back = t.neutral_back().unwrap();
+        let steps = [
+            edge(arch, "VPGATHERDDYrm", "2", "0"),
+            edge(arch, "MOVPQIto64rr", "1", "0"),
+            edge(arch, back.clear.name(), "0", "0"),
+            edge(arch, back.add.name(), "1", "0"),
+        ];
+        let c = chain(t, &steps, None).unwrap();
+        assert!(c.bound.is_none(), "{:?}", c.bound);
+        let written: Vec<Reg> = c.body.iter().flat_map(|i| writes(t, i)).collect();
+        let mut indexes = Vec::new();
+        for i in c.body.iter().filter(|i| i.form.has_vector_index()) {
+            let (index, _) = t.vector_indexes(i)[0];
+            assert!(
+                !written.iter().any(|w| t.aliases(*w, index)),
+                "{} is written in the body",
+                index.asm_name()
+            );
+            indexes.push(index);
+        }
+        assert_eq!(indexes.len(), c.laps, "{:?}", c.body);
     }
 }

@@ -1167,7 +1167,9 @@ fn unmeasured(t: &dyn Target, form: Instr, x87: bool, edgeless: bool) -> Option<
         // A branch to the next instruction writes nothing a chain
         // could follow: its cost is TP's (taken and not taken).
         let branch = form.has(crate::isa::Flag::IsBranch);
-        if form.has_vector_index() {
+        // A gather keeps its path from the base ([`chain::edges`]); a
+        // scatter, a store, has none a chain can run through.
+        if form.has_vector_index() && edgeless {
             return Some(Skip::VectorIndexed);
         }
         let walked = !kernel::shape::Walked::of(t, form).is_empty();
