@@ -476,10 +476,10 @@ fn below_floor(
     done: &mut Vec<String>,
 ) {
     let f = floor;
-    let stores = |e: &Entry| {
+    let access = |e: &Entry| {
         Isa::get(t.arch())
             .instr(&e.llvm_name)
-            .is_some_and(|i| tp::stores(t, i))
+            .map_or(tp::Access::default(), |i| tp::Access::of(t, i))
     };
     let below = |e: &Entry| {
         std::iter::once(&e.measured)
@@ -487,7 +487,7 @@ fn below_floor(
             .any(|m| {
                 m.throughput_min
                     .or(m.throughput)
-                    .is_some_and(|v| f.undercut(stores(e), v).is_some())
+                    .is_some_and(|v| f.undercut(access(e), v).is_some())
             })
     };
     let slow: Vec<String> = earlier
@@ -528,9 +528,24 @@ fn floor_line(floor: Option<tp::Floor>) -> String {
                     tp::STORES_PROBE
                 )
             });
+            let loads = f.loads.map_or_else(
+                || {
+                    "; no floor for vector loads (their block was not measured, or noisy)"
+                        .to_string()
+                },
+                |l| {
+                    format!(
+                        "; forms that load 16 bytes or more, more than {:.0}% below {l:.3} cycles \
+                         ({} a cycle, a block of {}): the faster kernel alone is their upper bound",
+                        100.0 * tp::FLOOR_SLACK,
+                        (1.0 / l).round(),
+                        tp::LOADS_PROBE
+                    )
+                },
+            );
             format!(
                 "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
-                 than {:.0}% below it{stores}",
+                 than {:.0}% below it{stores}{loads}",
                 f.cycles,
                 f.probe,
                 100.0 * tp::FLOOR_SLACK

@@ -89,6 +89,18 @@ pub enum HoldBack {
         /// The block that set it.
         probe: &'static str,
     },
+    /// The difference of the two kernels is below a floor a form's
+    /// accesses cannot undercut (the vector loads'): each kernel ran in
+    /// a state of its own (`vpcmpeqd k, ymm, [m]` runs 0.50 or 0.59 a
+    /// copy on zen5), and the faster kernel alone is the upper bound.
+    KernelsApart {
+        /// The kernels' difference, cycles per copy.
+        difference: f64,
+        /// The floor.
+        floor: f64,
+        /// The block that set it.
+        probe: &'static str,
+    },
     /// A memory form may wait on a load or store port the helper does not
     /// use: combined − helper is no lower bound.
     SharesMemoryPort {
@@ -122,6 +134,16 @@ impl fmt::Display for HoldBack {
                  fastest rate this core sustains ({floor:.3}, a block of {probe}): the helper's \
                  cost dwarfs the form's",
                 combined - helper_cycles
+            ),
+            HoldBack::KernelsApart {
+                difference,
+                floor,
+                probe,
+            } => write!(
+                f,
+                "the kernels' difference, {difference:.3} cycles, is below what a block of \
+                 {probe} takes ({floor:.3}): the two kernels ran in different states, and \
+                 the faster of them alone, its loop included, is the upper bound"
             ),
             HoldBack::SharesMemoryPort {
                 combined,

@@ -42,10 +42,45 @@ pub struct Floor {
     /// or `movhps [m], xmm` 0.43, where the plain store runs 0.50 (two a
     /// cycle). `None`: not measured (an emulator, a replay without it).
     pub stores: Option<f64>,
+    /// Cycles per load of a block of the 16-byte vector load (x86 `movups
+    /// xmm, [m]`): no form that reads 16 bytes or more loads faster. On
+    /// the zen5 guest `vpcmpeqd k, ymm, [m]` came out 0.41-0.43 in some
+    /// runs, under the two vector loads a cycle: by hand it runs 0.50 or
+    /// 0.59 a copy (two states), and a pair of kernels each timed in the
+    /// other state gave 0.42 (or 0.79). `None`: not measured, no such
+    /// load (AArch64, RISC-V), or its block's timing was noisy (a busy
+    /// sibling thread would raise the floor over forms that run at it).
+    pub loads: Option<f64>,
 }
 
 /// The name of the store block in [`Floor::stores`]' messages.
 pub const STORES_PROBE: &str = "general-purpose stores";
+
+/// The name of the load block in [`Floor::loads`]' messages.
+pub const LOADS_PROBE: &str = "16-byte vector loads";
+
+/// What a form does to memory, as the floors ask: whether it stores
+/// ([`stores`]) and whether it loads 16 bytes or more (a vector).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// It writes memory.
+    pub stores: bool,
+    /// It reads 16, 32 or 64 bytes of memory at once (`xmmword`,
+    /// `ymmword`, `zmmword`; a broadcast of 8 bytes is no such load).
+    pub wide_load: bool,
+}
+
+impl Access {
+    /// What `form` does to memory.
+    pub fn of(t: &dyn Target, form: Instr) -> Access {
+        let reads = t.memory_access(form).is_some_and(|(read, _)| read);
+        let wide = matches!(form.memory_size(), Some("xmmword" | "ymmword" | "zmmword"));
+        Access {
+            stores: stores(t, form),
+            wide_load: reads && wide,
+        }
+    }
+}
 
 impl Floor {
     /// Whether `cycles` per instruction is faster than the core can be.
@@ -54,14 +89,19 @@ impl Floor {
     }
 
     /// The floor `cycles` of a form undercuts (its cycles and the block
-    /// that set it): the core's, or for a form that `stores` ([`stores`]),
-    /// the stores'. `None` when it undercuts neither.
-    pub fn undercut(&self, stores: bool, cycles: f64) -> Option<(f64, &'static str)> {
+    /// that set it): the core's, for a form that stores the stores', for
+    /// one that loads 16 bytes or more the vector loads' ([`Access`]).
+    /// `None` when it undercuts none.
+    pub fn undercut(&self, access: Access, cycles: f64) -> Option<(f64, &'static str)> {
         if self.undercut_by(cycles) {
             return Some((self.cycles, self.probe));
         }
-        let floor = self.stores.filter(|_| stores)?;
-        (cycles < floor * (1.0 - FLOOR_SLACK)).then_some((floor, STORES_PROBE))
+        let below = |floor: f64| cycles < floor * (1.0 - FLOOR_SLACK);
+        let stores = self.stores.filter(|f| access.stores && below(*f));
+        let loads = self.loads.filter(|f| access.wide_load && below(*f));
+        stores
+            .map(|f| (f, STORES_PROBE))
+            .or(loads.map(|f| (f, LOADS_PROBE)))
     }
 }
 
@@ -83,19 +123,30 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         .ok()
         .and_then(|a| shape::throughput(t, a.form, shape::COPIES).ok());
     let (_, store) = crate::export::memory::general_load_and_store(t.arch());
-    let store = crate::isa::Isa::get(t.arch())
-        .instr(store)
-        .and_then(|f| shape::throughput(t, f, shape::COPIES).ok());
-    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> =
-        [("no-ops", nop), ("adds", add), (STORES_PROBE, store)]
-            .into_iter()
-            .filter_map(|(name, body)| Some((name, body?)))
-            .collect();
+    let block = |name: &str| {
+        crate::isa::Isa::get(t.arch())
+            .instr(name)
+            .and_then(|f| shape::throughput(t, f, shape::COPIES).ok())
+    };
+    let store = block(store);
+    let load = (t.arch() == crate::isa::Arch::X86_64)
+        .then(|| block(WIDE_LOAD))
+        .flatten();
+    let probes: Vec<(&'static str, Vec<crate::arch::Inst>)> = [
+        ("no-ops", nop),
+        ("adds", add),
+        (STORES_PROBE, store),
+        (LOADS_PROBE, load),
+    ]
+    .into_iter()
+    .filter_map(|(name, body)| Some((name, body?)))
+    .collect();
     let make = |i: usize| pair_of_kernels(t, &probes[i].1);
     let width = |i: usize| kernel::widest_bits(&probes[i].1);
     // Each block's cycles per instruction (a second look replaces the
     // first).
     let mut got_cycles: Vec<Option<f64>> = vec![None; probes.len()];
+    let mut noisy = vec![false; probes.len()];
     batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
         let Ok(cost) = got else { return };
         let len = probes[i].1.len();
@@ -103,24 +154,34 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         // Fifty instructions a cycle is no core's: an emulator's noise.
         if cost.positive() && cycles >= 0.02 {
             got_cycles[i] = Some(cycles);
+            noisy[i] = cost.once.noisy || cost.twice.noisy;
         }
     });
     let measured = |i: usize| Some((probes[i].0, got_cycles[i]?));
     let (cycles, probe) = (0..probes.len())
         .filter_map(measured)
-        .filter(|(name, _)| *name != STORES_PROBE)
+        .filter(|(name, _)| *name != STORES_PROBE && *name != LOADS_PROBE)
         .map(|(name, c)| (c, name))
         .min_by(|a, b| a.0.total_cmp(&b.0))?;
     let stores = (0..probes.len())
         .filter_map(measured)
         .find(|(name, _)| *name == STORES_PROBE)
-        .map(|(_, c)| stores_floor(c));
+        .map(|(_, c)| whole_rate_floor(c));
+    let loads = (0..probes.len())
+        .filter(|&i| !noisy[i])
+        .filter_map(measured)
+        .find(|(name, _)| *name == LOADS_PROBE)
+        .map(|(_, c)| whole_rate_floor(c));
     Some(Floor {
         cycles,
         probe,
         stores,
+        loads,
     })
 }
+
+/// The load of [`Floor::loads`]' block.
+const WIDE_LOAD: &str = "MOVUPSrm";
 
 /// How far (bytes) the loop of a form that stores is moved for each of
 /// its measurements ([`kernel::Kernel::with_loop_moved`]); each kernel's
@@ -150,13 +211,13 @@ fn fastest_placed(looks: &[Option<Result<Cost, RunError>>]) -> Option<Result<Cos
     }
 }
 
-/// The stores' floor from the store block's cycles per store: one over
-/// the stores a cycle, a whole number, counted up unless the block ran
-/// within 5% of a whole number's rate (0.50 and 0.499 are two a cycle,
-/// 0.45 three), so that a block a busy sibling thread slowed (up to 1.6
-/// times) lowers the floor rather than raising it over the forms that
-/// store as fast as it does.
-fn stores_floor(cycles: f64) -> f64 {
+/// The stores' (or loads') floor from the block's cycles per access: one
+/// over the accesses a cycle, a whole number, counted up unless the block
+/// ran within 5% of a whole number's rate (0.50 and 0.499 are two a
+/// cycle, 0.45 three), so that a block a busy sibling thread slowed (up
+/// to 1.6 times) lowers the floor rather than raising it over the forms
+/// that store as fast as it does.
+fn whole_rate_floor(cycles: f64) -> f64 {
     let per_cycle = (0.95 / cycles).ceil().max(1.0);
     1.0 / per_cycle
 }
@@ -469,28 +530,48 @@ fn judge(
         }
         Ok(cost) => {
             let cycles = per_copy_of(&cost, unrolls, body.len());
-            match floor.and_then(|f| f.undercut(stores(t, form), cycles)) {
+            let measured = |cycles: f64, held_back: Option<HoldBack>, cost: Cost| Measured {
+                cycles,
+                copies: body.len(),
+                unrolls,
+                cost,
+                implicit_dependency: implicit_dependency(t, form),
+                body: body_text(t, body),
+                helper: None,
+                held_back,
+                outcomes: Vec::new(),
+            };
+            match floor.and_then(|f| f.undercut(Access::of(t, form), cycles)) {
+                // Under the vector loads' floor: each kernel alone bounds
+                // the form from above (its loop only adds time).
+                Some((floor, LOADS_PROBE)) => {
+                    let bound = kernels_alone(&cost, unrolls, body.len());
+                    let why = HoldBack::KernelsApart {
+                        difference: cycles,
+                        floor,
+                        probe: LOADS_PROBE,
+                    };
+                    Outcome::Measured(measured(bound, Some(why), cost))
+                }
                 Some((floor, probe)) => Outcome::Failed(Failure::BelowFloor {
                     cycles,
                     floor,
                     probe,
                     cost: Box::new(cost),
                 }),
-                None => Outcome::Measured(Measured {
-                    cycles,
-                    copies: body.len(),
-                    unrolls,
-                    cost,
-                    implicit_dependency: implicit_dependency(t, form),
-                    body: body_text(t, body),
-                    helper: None,
-                    held_back: None,
-                    outcomes: Vec::new(),
-                }),
+                None => Outcome::Measured(measured(cycles, None, cost)),
             }
         }
         Err(e) => Outcome::Failed(Failure::of_run(e)),
     }
+}
+
+/// The cycles a copy takes in the faster of the two kernels alone, its
+/// loop included: an upper bound of the form's throughput wherever their
+/// difference is no measurement.
+fn kernels_alone(cost: &Cost, (shorter, longer): (usize, usize), copies: usize) -> f64 {
+    let per_copy = |ns: f64, unroll: usize| ns * cost.ghz / (unroll * copies) as f64;
+    per_copy(cost.once.ns_per_iter, shorter).min(per_copy(cost.twice.ns_per_iter, longer))
 }
 
 /// The second pass: a read-modify-write form whose first pair came out
@@ -715,7 +796,7 @@ fn with_helpers(
         // can be: the helper's cost dwarfed the form's.
         let low = cycles - helper.cycles;
         let held_back = floor
-            .and_then(|f| f.undercut(stores(t, rows[*k].form), low))
+            .and_then(|f| f.undercut(Access::of(t, rows[*k].form), low))
             .map(|(floor, probe)| HoldBack::BelowFloor {
                 combined: cycles,
                 helper_cycles: helper.cycles,
@@ -1129,14 +1210,14 @@ mod tests {
 
     #[test]
     fn the_stores_floor_is_a_whole_number_of_stores_a_cycle_counted_up() {
-        assert_eq!(stores_floor(0.5), 0.5);
-        assert_eq!(stores_floor(0.499), 0.5);
-        assert_eq!(stores_floor(0.52), 0.5);
+        assert_eq!(whole_rate_floor(0.5), 0.5);
+        assert_eq!(whole_rate_floor(0.499), 0.5);
+        assert_eq!(whole_rate_floor(0.52), 0.5);
         // A block slowed by a busy sibling (1.6 times) lowers nothing.
-        assert_eq!(stores_floor(0.8), 0.5);
-        assert_eq!(stores_floor(1.0), 1.0);
-        assert_eq!(stores_floor(1.6), 1.0);
-        assert!((stores_floor(0.45) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(whole_rate_floor(0.8), 0.5);
+        assert_eq!(whole_rate_floor(1.0), 1.0);
+        assert_eq!(whole_rate_floor(1.6), 1.0);
+        assert!((whole_rate_floor(0.45) - 1.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]
@@ -1145,18 +1226,39 @@ mod tests {
             cycles: 0.167,
             probe: "no-ops",
             stores: Some(0.5),
+            loads: Some(0.5),
         };
+        let (store, load) = (
+            Access {
+                stores: true,
+                wide_load: false,
+            },
+            Access {
+                stores: false,
+                wide_load: true,
+            },
+        );
+        let neither = Access::default();
         assert!(f.undercut_by(0.01) && f.undercut_by(0.14));
         assert!(!f.undercut_by(0.16) && !f.undercut_by(0.25));
         let adc = Isa::get(Arch::X86_64).instr("ADC64rr").unwrap();
         // A form that stores is held to the stores' floor as well; one
         // that does not, to the core's only.
-        assert_eq!(f.undercut(true, 0.22), Some((0.5, STORES_PROBE)));
-        assert_eq!(f.undercut(true, 0.46), None);
-        assert_eq!(f.undercut(true, 0.1), Some((0.167, "no-ops")));
-        assert_eq!(f.undercut(false, 0.22), None);
-        let unknown = Floor { stores: None, ..f };
-        assert_eq!(unknown.undercut(true, 0.22), None);
+        assert_eq!(f.undercut(store, 0.22), Some((0.5, STORES_PROBE)));
+        assert_eq!(f.undercut(store, 0.46), None);
+        assert_eq!(f.undercut(store, 0.1), Some((0.167, "no-ops")));
+        assert_eq!(f.undercut(neither, 0.22), None);
+        // A form that loads a vector is held to the vector loads' floor:
+        // `vpcmpeqd k, ymm, [m]` at 0.42 where two loads a cycle give 0.50.
+        assert_eq!(f.undercut(load, 0.42), Some((0.5, LOADS_PROBE)));
+        assert_eq!(f.undercut(load, 0.46), None);
+        let unknown = Floor {
+            stores: None,
+            loads: None,
+            ..f
+        };
+        assert_eq!(unknown.undercut(store, 0.22), None);
+        assert_eq!(unknown.undercut(load, 0.22), None);
         // Which forms store: what they write, not LLVM's `mayStore`
         // (`prefetchw` has it and only loads: 0.333 on xeon-cf).
         let t = target(Arch::X86_64);
@@ -1171,6 +1273,19 @@ mod tests {
             ("ADC64rr", false),
         ] {
             assert_eq!(stores(t, form(name)), writes, "{name}");
+        }
+        // Which forms load a vector: 16 bytes or more read at once, not
+        // a broadcast of 8, a store of 16 or a general-purpose load.
+        for (name, wide) in [
+            ("VPCMPEQDZ256rm", true),
+            ("MOVUPSrm", true),
+            ("VADDPDZrm", true),
+            ("VADDPDZrmb", false),
+            ("MOVUPSmr", false),
+            ("MOV64rm", false),
+            ("ADDPDrr", false),
+        ] {
+            assert_eq!(Access::of(t, form(name)).wide_load, wide, "{name}");
         }
         let mut m = measured(adc, 29.0);
         m.helper = Some(Helper {
@@ -1220,11 +1335,16 @@ mod tests {
         // Every core stores at least once a cycle, none more than eight.
         let stores = real.stores.expect("a store floor on real hardware");
         assert!((0.125..=1.0).contains(&stores), "{real:?}");
+        // Vector loads (where the block ran clean): one to four a cycle.
+        if let Some(loads) = real.loads {
+            assert!((0.25..=1.0).contains(&loads), "{real:?}");
+        }
         let add = t.chain_add().unwrap().form;
         let high = Floor {
             cycles: 100.0,
             probe: "test",
             stores: None,
+            loads: None,
         };
         let rows = run(
             t,
