@@ -178,7 +178,7 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
                 source,
                 target,
             };
-            if gather && !(neutral_chase(t, &e) && !into_gathers_mask(&e)) {
+            if gather && (!neutral_chase(t, &e) || into_gathers_mask(&e)) {
                 continue;
             }
             // A tied input and an earlier source with the same key (never
