@@ -10,7 +10,8 @@
 # about 45 s. The selection: integer ALU, multiply, divide, moves and
 # shifts (with TP's helpers), 128- to 512-bit floating-point and integer
 # vector forms, loads and read-modify-write forms, and `and r64, imm8`
-# (the way back of a load's address chain) with an extending load, the
+# and `movq r64, xmm` (the way back of a load's address chain, a
+# gather's from its vector) with an extending load, the
 # plain 16- to 64-byte loads and stores (the wide loads' data path), and
 # every form of the published tables tests/fixtures/reference-*.yaml
 # (which tests/recorded.rs holds the core to): 692 forms on zen4 (a full
@@ -23,7 +24,7 @@ grep -q "\`$id\`" docs/machines.md || {
   exit 2
 }
 [ "$(uname -m)" = x86_64 ] || { echo "record-fixture.sh: the selection is x86's" >&2; exit 2; }
-SELECTION='^(ADD|ADC|SBB|IMUL|MUL|DIV|CMP|MOV|SHL|SHR|RCL|LEA|POPCNT|LZCNT|BSWAP|XCHG|CMPXCHG)(8|16|32|64)(rr|ri|rm|mr|r1|rCL|r)$|^AND64ri8$|^MOVZX32rm8$|^V?MOV(UPS|APS)(Y|Z)?(rm|mr)$|^V(ADD|MUL|FMADD231|DIV|SQRT|MAX)P[SD](Z|Z256|Z128|Y)?(rr|rm|r|m)$|^VP(ADD|MULL|SHUF|PERM|TERNLOG)[BWDQ]'
+SELECTION='^(ADD|ADC|SBB|IMUL|MUL|DIV|CMP|MOV|SHL|SHR|RCL|LEA|POPCNT|LZCNT|BSWAP|XCHG|CMPXCHG)(8|16|32|64)(rr|ri|rm|mr|r1|rCL|r)$|^AND64ri8$|^MOVPQIto64rr$|^MOVZX32rm8$|^V?MOV(UPS|APS)(Y|Z)?(rm|mr)$|^V(ADD|MUL|FMADD231|DIV|SQRT|MAX)P[SD](Z|Z256|Z128|Y)?(rr|rm|r|m)$|^VP(ADD|MULL|SHUF|PERM|TERNLOG)[BWDQ]'
 # With the forms of the published tables (tests/fixtures/reference-*.yaml),
 # which tests/recorded.rs compares the recorded core's analysis with.
 published=$(sed -n 's/^ *- llvmName: *\([A-Za-z0-9_]*\).*/\1/p' tests/fixtures/reference-{throughput,latency,memory}.yaml | sort -u | paste -sd'|')
