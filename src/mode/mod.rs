@@ -644,9 +644,22 @@ fn options_with_raw(
     } else {
         None
     };
+    continue_clock(&mut opts, resumed.as_ref());
     let raw = raw_file(t, req.arch, &path, run, opts.fallback_ghz, resumed)?;
     opts.raw = Some(Arc::new(raw));
     Ok(opts)
+}
+
+/// A resumed run converts with the clock its interrupted run started at
+/// (the raw file's header), as a replay does: a recorded body whose own
+/// calibration gave nothing was converted with that clock, and the clock
+/// measured now (another moment, another load) gave a `ports` run's
+/// resume other cycles than the run it continued (CI, 2026-12-02: a line
+/// split 0.48 against 0.53).
+pub(crate) fn continue_clock(opts: &mut run::Options, resumed: Option<&(Raw, Header)>) {
+    if let Some(ghz) = resumed.and_then(|(_, header)| header.ghz) {
+        opts.fallback_ghz = Some(ghz);
+    }
 }
 
 /// From now on, what runs is what ran on the host `header` records
@@ -861,6 +874,33 @@ fn labelled<'a>(progress: Progress<'a>, label: String) -> impl FnMut(usize, usiz
 #[cfg(test)]
 mod tests {
     use super::second_look_line;
+
+    /// A resumed run takes the clock its interrupted run started at, from
+    /// the raw file's header; a new run keeps the one measured now.
+    #[test]
+    fn a_resumed_run_converts_with_its_first_clock() {
+        use crate::raw::{Header, Raw};
+        let dir = std::env::temp_dir().join(format!("winic-continue-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.raw");
+        let run = crate::raw::Run {
+            mode: "TP".into(),
+            arch: "x86_64".into(),
+            global: Vec::new(),
+            args: vec!["-i".into(), "ADD64rr".into()],
+        };
+        drop(Raw::create(&path, &Header::new(run, "cpu".into(), Some(3.1), None)).unwrap());
+        let resumed = Raw::replay(&path).unwrap();
+        let mut opts = super::run::Options {
+            fallback_ghz: Some(4.2),
+            ..super::run::Options::default()
+        };
+        super::continue_clock(&mut opts, None);
+        assert_eq!(opts.fallback_ghz, Some(4.2));
+        super::continue_clock(&mut opts, Some(&(resumed.0, resumed.1)));
+        assert_eq!(opts.fallback_ghz, Some(3.1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The summary counts only this run's second looks, and says why
     /// some forms kept their first values only when some did.
