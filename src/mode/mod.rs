@@ -644,22 +644,8 @@ fn options_with_raw(
     } else {
         None
     };
-    continue_clock(&mut opts, resumed.as_ref());
-    let raw = raw_file(t, req.arch, &path, run, opts.fallback_ghz, resumed)?;
-    opts.raw = Some(Arc::new(raw));
+    raw_file(t, req.arch, &path, run, &mut opts, resumed)?;
     Ok(opts)
-}
-
-/// A resumed run converts with the clock its interrupted run started at
-/// (the raw file's header), as a replay does: a recorded body whose own
-/// calibration gave nothing was converted with that clock, and the clock
-/// measured now (another moment, another load) gave a `ports` run's
-/// resume other cycles than the run it continued (CI, 2026-12-02: a line
-/// split 0.48 against 0.53).
-pub(crate) fn continue_clock(opts: &mut run::Options, resumed: Option<&(Raw, Header)>) {
-    if let Some(ghz) = resumed.and_then(|(_, header)| header.ghz) {
-        opts.fallback_ghz = Some(ghz);
-    }
 }
 
 /// From now on, what runs is what ran on the host `header` records
@@ -729,28 +715,37 @@ pub(crate) fn run_words(
     (global, args)
 }
 
-/// A run's raw file at `path`: the interrupted run's (`resumed`), whose
-/// results are used, said on standard error; else a new one of `run`
-/// on this `arch` host (`ghz`: the clock measured at the start).
+/// Gives `opts` its run's raw file at `path`: the interrupted run's
+/// (`resumed`), whose results are used, said on standard error; else a
+/// new one of `run` on this `arch` host, headed by the clock `opts`
+/// measured at the start. A resumed run converts with the clock its
+/// interrupted run started at, as a replay does: a recorded body whose
+/// own calibration gave nothing was converted with that clock, and the
+/// clock measured now (another moment, another load) gave a `ports`
+/// run's resume other cycles than the run it continued (CI, 2026-12-02:
+/// a line split 0.48 against 0.53).
 pub(crate) fn raw_file(
     t: &dyn arch::Target,
     arch: Arch,
     path: &std::path::Path,
     run: &JournalRun,
-    ghz: Option<f64>,
+    opts: &mut run::Options,
     resumed: Option<(Raw, Header)>,
-) -> Result<Raw, Error> {
-    match resumed {
-        Some((raw, _)) => {
+) -> Result<(), Error> {
+    let raw = match resumed {
+        Some((raw, header)) => {
             eprintln!(
                 "winic: --resume: {}: {} results of the interrupted run are used, not measured again",
                 path.display(),
                 raw.recorded()
             );
-            Ok(raw)
+            opts.fallback_ghz = header.ghz.or(opts.fallback_ghz);
+            raw
         }
-        None => Raw::create(path, &raw_header(t, arch, run.clone(), ghz)),
-    }
+        None => Raw::create(path, &raw_header(t, arch, run.clone(), opts.fallback_ghz))?,
+    };
+    opts.raw = Some(Arc::new(raw));
+    Ok(())
 }
 
 /// How a measuring command times its kernels: `clock`, on `cpu` (`None`:
@@ -876,29 +871,50 @@ mod tests {
     use super::second_look_line;
 
     /// A resumed run takes the clock its interrupted run started at, from
-    /// the raw file's header; a new run keeps the one measured now.
+    /// the raw file's header; a new run heads its raw file with the one
+    /// measured now and keeps it.
     #[test]
     fn a_resumed_run_converts_with_its_first_clock() {
+        use crate::isa::Arch;
         use crate::raw::{Header, Raw};
         let dir = std::env::temp_dir().join(format!("winic-continue-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("run.raw");
         let run = crate::raw::Run {
             mode: "TP".into(),
             arch: "x86_64".into(),
             global: Vec::new(),
             args: vec!["-i".into(), "ADD64rr".into()],
         };
-        drop(Raw::create(&path, &Header::new(run, "cpu".into(), Some(3.1), None)).unwrap());
-        let resumed = Raw::replay(&path).unwrap();
-        let mut opts = super::run::Options {
+        let t = crate::arch::target(Arch::X86_64);
+        let options = || super::run::Options {
             fallback_ghz: Some(4.2),
             ..super::run::Options::default()
         };
-        super::continue_clock(&mut opts, None);
-        assert_eq!(opts.fallback_ghz, Some(4.2));
-        super::continue_clock(&mut opts, Some(&(resumed.0, resumed.1)));
+        let (old, new) = (dir.join("old.raw"), dir.join("new.raw"));
+        drop(
+            Raw::create(
+                &old,
+                &Header::new(run.clone(), "cpu".into(), Some(3.1), None),
+            )
+            .unwrap(),
+        );
+        let mut opts = options();
+        super::raw_file(
+            t,
+            Arch::X86_64,
+            &old,
+            &run,
+            &mut opts,
+            Some(Raw::replay(&old).unwrap()),
+        )
+        .unwrap();
         assert_eq!(opts.fallback_ghz, Some(3.1));
+        assert!(opts.raw.is_some());
+        let mut opts = options();
+        super::raw_file(t, Arch::X86_64, &new, &run, &mut opts, None).unwrap();
+        assert_eq!(opts.fallback_ghz, Some(4.2));
+        drop(opts);
+        assert_eq!(Raw::replay(&new).unwrap().1.ghz, Some(4.2));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -143,35 +143,33 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
     .collect();
     let make = |i: usize| pair_of_kernels(t, &probes[i].1);
     let width = |i: usize| kernel::widest_bits(&probes[i].1);
-    // Each block's cycles per instruction (a second look replaces the
-    // first).
-    let mut got_cycles: Vec<Option<f64>> = vec![None; probes.len()];
-    let mut noisy = vec![false; probes.len()];
-    batch_costs(t, probes.len(), &make, &width, opts, &mut |i, got| {
-        let Ok(cost) = got else { return };
+    // Each block's cycles per instruction and whether its timing was
+    // noisy (a second look replaces the first).
+    let mut got: Vec<Option<(f64, bool)>> = vec![None; probes.len()];
+    batch_costs(t, probes.len(), &make, &width, opts, &mut |i, cost| {
+        let Ok(cost) = cost else { return };
         let len = probes[i].1.len();
         let cycles = per_copy(t, &cost, &probes[i].1, len);
         // Fifty instructions a cycle is no core's: an emulator's noise.
         if cost.positive() && cycles >= 0.02 {
-            got_cycles[i] = Some(cycles);
-            noisy[i] = cost.once.noisy || cost.twice.noisy;
+            got[i] = Some((cycles, cost.once.noisy || cost.twice.noisy));
         }
     });
-    let measured = |i: usize| Some((probes[i].0, got_cycles[i]?));
+    let measured = |i: usize| Some((probes[i].0, got[i]?));
     let (cycles, probe) = (0..probes.len())
         .filter_map(measured)
         .filter(|(name, _)| *name != STORES_PROBE && *name != LOADS_PROBE)
-        .map(|(name, c)| (c, name))
+        .map(|(name, (c, _))| (c, name))
         .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    let stores = (0..probes.len())
-        .filter_map(measured)
-        .find(|(name, _)| *name == STORES_PROBE)
-        .map(|(_, c)| whole_rate_floor(c));
-    let loads = (0..probes.len())
-        .filter(|&i| !noisy[i])
-        .filter_map(measured)
-        .find(|(name, _)| *name == LOADS_PROBE)
-        .map(|(_, c)| whole_rate_floor(c));
+    // An access block's floor; the loads' only from a clean timing.
+    let access_floor = |block: &str, clean: bool| {
+        (0..probes.len())
+            .filter_map(measured)
+            .find(|(name, (_, noisy))| *name == block && !(clean && *noisy))
+            .map(|(_, (c, _))| whole_rate_floor(c))
+    };
+    let stores = access_floor(STORES_PROBE, false);
+    let loads = access_floor(LOADS_PROBE, true);
     Some(Floor {
         cycles,
         probe,

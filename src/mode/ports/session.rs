@@ -204,9 +204,7 @@ fn options(req: &PortsRequest, t: &dyn crate::arch::Target) -> Result<(Options, 
     } else {
         None
     };
-    crate::mode::continue_clock(&mut opts, resumed.as_ref());
-    let raw = crate::mode::raw_file(t, req.arch, &path, &run, opts.fallback_ghz, resumed)?;
-    opts.raw = Some(Arc::new(raw));
+    crate::mode::raw_file(t, req.arch, &path, &run, &mut opts, resumed)?;
     let note = format!(
         "raw results: {} (`winic analyse {}` draws this from them again; `--resume` continues \
          an interrupted run)\n",
