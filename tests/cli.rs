@@ -1533,6 +1533,51 @@ fn a_store_reaches_its_reload_through_memory_on_every_arch() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A store of fewer bytes than its register holds (`vextracti128 [m],
+/// ymm, imm`: 16 of 32) is read back into the register's xmm part, which
+/// the next store reads as part of its ymm. LAT used to find no reload
+/// for it; and a reload the host cannot run (`vmovw`, AVX512-FP16, for
+/// `vpextrw [m], xmm`) must not be chosen: it was a SIGILL.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "x86 stores of part of a vector register"
+)]
+fn a_partial_vector_store_reaches_its_reload_through_memory() {
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        skip("vextracti128 needs AVX2, which this host lacks");
+        return;
+    }
+    let dir = scratch("partial-store");
+    let db = dir.join("db.yaml");
+    let mut args = vec!["-f", "2.0", "LAT", "-o", db.to_str().unwrap(), "-i"];
+    args.push("VEXTRACTI128mr");
+    #[cfg(target_arch = "x86_64")]
+    let fp16 = std::arch::is_x86_feature_detected!("avx512fp16");
+    #[cfg(not(target_arch = "x86_64"))]
+    let fp16 = false;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512bw") {
+        args.push("VPEXTRWZmr");
+    }
+    let o = winic_command(&args).current_dir(&dir).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    let (lo, hi) = sub_latency(&text, "VEXTRACTI128mr", "1", "0");
+    assert!(lo == 0.0 && hi > 0.0, "VEXTRACTI128mr [{lo};{hi}]");
+    let report = report_in(&dir, "LAT");
+    assert!(report.contains("reload (VMOV"), "{report}");
+    assert!(!report.contains("SIGILL"), "{report}");
+    if args.contains(&"VPEXTRWZmr") && !fp16 {
+        assert!(
+            report.contains("VPEXTRWZmr(1 -> 0) [FAILED: no load reads the stored bytes back"),
+            "{report}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Integer divisions run (they were skipped for a divide error): by a
 /// divisor of 1 with the high half 0, a chain of them keeps its values,
 /// so neither TP's chain nor LAT's (whose breaker of rdx writes 0, not

@@ -92,7 +92,7 @@ mod tests {
         let t = crate::arch::target(arch);
         let form = Isa::get(arch).instr(store).unwrap();
         t.written_memory(form)?;
-        t.reload(form, k)
+        t.reload(form, k, &|_| true)
             .map(|(l, _, r)| format!("{} {r}", l.name()))
     }
 

@@ -205,8 +205,13 @@ impl Operands for Riscv64 {
         crate::arch::reload::written_memory(self, form, load_name)
     }
 
-    fn reload(&self, form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
-        crate::arch::reload::reload(self, form, k, load_name)
+    fn reload(
+        &self,
+        form: Instr,
+        k: usize,
+        runs: &dyn Fn(Instr) -> bool,
+    ) -> Option<(Instr, usize, usize)> {
+        crate::arch::reload::reload(self, form, k, load_name).filter(|(l, ..)| runs(*l))
     }
 
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {

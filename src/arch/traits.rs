@@ -184,9 +184,17 @@ pub trait Operands {
     }
 
     /// A load reading back what `form` stores from its data operand `k`
-    /// into a register of `k`'s class: `(load, its memory operand, its
-    /// result operand)`, or `None`.
-    fn reload(&self, _form: Instr, _k: usize) -> Option<(Instr, usize, usize)> {
+    /// into a register of `k`'s class (or of a class its registers hold:
+    /// `vextracti128 [m], ymm` reads back into an xmm): `(load, its
+    /// memory operand, its result operand)`, or `None`. Only loads `runs`
+    /// accepts (those the host runs: `vmovw`, the one 2-byte load into an
+    /// xmm, needs AVX512-FP16).
+    fn reload(
+        &self,
+        _form: Instr,
+        _k: usize,
+        _runs: &dyn Fn(Instr) -> bool,
+    ) -> Option<(Instr, usize, usize)> {
         None
     }
 

@@ -221,8 +221,13 @@ impl Operands for X86_64 {
         forward::rewrites_memory(form)
     }
 
-    fn reload(&self, form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
-        forward::reload(form, k)
+    fn reload(
+        &self,
+        form: Instr,
+        k: usize,
+        runs: &dyn Fn(Instr) -> bool,
+    ) -> Option<(Instr, usize, usize)> {
+        forward::reload(form, k, runs)
     }
 
     /// `and r64, 0` and `add r64, r64`: one cycle each on every x86

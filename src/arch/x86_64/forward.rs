@@ -145,18 +145,37 @@ fn same_registers(a: crate::isa::RegClass, b: crate::isa::RegClass) -> bool {
     a.name() == b.name() || a.members().eq(b.members())
 }
 
+/// Whether each register of `inner` is part of one of `outer`'s: `VR128X`
+/// (xmm0-xmm31) in `VR512` (zmm0-zmm31). A load into the part writes the
+/// register a store of `outer` reads next (VEX and EVEX clear the rest;
+/// a legacy load merges into it, which keeps the dependency too).
+fn within(inner: crate::isa::RegClass, outer: crate::isa::RegClass) -> bool {
+    inner
+        .members()
+        .all(|r| outer.members().any(|o| o.contains(r)))
+}
+
 /// The load that reads back what `form` writes from its data operand `k`
-/// into a register of `k`'s class: `(reload, its memory operand, its
-/// result operand)`. The reload's mnemonic matches the store's where one
-/// does (`vmovapd` after `vmovapd`), else the first plain move in LLVM's
-/// order. `None` when no load reads those bytes back into that class
-/// (`pextrb [m], xmm`: one byte into an xmm register is a merge).
-pub fn reload(form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
+/// into a register of `k`'s class, or of a class whose registers are
+/// parts of them where the store writes fewer bytes than the register
+/// holds (`vextracti128 [m], ymm` and `vpmovdb [m], zmm` back into an
+/// xmm): `(reload, its memory operand, its result operand)`. Of the loads
+/// `runs` accepts (the host runs them), a reload into the same class
+/// first, then one whose mnemonic matches the store's (`vmovapd` after
+/// `vmovapd`), else the first plain move in LLVM's order. `None` when no
+/// load reads those bytes back into that class (`pextrb [m], xmm`: one
+/// byte into an xmm register is a merge).
+pub fn reload(
+    form: Instr,
+    k: usize,
+    runs: &dyn Fn(Instr) -> bool,
+) -> Option<(Instr, usize, usize)> {
     let mc = form.mc_operands();
     let class = mc.get(k)?.ty.class()?;
     let size = mc[written_memory(form)?].ty.memory_size()?;
     let store = plan_of(&form).ok()?;
-    let mut best: Option<(bool, Instr, usize, usize)> = None;
+    // The rank of a fitting load, lowest best.
+    let mut best: Option<((bool, bool), Instr, usize, usize)> = None;
     for f in form.isa().real_instrs() {
         if f.has(Flag::HasSideEffects)
             || f.implicit_uses().next().is_some()
@@ -175,7 +194,11 @@ pub fn reload(form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
         let Some(m) = (0..fm.len()).find(|&j| fm[j].ty.kind() == OperandKind::Mem) else {
             continue;
         };
-        let fits = fm[r].ty.class().is_some_and(|c| same_registers(c, class))
+        let Some(result) = fm[r].ty.class() else {
+            continue;
+        };
+        let same = same_registers(result, class);
+        let fits = (same || within(result, class))
             && fm[m].ty.is_plain_memory()
             && fm[m].ty.memory_size() == Some(size);
         let Ok(plan) = plan_of(&f) else {
@@ -187,12 +210,13 @@ pub fn reload(form: Instr, k: usize) -> Option<(Instr, usize, usize)> {
             || plan.broadcast
             || !is_plain_move(plan.code.mnemonic())
             || plan.code.encoding() != store.code.encoding()
+            || !runs(f)
         {
             continue;
         }
-        let other = plan.code.mnemonic() != store.code.mnemonic();
-        if best.as_ref().is_none_or(|(o, ..)| !other && *o) {
-            best = Some((other, f, m, r));
+        let rank = (!same, plan.code.mnemonic() != store.code.mnemonic());
+        if best.as_ref().is_none_or(|(o, ..)| rank < *o) {
+            best = Some((rank, f, m, r));
         }
     }
     best.map(|(_, f, m, r)| (f, m, r))
@@ -232,7 +256,8 @@ mod tests {
 
     #[test]
     fn a_reload_reads_the_stored_bytes_into_the_data_class() {
-        let name = |store: &str, k: usize| reload(form(store), k).map(|(f, ..)| f.name());
+        let name =
+            |store: &str, k: usize| reload(form(store), k, &|_| true).map(|(f, ..)| f.name());
         assert_eq!(name("MOV64mr", 1), Some("MOV64rm"));
         assert_eq!(name("MOV32mr", 1), Some("MOV32rm"));
         assert_eq!(name("VMOVAPDZmr", 1), Some("VMOVAPDZrm"));
@@ -246,5 +271,25 @@ mod tests {
         // (VR128).
         assert_eq!(name("MOVSDmr", 1), Some("MOVSDrm"));
         assert_eq!(name("VMOVSSmr", 1), Some("VMOVSSrm"));
+        // Fewer bytes than the register holds: back into its xmm part,
+        // by a load of the store's encoding.
+        let part = name("VEXTRACTI128mr", 1).unwrap();
+        assert!(part.starts_with("VMOV") && !part.contains('Z'), "{part}");
+        let evex = name("VPMOVDBZmr", 1).unwrap();
+        assert!(
+            evex.starts_with("VMOV") && evex.ends_with("Z128rm"),
+            "{evex}"
+        );
+        assert_eq!(
+            name("VEXTRACTF64x4Zmr", 1)
+                .as_deref()
+                .map(|n| n.ends_with("Z256rm")),
+            Some(true)
+        );
+        // Two bytes into an xmm: only AVX512-FP16's `vmovsh` and `vmovw`,
+        // and only where the host runs them.
+        let fp16 = |f: Instr| f.required_features().is_some_and(|c| c.contains("fp16"));
+        assert!(reload(form("VPEXTRWZmr"), 1, &|_| true).is_some_and(|(f, ..)| fp16(f)));
+        assert!(reload(form("VPEXTRWZmr"), 1, &|f| !fp16(f)).is_none());
     }
 }

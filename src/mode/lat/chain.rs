@@ -1217,7 +1217,7 @@ mod tests {
     /// Store `store` of its data operand `k` and the load reading its
     /// bytes back.
     fn with_reload(t: &dyn Target, store: Edge, k: usize) -> [Edge; 2] {
-        let (load, m, r) = t.reload(store.form, k).unwrap();
+        let (load, m, r) = t.reload(store.form, k, &|_| true).unwrap();
         [
             store,
             Edge {

@@ -1203,7 +1203,8 @@ fn reload_step(t: &dyn Target, e: &Edge) -> Result<Edge, Failure> {
             detail: None,
         });
     };
-    let (form, memory, result) = t.reload(e.form, k).ok_or_else(|| Failure::NoChain {
+    let runs = |f: Instr| tp::early_skip(t, f, true).is_none();
+    let (form, memory, result) = t.reload(e.form, k, &runs).ok_or_else(|| Failure::NoChain {
         gap: ChainGap::NoReload,
         detail: Some(type_of(e.form, e.source).to_string()),
     })?;
