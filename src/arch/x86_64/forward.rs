@@ -280,12 +280,7 @@ mod tests {
             evex.starts_with("VMOV") && evex.ends_with("Z128rm"),
             "{evex}"
         );
-        assert_eq!(
-            name("VEXTRACTF64x4Zmr", 1)
-                .as_deref()
-                .map(|n| n.ends_with("Z256rm")),
-            Some(true)
-        );
+        assert!(name("VEXTRACTF64x4Zmr", 1).is_some_and(|n| n.ends_with("Z256rm")));
         // Two bytes into an xmm: only AVX512-FP16's `vmovsh` and `vmovw`,
         // and only where the host runs them.
         let fp16 = |f: Instr| f.required_features().is_some_and(|c| c.contains("fp16"));
