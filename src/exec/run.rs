@@ -792,12 +792,56 @@ fn wanted_again(
     let width = batch.width;
     let fastest = batch.fastest_probe;
     let stale = |i: usize| fastest[width_class(width(i))] * (1.0 + PROBE_SLACK);
-    live.iter()
+    let wanted: Vec<usize> = live
+        .iter()
         .copied()
         .filter(|&i| {
             first[i].is_some_and(|c| c.noisy() || !c.positive() || judged_by[i] > stale(i))
         })
-        .collect()
+        .collect();
+    most_slowed_first(&wanted, live, first, &|i| width_class(width(i)))
+}
+
+/// `wanted` in the order a second look should take them: the bodies
+/// whose clock (the dependent adds timed right after their kernels) ran
+/// furthest below the batch's median clock for their width class first,
+/// those without a clock of their own before all. A busy sibling thread
+/// slows the adds too: in two full TP runs on `zen5` (2026-12-02), the
+/// 616 forms more than 5% apart had a median clock of 3.72 GHz in the
+/// slower run, the others 3.93, and 44% of the bodies more than 7% below
+/// the median moved, against 5% overall. Taken in body order, the
+/// chunks of second looks ended early ([`look_again`]) with 5,739 of
+/// 8,279 such bodies never looked at again. The width class keeps a
+/// frequency licence (Intel's 512-bit clock is 7% lower) from counting
+/// as a slowed clock.
+fn most_slowed_first(
+    wanted: &[usize],
+    live: &[usize],
+    first: &[Option<Cost>],
+    class: &dyn Fn(usize) -> usize,
+) -> Vec<usize> {
+    let own_clock = |i: usize| {
+        first[i]
+            .filter(|c| !c.clock_fallback && c.ghz > 0.0)
+            .map(|c| c.ghz)
+    };
+    let mut median = [None; CLASSES];
+    for (k, m) in median.iter_mut().enumerate() {
+        let mut clocks: Vec<f64> = live
+            .iter()
+            .filter(|&&i| class(i) == k)
+            .filter_map(|&i| own_clock(i))
+            .collect();
+        clocks.sort_by(f64::total_cmp);
+        *m = clocks.get(clocks.len() / 2).copied();
+    }
+    let ratio = |i: usize| match (own_clock(i), median[class(i)]) {
+        (Some(g), Some(m)) => g / m,
+        _ => 0.0,
+    };
+    let mut out = wanted.to_vec();
+    out.sort_by(|&a, &b| ratio(a).total_cmp(&ratio(b)));
+    out
 }
 
 /// The second chance of [`batch_costs`]: the bodies `wanted` measured
@@ -1654,6 +1698,38 @@ fn cost_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A second look takes first the bodies whose clock ran furthest
+    /// below their width class's median, those without a clock of their
+    /// own before all; a 512-bit body at a licence's lower clock is
+    /// judged against the other 512-bit bodies, not the narrow ones.
+    #[test]
+    fn a_second_look_takes_the_most_slowed_bodies_first() {
+        let cost = |ghz: f64, fallback: bool| {
+            Some(Cost {
+                ghz,
+                clock_fallback: fallback,
+                ..Cost::default()
+            })
+        };
+        // Bodies 0-4 of 128 bits at about 3.9 GHz, 5-7 of 512 bits at
+        // about 3.6 (a licence).
+        let first = vec![
+            cost(3.92, false),
+            cost(3.60, false), // slowed 8%
+            cost(3.90, false),
+            cost(3.75, false), // slowed 4%
+            cost(3.91, true),  // no clock of its own
+            cost(3.61, false),
+            cost(3.60, false),
+            cost(3.45, false), // slowed 4% below the 512-bit ones
+        ];
+        let class = |i: usize| usize::from(i >= 5) * 2;
+        let live: Vec<usize> = (0..8).collect();
+        let wanted = [0, 1, 2, 3, 4, 5, 7];
+        let order = most_slowed_first(&wanted, &live, &first, &class);
+        assert_eq!(order, vec![4, 1, 7, 3, 2, 5, 0]);
+    }
 
     /// A core with Intel's frequency licences, simulated: 4.09 GHz, and
     /// 3.79 GHz from the moment 512-bit ("heavy") work runs until 0.7 ms
