@@ -392,7 +392,7 @@ impl Operands for AArch64 {
         k: usize,
         runs: &dyn Fn(Instr) -> bool,
     ) -> Option<(Instr, usize, usize)> {
-        crate::arch::reload::reload(self, form, k, load_name).filter(|(l, ..)| runs(*l))
+        crate::arch::reload::reload(self, form, k, load_name, runs)
     }
 
     fn instance(&self, form: Instr, avoid: &[Reg]) -> Result<Inst, EncodeError> {

@@ -70,17 +70,19 @@ pub fn written_memory(
 }
 
 /// The load that reads back what store `form` writes from its data
-/// operand `k`: `(load, its base operand, its result operand k)`.
+/// operand `k`: `(load, its base operand, its result operand k)`, when
+/// `runs` accepts the load (the host runs it).
 pub fn reload(
     t: &dyn Target,
     form: Instr,
     k: usize,
     load_name: fn(&str) -> Option<String>,
+    runs: &dyn Fn(Instr) -> bool,
 ) -> Option<(Instr, usize, usize)> {
     let (load, base) = twin(t, form, load_name)?;
     let mc = load.mc_operands();
     mc.get(k)
-        .filter(|m| m.operand.is_def())
+        .filter(|m| m.operand.is_def() && runs(load))
         .map(|_| (load, base, k))
 }
 
