@@ -2588,6 +2588,53 @@ fn x86_string_operations_are_measured_with_their_pointers_set_again() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `vp2intersectd` writes a pair of mask registers (`k2:k3`, a register
+/// tuple in LLVM's records); LAT reads its first part back (`kmovw`,
+/// `vpmovm2d`), so the pair has a latency from each vector source and
+/// from the address of its memory form, where before no helper read a
+/// tuple. Zen 5 runs it; Intel's cores after Tiger Lake do not.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "times x86 kernels: x86-64 hardware only"
+)]
+fn vp2intersect_has_a_latency_into_its_mask_pair() {
+    if emulated() {
+        skip("times x86 kernels: under an emulator times mean nothing");
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx512vp2intersect") {
+        skip("vp2intersect: this host lacks AVX512_VP2INTERSECT");
+        return;
+    }
+    let dir = scratch("vp2intersect");
+    let db = dir.join("db.yaml");
+    let o = winic(&[
+        "LAT",
+        "-o",
+        db.to_str().unwrap(),
+        "--noReport",
+        "-i",
+        "VP2INTERSECTDZrm",
+        "VPMOVM2DZrr",
+        "KMOVWrk",
+        "KMOVWkr",
+        "AND64ri8",
+        "ADD64rr",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    for from in ["1", "2"] {
+        let (lo, hi) = sub_latency(&text, "VP2INTERSECTDZrm", from, "0");
+        assert!(
+            lo >= 1.0 && (4.0..64.0).contains(&hi),
+            "VP2INTERSECTDZrm {from} -> 0 [{lo};{hi}]"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Gathers and scatters run: each element in a cache line of its own
 /// (lanes i × 64), the mask set again (and a gather's destination zeroed)
 /// before each, as the report's kernel shows. A gather of N elements is

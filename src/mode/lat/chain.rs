@@ -275,13 +275,20 @@ pub fn self_chain_possible(t: &dyn Target, e: &Edge) -> bool {
 /// `r` itself, or a single register of the class overlapping it (`xmm1`
 /// for `ymm1`, `cl` for `ecx`: the value flows through the shared bits;
 /// a write of part of a register merges into the rest, which is also on
-/// the chain). `None` when there is none.
+/// the chain). A tuple `r` (`vp2intersectd`'s `k2:k3`) through its first
+/// part (`k2`), as [`super::type_of`] types it. `None` when there is
+/// none.
 pub fn partner(t: &dyn Target, class: RegClass, r: Reg) -> Option<Reg> {
     if class.contains(r) {
         return Some(r);
     }
-    if r.is_tuple() {
-        return None;
+    let r = if r.is_tuple() {
+        r.sub_regs().next()?
+    } else {
+        r
+    };
+    if class.contains(r) {
+        return Some(r);
     }
     class.members().find(|x| {
         !x.is_tuple()

@@ -235,9 +235,19 @@ pub fn type_of(form: Instr, end: End) -> RegType {
     let Some(first) = class.members().next() else {
         return RegType::Named(class.name());
     };
+    // A tuple of registers a form writes (AVX-512's mask pair `k0:k1`,
+    // AArch64's `{v0, v1}`) as its first part, which the next step reads
+    // ([`chain::partner`]). A tuple read stays a type of its own: no
+    // helper writes all of it.
+    let written = matches!(end, End::Op(k) if form.mc_operands()[k].operand.is_def());
+    let parts = first.sub_regs().count() as u32;
+    let (first, bits) = match first.sub_regs().next() {
+        Some(part) if first.is_tuple() && written => (part, class.bits() / parts),
+        _ => (first, class.bits()),
+    };
     RegType::File {
         file: file_name(form.isa(), first),
-        bits: class.bits(),
+        bits,
     }
 }
 

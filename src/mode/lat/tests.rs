@@ -46,6 +46,26 @@ fn types_are_register_files_and_widths() {
         type_of(r("ADD"), End::Op(0)),
         type_of(r("ADDI"), End::Op(1))
     );
+    // A tuple written is typed as its first part, the register the next
+    // step reads: `vp2intersectd`'s pair `k0:k1` as a 16-bit k register,
+    // AArch64's `ld2 {v0.4s, v1.4s}` as a q register. A tuple read stays
+    // a type of its own (`tbl`'s table): no helper writes all of it.
+    assert_eq!(
+        type_of(f("VP2INTERSECTDZrr"), End::Op(0)),
+        type_of(f("KMOVWrk"), End::Op(1))
+    );
+    assert_eq!(
+        type_of(a("LD2Twov4s"), End::Op(0)),
+        type_of(a("ADDv4i32"), End::Op(0))
+    );
+    assert!(type_of(a("TBLv16i8Two"), End::Op(1)).file().contains('_'));
+    // And the chain reads the pair's first part.
+    let k2_k3 = isa.register("K2_K3").unwrap();
+    let vk16 = f("KMOVWrk").mc_operands()[1].ty.class().unwrap();
+    assert_eq!(
+        chain::partner(target(Arch::X86_64), vk16, k2_k3),
+        isa.register("K2")
+    );
 }
 
 /// A LAT run of a few forms on the host: every sub-latency of the
