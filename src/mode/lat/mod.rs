@@ -239,10 +239,12 @@ pub fn type_of(form: Instr, end: End) -> RegType {
     // AArch64's `{v0, v1}`) as its first part, which the next step reads
     // ([`chain::partner`]). A tuple read stays a type of its own: no
     // helper writes all of it.
-    let written = matches!(end, End::Op(k) if form.mc_operands()[k].operand.is_def());
-    let parts = first.sub_regs().count() as u32;
+    // Asked of every edge, often: the operand list only for a tuple.
+    let written = || matches!(end, End::Op(k) if form.mc_operands()[k].operand.is_def());
     let (first, bits) = match first.sub_regs().next() {
-        Some(part) if first.is_tuple() && written => (part, class.bits() / parts),
+        Some(part) if first.is_tuple() && written() => {
+            (part, class.bits() / first.sub_regs().count() as u32)
+        }
         _ => (first, class.bits()),
     };
     RegType::File {
