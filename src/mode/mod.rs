@@ -543,9 +543,24 @@ fn floor_line(floor: Option<tp::Floor>) -> String {
                     )
                 },
             );
+            let general = f.general_loads.map_or_else(
+                || {
+                    "; no floor for general-purpose loads (their block was not measured, or noisy)"
+                        .to_string()
+                },
+                |l| {
+                    format!(
+                        "; other forms that load, more than {:.0}% below {l:.3} cycles ({} a \
+                         cycle, a block of {}): likewise",
+                        100.0 * tp::FLOOR_SLACK,
+                        (1.0 / l).round(),
+                        tp::GENERAL_LOADS_PROBE
+                    )
+                },
+            );
             format!(
                 "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
-                 than {:.0}% below it{stores}{loads}",
+                 than {:.0}% below it{stores}{loads}{general}",
                 f.cycles,
                 f.probe,
                 100.0 * tp::FLOOR_SLACK

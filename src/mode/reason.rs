@@ -90,7 +90,7 @@ pub enum HoldBack {
         probe: &'static str,
     },
     /// The difference of the two kernels is below a floor a form's
-    /// accesses cannot undercut (the vector loads'): each kernel ran in
+    /// accesses cannot undercut (a block of loads'): each kernel ran in
     /// a state of its own (`vpcmpeqd k, ymm, [m]` runs 0.50 or 0.59 a
     /// copy on zen5), and the faster kernel alone is the upper bound.
     KernelsApart {

@@ -51,6 +51,12 @@ pub struct Floor {
     /// load (AArch64, RISC-V), or its block's timing was noisy (a busy
     /// sibling thread would raise the floor over forms that run at it).
     pub loads: Option<f64>,
+    /// Cycles per load of a block of the general-purpose load (x86 `mov
+    /// r64, [m]`, AArch64 `ldr x`, RISC-V `ld`): no form that reads
+    /// memory loads faster. In the zen5 guest's debug CI `mov eax,
+    /// [moffs32]` came out 0.22 once, under the four loads a cycle (0.25
+    /// alone, nine runs in ten). `None` as for [`Floor::loads`].
+    pub general_loads: Option<f64>,
 }
 
 /// The name of the store block in [`Floor::stores`]' messages.
@@ -59,12 +65,26 @@ pub const STORES_PROBE: &str = "general-purpose stores";
 /// The name of the load block in [`Floor::loads`]' messages.
 pub const LOADS_PROBE: &str = "16-byte vector loads";
 
+/// The name of the load block in [`Floor::general_loads`]' messages.
+pub const GENERAL_LOADS_PROBE: &str = "general-purpose loads";
+
+/// Whether a floor's block is one of loads: a form under it is bounded by
+/// its faster kernel alone ([`HoldBack::KernelsApart`]) rather than
+/// failed.
+pub fn is_loads_probe(probe: &str) -> bool {
+    probe == LOADS_PROBE || probe == GENERAL_LOADS_PROBE
+}
+
 /// What a form does to memory, as the floors ask: whether it stores
-/// ([`stores`]) and whether it loads 16 bytes or more (a vector).
+/// ([`stores`]), whether it loads, and whether it loads 16 bytes or more
+/// (a vector).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     /// It writes memory.
     pub stores: bool,
+    /// It reads memory (what the target knows of its operands: `lea`,
+    /// `nop [m]` and prefetches read none).
+    pub loads: bool,
     /// It reads 16, 32 or 64 bytes of memory at once (`xmmword`,
     /// `ymmword`, `zmmword`; a broadcast of 8 bytes is no such load).
     pub wide_load: bool,
@@ -77,6 +97,7 @@ impl Access {
         let wide = matches!(form.memory_size(), Some("xmmword" | "ymmword" | "zmmword"));
         Access {
             stores: stores(t, form),
+            loads: reads,
             wide_load: reads && wide,
         }
     }
@@ -90,8 +111,9 @@ impl Floor {
 
     /// The floor `cycles` of a form undercuts (its cycles and the block
     /// that set it): the core's, for a form that stores the stores', for
-    /// one that loads 16 bytes or more the vector loads' ([`Access`]).
-    /// `None` when it undercuts none.
+    /// one that loads 16 bytes or more the vector loads', for any other
+    /// that loads the general-purpose loads' ([`Access`]). `None` when it
+    /// undercuts none.
     pub fn undercut(&self, access: Access, cycles: f64) -> Option<(f64, &'static str)> {
         if self.undercut_by(cycles) {
             return Some((self.cycles, self.probe));
@@ -99,9 +121,11 @@ impl Floor {
         let below = |floor: f64| cycles < floor * (1.0 - FLOOR_SLACK);
         let stores = self.stores.filter(|f| access.stores && below(*f));
         let loads = self.loads.filter(|f| access.wide_load && below(*f));
+        let general = self.general_loads.filter(|f| access.loads && below(*f));
         stores
             .map(|f| (f, STORES_PROBE))
             .or(loads.map(|f| (f, LOADS_PROBE)))
+            .or(general.map(|f| (f, GENERAL_LOADS_PROBE)))
     }
 }
 
@@ -122,13 +146,14 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         .chain_add()
         .ok()
         .and_then(|a| shape::throughput(t, a.form, shape::COPIES).ok());
-    let (_, store) = crate::export::memory::general_load_and_store(t.arch());
+    let (general_load, store) = crate::export::memory::general_load_and_store(t.arch());
     let block = |name: &str| {
         crate::isa::Isa::get(t.arch())
             .instr(name)
             .and_then(|f| shape::throughput(t, f, shape::COPIES).ok())
     };
     let store = block(store);
+    let general_load = block(general_load);
     let load = (t.arch() == crate::isa::Arch::X86_64)
         .then(|| block(WIDE_LOAD))
         .flatten();
@@ -137,6 +162,7 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
         ("adds", add),
         (STORES_PROBE, store),
         (LOADS_PROBE, load),
+        (GENERAL_LOADS_PROBE, general_load),
     ]
     .into_iter()
     .filter_map(|(name, body)| Some((name, body?)))
@@ -158,10 +184,12 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
     let measured = |i: usize| Some((probes[i].0, got[i]?));
     let (cycles, probe) = (0..probes.len())
         .filter_map(measured)
-        .filter(|(name, _)| *name != STORES_PROBE && *name != LOADS_PROBE)
+        .filter(|(name, _)| *name != STORES_PROBE && !is_loads_probe(name))
         .map(|(name, (c, _))| (c, name))
         .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    // An access block's floor; the loads' only from a clean timing.
+    // An access block's floor; the loads' only from a clean timing (a
+    // busy sibling thread slows them enough to round up to one fewer a
+    // cycle, over forms that load as fast as they do).
     let access_floor = |block: &str, clean: bool| {
         (0..probes.len())
             .filter_map(measured)
@@ -170,11 +198,13 @@ pub fn floor(t: &dyn Target, opts: &Options) -> Option<Floor> {
     };
     let stores = access_floor(STORES_PROBE, false);
     let loads = access_floor(LOADS_PROBE, true);
+    let general_loads = access_floor(GENERAL_LOADS_PROBE, true);
     Some(Floor {
         cycles,
         probe,
         stores,
         loads,
+        general_loads,
     })
 }
 
@@ -540,14 +570,14 @@ fn judge(
                 outcomes: Vec::new(),
             };
             match floor.and_then(|f| f.undercut(Access::of(t, form), cycles)) {
-                // Under the vector loads' floor: each kernel alone bounds
-                // the form from above (its loop only adds time).
-                Some((floor, LOADS_PROBE)) => {
+                // Under a loads' floor: each kernel alone bounds the form
+                // from above (its loop only adds time).
+                Some((floor, probe)) if is_loads_probe(probe) => {
                     let bound = kernels_alone(&cost, unrolls, body.len());
                     let why = HoldBack::KernelsApart {
                         difference: cycles,
                         floor,
-                        probe: LOADS_PROBE,
+                        probe,
                     };
                     Outcome::Measured(measured(bound, Some(why), cost))
                 }
@@ -1225,15 +1255,21 @@ mod tests {
             probe: "no-ops",
             stores: Some(0.5),
             loads: Some(0.5),
+            general_loads: Some(0.25),
         };
-        let (store, load) = (
+        let (store, load, narrow) = (
             Access {
                 stores: true,
-                wide_load: false,
+                ..Access::default()
             },
             Access {
-                stores: false,
+                loads: true,
                 wide_load: true,
+                ..Access::default()
+            },
+            Access {
+                loads: true,
+                ..Access::default()
             },
         );
         let neither = Access::default();
@@ -1250,13 +1286,20 @@ mod tests {
         // `vpcmpeqd k, ymm, [m]` at 0.42 where two loads a cycle give 0.50.
         assert_eq!(f.undercut(load, 0.42), Some((0.5, LOADS_PROBE)));
         assert_eq!(f.undercut(load, 0.46), None);
+        // Any other load is held to the general-purpose loads' floor:
+        // `mov eax, [moffs32]` at 0.22 where four loads a cycle give 0.25.
+        assert_eq!(f.undercut(narrow, 0.22), Some((0.25, GENERAL_LOADS_PROBE)));
+        assert_eq!(f.undercut(narrow, 0.24), None);
+        assert_eq!(f.undercut(load, 0.22), Some((0.5, LOADS_PROBE)));
         let unknown = Floor {
             stores: None,
             loads: None,
+            general_loads: None,
             ..f
         };
         assert_eq!(unknown.undercut(store, 0.22), None);
         assert_eq!(unknown.undercut(load, 0.22), None);
+        assert_eq!(unknown.undercut(narrow, 0.22), None);
         // Which forms store: what they write, not LLVM's `mayStore`
         // (`prefetchw` has it and only loads: 0.333 on xeon-cf).
         let t = target(Arch::X86_64);
@@ -1284,6 +1327,18 @@ mod tests {
             ("ADDPDrr", false),
         ] {
             assert_eq!(Access::of(t, form(name)).wide_load, wide, "{name}");
+        }
+        // Which forms load at all: `lea` and `nop [m]` compute an address
+        // and read nothing, a store reads nothing.
+        for (name, reads) in [
+            ("MOV32ao32", true),
+            ("MOVZX32rm8", true),
+            ("ADD64mr", true),
+            ("LEA64r", false),
+            ("NOOPL", false),
+            ("MOV64mr", false),
+        ] {
+            assert_eq!(Access::of(t, form(name)).loads, reads, "{name}");
         }
         let mut m = measured(adc, 29.0);
         m.helper = Some(Helper {
@@ -1337,12 +1392,19 @@ mod tests {
         if let Some(loads) = real.loads {
             assert!((0.25..=1.0).contains(&loads), "{real:?}");
         }
+        // General-purpose loads (likewise): one to four a cycle, and no
+        // fewer than the vector loads.
+        if let Some(general) = real.general_loads {
+            assert!((0.25..=1.0).contains(&general), "{real:?}");
+            assert!(real.loads.is_none_or(|l| general <= l), "{real:?}");
+        }
         let add = t.chain_add().unwrap().form;
         let high = Floor {
             cycles: 100.0,
             probe: "test",
             stores: None,
             loads: None,
+            general_loads: None,
         };
         let rows = run(
             t,
