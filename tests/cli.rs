@@ -1721,9 +1721,10 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     );
     let mut args = vec!["LAT", "-o", db_arg, "--noReport", "-i"];
     args.extend(forms);
-    // The way back of the load-op forms' address chains, and an
-    // extending load.
-    args.extend(["ADD64rr", "AND64ri8", "MOVZX32rm8"]);
+    // The way back of the load-op forms' address chains, an extending
+    // load, and a form that loads and stores one word and writes a
+    // register (`xadd [m], r`).
+    args.extend(["ADD64rr", "AND64ri8", "MOVZX32rm8", "XADD64rm"]);
     let o = winic(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&db).unwrap();
@@ -1766,6 +1767,14 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
         v("ADD64rm", "latency"),
         sub("ADD64rm", "0", "0").0,
         "{text}"
+    );
+    // `xadd`'s address -> result: its chase gives each lap a line of its
+    // own, so its load waits on no store (on one address the lap was the
+    // 8-cycle round trip; zen5: 5 where the plain load takes 4).
+    let (lo, hi) = sub("XADD64rm", "1", "0");
+    assert!(
+        lo == hi && lo >= load && lo < 40.0,
+        "XADD64rm address -> result [{lo};{hi}], load {load}"
     );
     // The same path built another way (tests/fixtures/chase-add.s: each
     // add returns the address it read, no way back): within a quarter

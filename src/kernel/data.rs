@@ -103,6 +103,35 @@ pub const BESIDE_CHASE: i32 = -2 * FIRST_DISP;
 
 const _: () = assert!(VALUE_BYTES as i64 + (BESIDE_CHASE as i64) > (LINKED + 64) as i64);
 
+/// The displacement, from a base holding [`CHASE`], of the first lap's
+/// line in a neutral chase through a form that writes the memory it
+/// reads (x86 `xadd [m], r`, `xchg [m], r`; [`rewrite_chase`]): 26 KiB
+/// into the value part, past the blocks [`Slots`], [`LINKED`] and the
+/// string operations' walk use, within the [`WRITABLE`] bytes put back
+/// before each run, so what it stores (`xchg` stores a cleared register)
+/// reaches no other kernel.
+pub const REWRITE_CHASE: i32 = 26 * 1024 - VALUE_BYTES as i32;
+
+/// The most laps a chase through [`REWRITE_CHASE`] has lines for.
+const REWRITE_LAPS: usize = 16;
+
+const _: () =
+    assert!((REWRITE_CHASE as i64 + VALUE_BYTES as i64) >= (STARTS.writes - VALUES + 8192) as i64);
+const _: () = assert!(
+    REWRITE_CHASE as i64 + VALUE_BYTES as i64 + 64 * REWRITE_LAPS as i64 <= WRITABLE as i64
+);
+
+/// The displacement of lap `lap`'s line, of `laps`, in a chase through a
+/// form that writes the memory it reads: a line of its own each, so that
+/// a load waits on no store of the lap before. `None` for fewer than two
+/// laps (the line's next load would be the next lap's) or more than
+/// there are lines for.
+pub fn rewrite_chase(lap: usize, laps: usize) -> Option<i32> {
+    (2..=REWRITE_LAPS)
+        .contains(&laps)
+        .then(|| REWRITE_CHASE + 64 * lap as i32)
+}
+
 /// Where the accesses of one kernel go: one after the other, each a block
 /// of its own size aligned to that size (8 to 64 bytes; a gather's or
 /// scatter's spans its lanes, up to [`MAX_BLOCK`]), as a loop
@@ -228,6 +257,19 @@ pub fn beside_chase_note() -> String {
          result, cleared, is added to the base, which keeps its address: the lap is the \
          address -> result and the two steps back",
         -BESIDE_CHASE
+    )
+}
+
+/// How a neutral chase through a form that writes the memory it reads
+/// runs ([`rewrite_chase`]), for reports.
+pub fn rewrite_chase_note() -> String {
+    format!(
+        "the base starts at {CHASE:#x}; the form reads and writes {} bytes before it \
+         (words {WORD:#x}) in the first lap, a line further in each next lap, so no \
+         load waits on the store of the lap before; the result, cleared, is added to the \
+         base, which keeps its address: the lap is the address -> result and the two \
+         steps back",
+        -REWRITE_CHASE
     )
 }
 

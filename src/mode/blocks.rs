@@ -212,10 +212,13 @@ pub fn lat_block(
                             crate::kernel::data::chase_note()
                         ));
                     } else if crate::mode::lat::chain::neutral_chase(t, &sub.edge) {
-                        s.push_str(&format!(
-                            "\t\tmemory: {}\n",
-                            crate::kernel::data::beside_chase_note()
-                        ));
+                        let note =
+                            if crate::mode::lat::chain::rewrites_into_register(t, sub.edge.form) {
+                                crate::kernel::data::rewrite_chase_note()
+                            } else {
+                                crate::kernel::data::beside_chase_note()
+                            };
+                        s.push_str(&format!("\t\tmemory: {note}\n"));
                     } else if matches!(sub.edge.target, crate::mode::lat::chain::End::Memory(_)) {
                         s.push_str(&format!(
                             "\t\tmemory: {}\n",

@@ -196,9 +196,12 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
 /// (`add rax, [m]`, `movzx eax, byte [m]`, `vaddpd zmm, zmm, [m]`). Its
 /// result comes back to the base through the target's
 /// [`crate::arch::Operands::neutral_back`], cleared and added, so the
-/// base keeps its address whatever was loaded. Only forms that read their
-/// memory and do not write it: a store would add a second path through
-/// memory.
+/// base keeps its address whatever was loaded. Forms that read their
+/// memory and do not write it; and, where the target knows what a form
+/// does to memory ([`Target::memory_access`]: x86), forms that read and
+/// write it and also write a register (`xadd`, `xchg`): their store is a
+/// second path through memory, which [`neutralise`] moves out of the way
+/// by giving each lap a line of its own ([`crate::kernel::data::REWRITE_CHASE`]).
 pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
     let address = || {
         form.mc_operands().get(k).is_some_and(|m| {
@@ -217,7 +220,21 @@ pub fn neutral_source(t: &dyn Target, form: Instr, k: usize) -> bool {
         )) == (true, false)
     };
     // Cheapest first: this is asked of every edge, several times.
-    address() && t.neutral_back().is_some() && !t.address_source(form, k) && loads_only()
+    address()
+        && t.neutral_back().is_some()
+        && !t.address_source(form, k)
+        && (loads_only() || rewrites_into_register(t, form))
+}
+
+/// Whether `form` reads and writes its memory, as the target knows it,
+/// and writes a register operand too (x86 `xadd [m], r`, `xchg [m], r`):
+/// a neutral chase through it needs a line a lap ([`neutralise`]).
+pub fn rewrites_into_register(t: &dyn Target, form: Instr) -> bool {
+    t.memory_access(form) == Some((true, true))
+        && form
+            .mc_operands()
+            .iter()
+            .any(|m| m.operand.is_def() && m.ty.class().is_some())
 }
 
 /// Whether `e` ends in the mask a gather writes back (LLVM's `mask_wb`:
@@ -587,8 +604,13 @@ fn chain_with(
 /// load reads the value part beside the chase part
 /// ([`crate::kernel::data::BESIDE_CHASE`]: normal numbers in every lane,
 /// where the chase part's addresses are denormal doubles), and the
-/// clearing step of the way back gets immediate 0. Other chains are left
-/// as they are.
+/// clearing step of the way back gets immediate 0. A chased form that
+/// also writes its memory (`xadd`) reads and writes a line of its own in
+/// each lap ([`crate::kernel::data::REWRITE_CHASE`]): at one address the
+/// next lap's load would wait on this lap's store (8 cycles on zen5,
+/// more than the chase's lap), whereas with two laps or more a line's
+/// next load comes a whole body later. Other chains are left as they
+/// are.
 fn neutralise(
     t: &dyn Target,
     steps: &[Edge],
@@ -599,11 +621,23 @@ fn neutralise(
     let Some(back) = t.neutral_back().filter(|_| neutral.contains(&true)) else {
         return Ok(());
     };
-    for row in at {
+    for (lap, row) in at.iter().enumerate() {
         for ((e, &p), &chased) in steps.iter().zip(row).zip(neutral) {
             if chased {
+                let offset = if rewrites_into_register(t, e.form) {
+                    crate::kernel::data::rewrite_chase(lap, at.len()).ok_or_else(|| {
+                        format!(
+                            "{} writes the memory it reads: its chase needs a line a lap \
+                                 and two laps or more, not {}",
+                            e.form.name(),
+                            at.len()
+                        )
+                    })?
+                } else {
+                    crate::kernel::data::BESIDE_CHASE
+                };
                 body[p] = t
-                    .at_offset(&body[p], crate::kernel::data::BESIDE_CHASE)
+                    .at_offset(&body[p], offset)
                     .ok_or_else(|| format!("{} cannot move its access", e.form.name()))?;
                 continue;
             }
@@ -973,6 +1007,36 @@ mod tests {
         // Other chains with the clearing form keep its immediate.
         let alone = chain(t, &[clear], None).unwrap();
         assert!(!t.print(&alone.body[0]).unwrap().ends_with(", 0"));
+    }
+
+    /// `xadd [m], rcx` from its address: a neutral chase too, though it
+    /// stores where it loads; each lap reads and writes a line of its own
+    /// (the next lap's load would otherwise wait on this lap's store: a
+    /// lap of 8 cycles on zen5 where the chase runs 7). `xchg` likewise;
+    /// `add [m], r`, which writes no register, has no such edge.
+    #[test]
+    fn a_form_that_rewrites_its_memory_chases_a_line_a_lap() {
+        let (arch, t) = (Arch::X86_64, target(Arch::X86_64));
+        for name in ["XADD64rm", "XCHG8rm"] {
+            let e = edge(arch, name, "1", "0");
+            assert!(neutral_chase(t, &e), "{name}");
+            let back = t.neutral_back().unwrap();
+            let clear = edge(arch, back.clear.name(), "0", "0");
+            let add = edge(arch, back.add.name(), "1", "0");
+            let c = chain(t, &[e, clear, add], None).unwrap();
+            assert!(c.laps >= 2, "{name}: {} laps", c.laps);
+            let text: Vec<String> = c.body.iter().map(|i| t.print(i).unwrap()).collect();
+            for lap in 0..c.laps {
+                let disp = crate::kernel::data::rewrite_chase(lap, c.laps).unwrap();
+                let at = format!(" - {}]", -disp);
+                assert!(text[3 * lap].contains(&at), "{name} lap {lap}: {text:?}");
+            }
+        }
+        assert!(!edges(t, form(arch, "ADD64mr"))
+            .0
+            .iter()
+            .any(|e| neutral_chase(t, e)));
+        assert!(crate::kernel::data::rewrite_chase(0, 1).is_none());
     }
 
     /// On AArch64 and RISC-V the base is a register operand: `ldr x0,
