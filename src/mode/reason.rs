@@ -269,6 +269,17 @@ pub enum Failure {
     },
     /// LAT: no measured chain bounds it.
     Unbounded,
+    /// LAT: every chain through it ran a lap shorter than the other
+    /// sub-latencies on it allow (each at least a cycle), and was left
+    /// out of the equations: the result did not wait for this input
+    /// (`vpconflictd zmm, [m]{1to16}` on zen5 ran its address chase at
+    /// 1.00 cycle a lap, under its three one-cycle steps back: a conflict
+    /// of sixteen equal lanes has a fixed result), or the chain was
+    /// disturbed. `lap`: the fastest of those laps.
+    Outran {
+        /// Cycles of the fastest lap.
+        lap: f64,
+    },
     /// A replay's raw file holds no result of its kernels.
     NotRecorded,
 }
@@ -312,6 +323,11 @@ impl Failure {
             Failure::NoKernel(_) => "no kernel".into(),
             Failure::NoChain { gap, .. } => gap.to_string(),
             Failure::Unbounded => "no chain bounds it".into(),
+            Failure::Outran { .. } => {
+                "its chains ran faster than the steps on them add up to: the result did not \
+                 wait for this input"
+                    .into()
+            }
             Failure::NotRecorded => {
                 "not in the raw file (the recorded run did not measure it)".into()
             }
@@ -377,6 +393,13 @@ impl fmt::Display for Failure {
                 None => write!(f, "{gap}"),
             },
             Failure::Unbounded => f.write_str("no chain bounds it"),
+            Failure::Outran { lap } => write!(
+                f,
+                "its chains ran {lap:.2} cycles a lap, less than the steps on them add up to (a \
+                 cycle or more each), and were left out of the equations: on this core the \
+                 result did not wait for this input (a fixed result, as a conflict of a \
+                 broadcast's equal lanes), or the chains were disturbed"
+            ),
             Failure::NotRecorded => f.write_str(&self.kind()),
         }
     }

@@ -489,6 +489,7 @@ pub fn run(
     lat.report(
         &bounds,
         None,
+        &[],
         &|ids| ids.iter().all(|&u| is_symmetric[u]),
         row,
     );
@@ -688,6 +689,7 @@ impl<'a> Lat<'a> {
         &mut self,
         bounds: &[Bounds],
         crossings: Option<&[Option<Files>]>,
+        contradicted: &[usize],
         now: &dyn Fn(&[usize]) -> bool,
         row: &mut dyn FnMut(&Row, &[Measurement]),
     ) {
@@ -705,6 +707,7 @@ impl<'a> Lat<'a> {
                 &self.measurements,
                 &self.left_out[k],
                 crossings,
+                contradicted,
             );
             row(&r, &self.measurements);
             self.rows[k] = Some(r);
@@ -1158,7 +1161,7 @@ impl<'a> Lat<'a> {
                 *c = None;
             }
         }
-        self.report(&bounds, Some(&crossings), &|_| true, row);
+        self.report(&bounds, Some(&crossings), &contradictions, &|_| true, row);
         Run {
             rows: self.rows.into_iter().flatten().collect(),
             measurements: self.measurements,
@@ -1255,6 +1258,7 @@ fn form_row(
     measurements: &[Measurement],
     left_out: &[Reg],
     unanchored: Option<&[Option<Files>]>,
+    contradicted: &[usize],
 ) -> Row {
     let mut reproduce = vec![form];
     let subs = ids
@@ -1263,7 +1267,13 @@ fn form_row(
             let value = match (bounds[u].cycles(), &why_not[u]) {
                 (Some(b), _) => Ok(b),
                 (None, Some(f)) => Err(f.why.clone()),
-                (None, None) => Err(Failure::Unbounded),
+                // Every chain through it left out as contradicting the
+                // others (equations and measurements share indices): its
+                // laps were too short for the steps beside it.
+                (None, None) => match outran(&on[u], contradicted, &|m| measurements[m].cycles) {
+                    Some(lap) => Err(Failure::Outran { lap }),
+                    None => Err(Failure::Unbounded),
+                },
             };
             for &m in &on[u] {
                 for s in &measurements[m].steps {
@@ -1291,6 +1301,16 @@ fn form_row(
         outcome: Outcome::Measured(subs, left_out.to_vec()),
         reproduce,
     }
+}
+
+/// The fastest lap of the chains `on` a sub-latency when all of them
+/// were left out of the equations as contradicting the others, else
+/// `None`.
+fn outran(on: &[usize], contradicted: &[usize], lap: &dyn Fn(usize) -> f64) -> Option<f64> {
+    if on.is_empty() || !on.iter().all(|m| contradicted.contains(m)) {
+        return None;
+    }
+    on.iter().map(|&m| lap(m)).min_by(f64::total_cmp)
 }
 
 /// The database entry of a measured row (`None` for a skipped one): every

@@ -469,3 +469,40 @@ fn an_implicit_accumulator_is_broken_by_a_move_of_an_immediate() {
         );
     }
 }
+
+/// A sub-latency whose every chain ran a lap shorter than the steps on
+/// it add up to (zen5's `vpconflictd zmm, [m]{1to16}` chase: 1.00 cycle
+/// a lap through `movq`, `and` and `add`, each a cycle) is said to have
+/// outrun them, with the fastest lap; one with any chain kept, or none
+/// measured, is not.
+#[test]
+fn a_chain_faster_than_its_steps_says_the_result_did_not_wait() {
+    use solve::{solve, Equation};
+    let eq = |unknowns: Vec<usize>, cycles: f64| Equation {
+        unknowns,
+        cycles,
+        exact: true,
+        eliminable: false,
+    };
+    // Unknowns: 0 the form's address -> result, 1-3 the steps back,
+    // each measured alone at one cycle.
+    let equations = vec![
+        eq(vec![1], 1.0),
+        eq(vec![2], 1.0),
+        eq(vec![3], 1.0),
+        eq(vec![0, 1, 2, 3], 1.0),
+        eq(vec![0, 1, 2, 3], 1.02),
+    ];
+    let (bounds, dropped) = solve(4, &equations);
+    assert_eq!(bounds[0].cycles(), None, "{bounds:?}");
+    let lap = |m: usize| equations[m].cycles;
+    assert_eq!(outran(&[3, 4], &dropped, &lap), Some(1.0), "{dropped:?}");
+    // A chain that was kept, or no chain at all: no such failure.
+    assert_eq!(outran(&[3, 1], &dropped, &lap), None);
+    assert_eq!(outran(&[], &dropped, &lap), None);
+    let why = Failure::Outran { lap: 1.0 }.to_string();
+    assert!(
+        why.contains("1.00 cycles a lap") && why.contains("did not wait"),
+        "{why}"
+    );
+}
