@@ -271,11 +271,12 @@ pub enum Failure {
     Unbounded,
     /// LAT: every chain through it ran a lap shorter than the other
     /// sub-latencies on it allow (each at least a cycle), and was left
-    /// out of the equations: the result did not wait for this input
+    /// out of the equations: the next step did not wait for this result
     /// (`vpconflictd zmm, [m]{1to16}` on zen5 ran its address chase at
     /// 1.00 cycle a lap, under its three one-cycle steps back: a conflict
-    /// of sixteen equal lanes has a fixed result), or the chain was
-    /// disturbed. `lap`: the fastest of those laps.
+    /// of sixteen equal lanes has a fixed result; `inc`'s flags chained
+    /// back through `rcl`, which reads the carry `inc` leaves alone), or
+    /// the chain was disturbed. `lap`: the fastest of those laps.
     Outran {
         /// Cycles of the fastest lap.
         lap: f64,
@@ -324,8 +325,8 @@ impl Failure {
             Failure::NoChain { gap, .. } => gap.to_string(),
             Failure::Unbounded => "no chain bounds it".into(),
             Failure::Outran { .. } => {
-                "its chains ran faster than the steps on them add up to: the result did not \
-                 wait for this input"
+                "its chains ran faster than the steps on them add up to: the next step did \
+                 not wait for this result"
                     .into()
             }
             Failure::NotRecorded => {
@@ -396,9 +397,10 @@ impl fmt::Display for Failure {
             Failure::Outran { lap } => write!(
                 f,
                 "its chains ran {lap:.2} cycles a lap, less than the steps on them add up to (a \
-                 cycle or more each), and were left out of the equations: on this core the \
-                 result did not wait for this input (a fixed result, as a conflict of a \
-                 broadcast's equal lanes), or the chains were disturbed"
+                 cycle or more each), and were left out of the equations: the next step did not \
+                 wait for this result (a fixed result, as a conflict of a broadcast's equal \
+                 lanes; or a step back that reads none of what the form writes, as `rcl` reads \
+                 the carry `inc` leaves alone), or the chains were disturbed"
             ),
             Failure::NotRecorded => f.write_str(&self.kind()),
         }
