@@ -81,6 +81,16 @@ pub trait Operands {
         a.overlaps(b)
     }
 
+    /// Whether `reader` reads a flag `writer` writes, where both reach the
+    /// flags register as a whole (LLVM's `EFLAGS`, `NZCV`): a chain from
+    /// `writer`'s flags through `reader` depends on `writer` only then
+    /// (x86 `inc` leaves the carry alone, and `rcl` reads only the
+    /// carry). `true` where the target does not know which flags a form
+    /// touches.
+    fn flags_meet(&self, _writer: &Inst, _reader: &Inst) -> bool {
+        true
+    }
+
     /// The registers machine operand `k` of `inst` occupies: its register,
     /// or more where the form reads or writes a group from it (a RISC-V
     /// widening form's destination is a register pair at LMUL 1).

@@ -221,6 +221,17 @@ impl Operands for X86_64 {
         forward::rewrites_memory(form)
     }
 
+    /// By iced's instruction info: `reader`'s read flags against every
+    /// flag `writer` modifies (written, set, cleared, or left undefined,
+    /// which the core writes all the same).
+    fn flags_meet(&self, writer: &Inst, reader: &Inst) -> bool {
+        let iced = |i: &Inst| build(plan_of(&i.form).ok()?, i).ok();
+        match (iced(writer), iced(reader)) {
+            (Some(w), Some(r)) => w.rflags_modified() & r.rflags_read() != 0,
+            _ => true,
+        }
+    }
+
     fn reload(
         &self,
         form: Instr,

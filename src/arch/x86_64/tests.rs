@@ -676,3 +676,27 @@ fn ignored_reg_fields_knights_mill_and_16_bit_addresses() {
         );
     }
 }
+
+/// A flags chain needs a reader of a flag its writer modifies: `inc`
+/// leaves the carry alone, which is all `rcl` reads; `cmovne` reads the
+/// zero flag `inc` writes; `adcx` writes only the carry `rcr` reads;
+/// `bsf` leaves the carry undefined, which the core writes all the same.
+#[test]
+fn flags_meet_where_the_reader_reads_a_flag_the_writer_modifies() {
+    let t = crate::arch::target(Arch::X86_64);
+    let ex = |name: &str| t.example(isa().instr(name).unwrap()).unwrap();
+    for (writer, reader, meet) in [
+        ("INC32r", "RCL32r1", false),
+        ("INC32r", "CMOV32rr", true),
+        ("ADOX64rr", "RCR64r1", false),
+        ("ADCX64rr", "RCR64r1", true),
+        ("BSF32rr", "RCL32r1", true),
+        ("ADD64rr", "SBB8ri", true),
+    ] {
+        assert_eq!(
+            t.flags_meet(&ex(writer), &ex(reader)),
+            meet,
+            "{writer} then {reader}"
+        );
+    }
+}

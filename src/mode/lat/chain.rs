@@ -554,6 +554,16 @@ fn chain_with(
                     if !t.aliases(a, b) {
                         return Err(format!("{} is not {}", a.asm_name(), b.asm_name()));
                     }
+                    // The flags as a whole: the next step must read one
+                    // the step before writes, else the chain is broken
+                    // (`inc` then `rcl`, which reads only the carry).
+                    if is_flags(a) && !t.flags_meet(&body[p], &body[q]) {
+                        return Err(format!(
+                            "{} reads none of the flags {} writes",
+                            body[q].form.name(),
+                            body[p].form.name()
+                        ));
+                    }
                     b
                 }
                 (End::Memory(kd), End::Memory(ks)) => {

@@ -962,6 +962,26 @@ impl<'a> Lat<'a> {
                     .map(|h2| vec![h1, h2])
             })
         });
+        // From the flags, the first step back must read a flag the form
+        // writes (`rcl` reads only the carry, which `inc` leaves alone):
+        // else another measured helper of the same types that does. With
+        // none, the chain's build says why.
+        let path = path.map(|mut p| {
+            if !self.flags_meet(u, p[0]) {
+                let other = h
+                    .groups
+                    .get(&types[p[0]])
+                    .into_iter()
+                    .flatten()
+                    .find(|&&c| {
+                        !self.on[c].is_empty() && self.simple(&all[c].1) && self.flags_meet(u, c)
+                    });
+                if let Some(&c) = other {
+                    p[0] = c;
+                }
+            }
+            p
+        });
         path.ok_or_else(|| Failure::NoChain {
             gap: ChainGap::NoHelperPath {
                 from: key.1.file(),
@@ -969,6 +989,22 @@ impl<'a> Lat<'a> {
             },
             detail: Some(format!("from {} to {}", key.1, key.0)),
         })
+    }
+
+    /// Whether sub-latency `c` can follow `u` through the flags: `true`
+    /// unless `u` ends in the flags, `c` starts there, and `c`'s form
+    /// reads none of the flags `u`'s writes ([`Target::flags_meet`], on
+    /// the forms' examples, whose condition codes the chains keep).
+    fn flags_meet(&self, u: usize, c: usize) -> bool {
+        let (e, next) = (&self.all[u].1, &self.all[c].1);
+        let flags = |end: End| matches!(end, End::Implicit(r) if chain::is_flags(r));
+        if !flags(e.target) || !flags(next.source) {
+            return true;
+        }
+        match (self.t.example(e.form), self.t.example(next.form)) {
+            (Ok(w), Ok(r)) => self.t.flags_meet(&w, &r),
+            _ => true,
+        }
     }
 
     /// Step 2c: every neutral chase ([`chain::neutral_source`]: from the
