@@ -182,6 +182,11 @@ pub enum ChainGap {
     NoStoredRegister,
     /// No load reads the stored bytes back into a register of their class.
     NoReload,
+    /// The source holds a value the form needs to run at all (x86
+    /// `div`'s high half 0: any other makes the quotient too wide, #DE),
+    /// which a step back into it would overwrite; only a chain of copies,
+    /// whose division leaves the value as it found it, keeps it.
+    HeldValue,
     /// A neutral chase (through a load's address, its result not the
     /// address) needs the target's way back in the run: the forms named.
     NoNeutralBack {
@@ -206,6 +211,10 @@ impl fmt::Display for ChainGap {
                 write!(f, "no helper chain leads back from {from} to {to}")
             }
             ChainGap::NoStoredRegister => f.write_str("no register is stored"),
+            ChainGap::HeldValue => f.write_str(
+                "its source must hold the value the form runs with, which a step back would \
+                 overwrite (a division's high half: the quotient would overflow, #DE)",
+            ),
             ChainGap::NoReload => {
                 f.write_str("no load reads the stored bytes back into a register of their class")
             }

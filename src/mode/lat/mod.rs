@@ -886,6 +886,16 @@ impl<'a> Lat<'a> {
                 if !self.on[u].is_empty() {
                     continue; // measured as a candidate
                 }
+                if let Some(held) = self.held_value(u) {
+                    self.why_not[u] = Some(
+                        Failure::NoChain {
+                            gap: ChainGap::HeldValue,
+                            detail: Some(held),
+                        }
+                        .into(),
+                    );
+                    continue;
+                }
                 match self.way_back(h, symmetric, bounds, key, u) {
                     Ok(path) => {
                         let mut steps = vec![self.all[u].1];
@@ -989,6 +999,25 @@ impl<'a> Lat<'a> {
             },
             detail: Some(format!("from {} to {}", key.1, key.0)),
         })
+    }
+
+    /// The register and value, as text, where sub-latency `u` starts
+    /// from a register whose value decides whether its form runs
+    /// ([`Target::address_offsets`]: x86 `div`'s high half 0, its `ax`
+    /// 0x40): a step back would write another value there (`add edx,
+    /// 4660` before `div ecx` is #DE, SIGFPE). `None` otherwise.
+    fn held_value(&self, u: usize) -> Option<String> {
+        let (t, e) = (self.t, &self.all[u].1);
+        let example = t.example(e.form).ok()?;
+        let sources: Vec<Reg> = match e.source {
+            End::Implicit(r) => vec![r],
+            End::Op(k) => t.operand_regs(&example, k),
+            End::Memory(_) => return None,
+        };
+        t.address_offsets(&example)
+            .into_iter()
+            .find(|(r, _)| sources.iter().any(|s| t.aliases(*s, *r)))
+            .map(|(r, v)| format!("{} = {v:#x}", r.asm_name()))
     }
 
     /// Whether sub-latency `c` can follow `u` through the flags: `true`

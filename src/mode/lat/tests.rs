@@ -506,3 +506,49 @@ fn a_chain_faster_than_its_steps_says_the_result_did_not_wait() {
         "{why}"
     );
 }
+
+/// A division's high half must stay 0 (its divisor is 1): a chain that
+/// steps back into it (`add edx, 4660` before `div ecx`) would overflow
+/// the quotient (#DE, SIGFPE), so such a sub-latency is not built and
+/// says why, while the chains of copies (edx -> edx) run. Under an
+/// emulator the planning is the same; only x86 has divisions that fault.
+#[test]
+fn a_division_keeps_its_high_half_out_of_helper_chains() {
+    if Arch::host() != Some(Arch::X86_64) {
+        crate::testing::skip("x86 divisions: the host is another arch");
+        return;
+    }
+    let t = target(Arch::X86_64);
+    let isa = Isa::get(Arch::X86_64);
+    let forms: Vec<Instr> = ["DIV32r", "ADD32ri", "ADD64rr"]
+        .iter()
+        .map(|n| isa.instr(n).unwrap())
+        .collect();
+    let run = run(
+        t,
+        &forms,
+        &quick(),
+        false,
+        &mut |_, _, _| {},
+        &mut |_, _| {},
+    );
+    let row = run.rows.iter().find(|r| r.form.name() == "DIV32r").unwrap();
+    let Outcome::Measured(subs, _) = &row.outcome else {
+        panic!("{:?}", row.outcome)
+    };
+    let sub = |from: &str, to: &str| {
+        subs.iter()
+            .find(|s| s.edge.keys() == (from.to_string(), to.to_string()))
+            .unwrap_or_else(|| panic!("{from} -> {to}: {subs:?}"))
+    };
+    match &sub("EDX", "EAX").value {
+        Err(Failure::NoChain {
+            gap: ChainGap::HeldValue,
+            detail,
+        }) => assert_eq!(detail.as_deref(), Some("edx = 0x0")),
+        v => panic!("edx -> eax: {v:?}"),
+    }
+    if !crate::testing::emulated() {
+        assert!(sub("EDX", "EDX").value.is_ok(), "{subs:?}");
+    }
+}
