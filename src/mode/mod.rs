@@ -528,35 +528,17 @@ fn floor_line(floor: Option<tp::Floor>) -> String {
                     tp::STORES_PROBE
                 )
             });
-            let loads = f.loads.map_or_else(
-                || {
-                    "; no floor for vector loads (their block was not measured, or noisy)"
-                        .to_string()
-                },
-                |l| {
-                    format!(
-                        "; forms that load 16 bytes or more, more than {:.0}% below {l:.3} cycles \
-                         ({} a cycle, a block of {}): the faster kernel alone is their upper bound",
-                        100.0 * tp::FLOOR_SLACK,
-                        (1.0 / l).round(),
-                        tp::LOADS_PROBE
-                    )
-                },
+            let loads = loads_floor_part(
+                f.loads,
+                ("forms that load 16 bytes or more", "vector loads"),
+                tp::LOADS_PROBE,
+                "the faster kernel alone is their upper bound",
             );
-            let general = f.general_loads.map_or_else(
-                || {
-                    "; no floor for general-purpose loads (their block was not measured, or noisy)"
-                        .to_string()
-                },
-                |l| {
-                    format!(
-                        "; other forms that load, more than {:.0}% below {l:.3} cycles ({} a \
-                         cycle, a block of {}): likewise",
-                        100.0 * tp::FLOOR_SLACK,
-                        (1.0 / l).round(),
-                        tp::GENERAL_LOADS_PROBE
-                    )
-                },
+            let general = loads_floor_part(
+                f.general_loads,
+                ("other forms that load", "general-purpose loads"),
+                tp::GENERAL_LOADS_PROBE,
+                "likewise",
             );
             format!(
                 "{:.3} cycles per instruction (a block of independent {}); TP holds back values more \
@@ -564,6 +546,30 @@ fn floor_line(floor: Option<tp::Floor>) -> String {
                 f.cycles,
                 f.probe,
                 100.0 * tp::FLOOR_SLACK
+            )
+        },
+    )
+}
+
+/// One loads floor's part of [`floor_line`]: the forms it holds (`who.0`)
+/// more than [`tp::FLOOR_SLACK`] below `floor`, the block that set it
+/// and what becomes of them (`then`); or that the block of `who.1` gave
+/// none.
+fn loads_floor_part(floor: Option<f64>, who: (&str, &str), probe: &str, then: &str) -> String {
+    floor.map_or_else(
+        || {
+            format!(
+                "; no floor for {} (their block was not measured, or noisy)",
+                who.1
+            )
+        },
+        |l| {
+            format!(
+                "; {}, more than {:.0}% below {l:.3} cycles ({} a cycle, a block of {probe}): \
+                 {then}",
+                who.0,
+                100.0 * tp::FLOOR_SLACK,
+                (1.0 / l).round()
             )
         },
     )
