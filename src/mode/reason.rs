@@ -101,6 +101,21 @@ pub enum HoldBack {
         /// The block that set it.
         probe: &'static str,
     },
+    /// The two kernels disagree on what a copy costs: the shorter one's
+    /// time less its copies at the difference's rate leaves its loop more
+    /// cycles an iteration (or fewer than none) than a loop takes. On
+    /// zen5 the 48 copies of `vcmppd k, xmm, [m]{1to2}` ran 0.59 cycles
+    /// each in every run, the 96 at 0.59 or 0.50 by run, and their
+    /// difference said 0.41 (8 cycles of loop) or 0.59: each kernel
+    /// alone, its loop included, is the upper bound.
+    KernelsDisagree {
+        /// The kernels' difference, cycles per copy.
+        difference: f64,
+        /// Each kernel alone, cycles per copy, its loop included.
+        alone: (f64, f64),
+        /// The loop's cycles an iteration the pair implies.
+        implied_loop: f64,
+    },
     /// A memory form may wait on a load or store port the helper does not
     /// use: combined − helper is no lower bound.
     SharesMemoryPort {
@@ -144,6 +159,18 @@ impl fmt::Display for HoldBack {
                 "the kernels' difference, {difference:.3} cycles, is below what a block of \
                  {probe} takes ({floor:.3}): the two kernels ran in different states, and \
                  the faster of them alone, its loop included, is the upper bound"
+            ),
+            HoldBack::KernelsDisagree {
+                difference,
+                alone: (shorter, longer),
+                implied_loop,
+            } => write!(
+                f,
+                "the two kernels disagree on a copy: {shorter:.3} cycles in the shorter, \
+                 {longer:.3} in the longer, their loops included; their difference, \
+                 {difference:.3}, would leave the loop {implied_loop:.1} cycles an iteration, \
+                 which no loop takes: each kernel ran in a state of its own, and the faster \
+                 alone is the upper bound"
             ),
             HoldBack::SharesMemoryPort {
                 combined,
