@@ -1184,7 +1184,8 @@ impl Entries {
 /// second.
 pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
     use std::collections::BTreeMap;
-    let (mut measured, mut bounded, mut noisy, mut held, mut apart) = (0, 0, 0, 0, 0);
+    let (mut measured, mut bounded, mut noisy) = (0, 0, 0);
+    let (mut implicit, mut held, mut apart) = (0, 0, 0);
     let mut skipped: BTreeMap<&Skip, usize> = BTreeMap::new();
     let mut failed: BTreeMap<String, usize> = BTreeMap::new();
     let mut no_kernel = 0;
@@ -1193,6 +1194,7 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
             Outcome::Measured(m) => {
                 measured += 1;
                 bounded += usize::from(m.range().0.is_none());
+                implicit += usize::from(m.range().0.is_none() && m.held_back.is_none());
                 held += usize::from(m.held_back.is_some());
                 apart += usize::from(matches!(
                     m.held_back,
@@ -1208,7 +1210,6 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
         }
     }
     let secs = wall.as_secs_f64();
-    let implicit = bounded - held;
     let mut s = format!(
         "TP: {} forms in {secs:.1} s ({:.1} forms/s)\n  measured:   {measured} ({bounded} upper bounds only: {implicit} through an implicit dependency, {held} held back ({apart} of them by two kernels that disagree on a copy; the report says why), {noisy} noisy)\n",
         rows.len(),
