@@ -1785,9 +1785,16 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
     // in a slow moment halves the cycles): one of up to three runs within
     // a quarter cycle is the chase's time, and a chase that is really
     // another length fails all three.
-    let (lat, _) = sub("ADD64rm", "1", "0");
+    // LAT's side is one run too, as open to the same upsets (the zen5
+    // guest's CI once had LAT 4 beside MAN 4.84-5.11, where LAT alone
+    // gives 5 in five runs of five): on a miss, LAT runs the chain again.
+    let mut lats = vec![sub("ADD64rm", "1", "0").0];
     let mut seen = Vec::new();
-    for _ in 0..3 {
+    let agree = |seen: &[f64], lats: &[f64]| {
+        seen.iter()
+            .any(|man| lats.iter().any(|lat| (man - lat).abs() <= 0.25))
+    };
+    for round in 0..3 {
         let o = winic(&["MAN", "-p", chase, "--funcName", "chase_add", "-n", "8"]);
         assert!(o.status.success(), "{}", stderr(&o));
         let man: f64 = stdout(&o)
@@ -1796,14 +1803,30 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}", stdout(&o)));
         seen.push(man);
-        if (man - lat).abs() <= 0.25 {
+        if agree(&seen, &lats) {
             break;
         }
+        if round > 0 {
+            let again = scratch(&format!("mem-lat-{round}"));
+            let db = again.join("db.yaml");
+            let o = winic(&[
+                "LAT",
+                "-o",
+                db.to_str().unwrap(),
+                "--noReport",
+                "-i",
+                "ADD64rm",
+                "MOV64rm",
+                "ADD64rr",
+                "AND64ri8",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let text = std::fs::read_to_string(&db).unwrap();
+            lats.push(sub_latency(&text, "ADD64rm", "1", "0").0);
+            std::fs::remove_dir_all(&again).unwrap();
+        }
     }
-    assert!(
-        seen.iter().any(|man| (man - lat).abs() <= 0.25),
-        "MAN chase {seen:?}, LAT {lat}"
-    );
+    assert!(agree(&seen, &lats), "MAN chase {seen:?}, LAT {lats:?}");
     let (lo, hi) = sub("MOVZX32rm8", "1", "0");
     assert!(
         lo == hi && (3.0..20.0).contains(&lo),
