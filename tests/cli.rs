@@ -1807,23 +1807,9 @@ fn x86_memory_forms_are_measured_within_what_a_core_can_do() {
             break;
         }
         if round > 0 {
-            let again = scratch(&format!("mem-lat-{round}"));
-            let db = again.join("db.yaml");
-            let o = winic(&[
-                "LAT",
-                "-o",
-                db.to_str().unwrap(),
-                "--noReport",
-                "-i",
-                "ADD64rm",
-                "MOV64rm",
-                "ADD64rr",
-                "AND64ri8",
-            ]);
-            assert!(o.status.success(), "{}", stderr(&o));
-            let text = std::fs::read_to_string(&db).unwrap();
+            let forms = ["ADD64rm", "MOV64rm", "ADD64rr", "AND64ri8"];
+            let text = lat_run(&format!("mem-lat-{round}"), &forms);
             lats.push(sub_latency(&text, "ADD64rm", "1", "0").0);
-            std::fs::remove_dir_all(&again).unwrap();
         }
     }
     assert!(agree(&seen, &lats), "MAN chase {seen:?}, LAT {lats:?}");
@@ -2544,6 +2530,24 @@ fn tp_run(name: &str, forms: &[&str]) -> (String, String, String) {
     (stdout(&o), report, text)
 }
 
+/// LAT of `forms` (`--noReport`) into a database in a scratch directory
+/// of its own; the database's text (the directory is removed).
+fn lat_run(name: &str, forms: &[&str]) -> String {
+    let dir = scratch(name);
+    let db = dir.join("db.yaml");
+    let o = winic(
+        &[
+            &["LAT", "-o", db.to_str().unwrap(), "--noReport", "-i"][..],
+            forms,
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&db).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    text
+}
+
 /// Pushes and pops run, the loop moving the stack pointer back once per
 /// iteration (the report says so), and the process survives them: a
 /// push is a store, no faster than the two or three stores a cycle of
@@ -2644,23 +2648,17 @@ fn vp2intersect_has_a_latency_into_its_mask_pair() {
         skip("vp2intersect: this host lacks AVX512_VP2INTERSECT");
         return;
     }
-    let dir = scratch("vp2intersect");
-    let db = dir.join("db.yaml");
-    let o = winic(&[
-        "LAT",
-        "-o",
-        db.to_str().unwrap(),
-        "--noReport",
-        "-i",
-        "VP2INTERSECTDZrm",
-        "VPMOVM2DZrr",
-        "KMOVWrk",
-        "KMOVWkr",
-        "AND64ri8",
-        "ADD64rr",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&db).unwrap();
+    let text = lat_run(
+        "vp2intersect",
+        &[
+            "VP2INTERSECTDZrm",
+            "VPMOVM2DZrr",
+            "KMOVWrk",
+            "KMOVWkr",
+            "AND64ri8",
+            "ADD64rr",
+        ],
+    );
     for from in ["1", "2"] {
         let (lo, hi) = sub_latency(&text, "VP2INTERSECTDZrm", from, "0");
         assert!(
@@ -2668,7 +2666,6 @@ fn vp2intersect_has_a_latency_into_its_mask_pair() {
             "VP2INTERSECTDZrm {from} -> 0 [{lo};{hi}]"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Gathers and scatters run: each element in a cache line of its own
