@@ -691,14 +691,7 @@ fn with_another_look(
     floor: Option<Floor>,
     row: &mut dyn FnMut(&Row),
 ) {
-    /// A row whose kernels disagreed: its body, first cost and unrolls.
-    struct Disagreed {
-        row: usize,
-        body: Vec<crate::arch::Inst>,
-        first: Cost,
-        unrolls: (usize, usize),
-    }
-    let disagreed: Vec<Disagreed> = rows
+    let again: Vec<Again> = rows
         .iter()
         .enumerate()
         .filter_map(|(k, r)| match &r.outcome {
@@ -706,43 +699,22 @@ fn with_another_look(
                 if matches!(m.held_back, Some(HoldBack::KernelsDisagree { .. }))
                     && m.helper.is_none() =>
             {
-                Some(Disagreed {
+                Some(Again {
                     row: k,
                     body: shape::throughput(t, r.form, body_copies(t, r.form)).ok()?,
-                    first: m.cost,
                     unrolls: m.unrolls,
+                    moves: if stores(t, r.form) {
+                        &STORE_LOOP_MOVES
+                    } else {
+                        &[0]
+                    },
+                    first: Some(m.cost),
                 })
             }
             _ => None,
         })
         .collect();
-    if disagreed.is_empty() {
-        return;
-    }
-    let placed: Vec<Placed> = disagreed
-        .iter()
-        .map(|d| Placed {
-            body: &d.body,
-            unrolls: d.unrolls,
-            moves: if stores(t, rows[d.row].form) {
-                &STORE_LOOP_MOVES
-            } else {
-                &[0]
-            },
-        })
-        .collect();
-    let mut updates: Vec<(usize, Outcome)> = Vec::new();
-    placed_costs(t, &placed, opts, &mut |b, got| {
-        let d = &disagreed[b];
-        let got = got.map(|c| d.first.merged_with(&c));
-        let outcome = judge(t, rows[d.row].form, &d.body, got, d.unrolls, floor);
-        updates.retain(|(u, _)| *u != d.row);
-        updates.push((d.row, outcome));
-    });
-    for (k, outcome) in updates {
-        rows[k].outcome = outcome;
-        row(&rows[k]);
-    }
+    judge_again(t, rows, &again, opts, floor, row);
 }
 
 /// The third pass: a read-modify-write form whose first pair came out
@@ -758,36 +730,71 @@ fn with_more_read_modify_writes(
     floor: Option<Floor>,
     row: &mut dyn FnMut(&Row),
 ) {
-    let bodies: Vec<(usize, Vec<crate::arch::Inst>, (usize, usize))> = rows
+    let again: Vec<Again> = rows
         .iter()
         .enumerate()
         .filter(|(_, r)| matches!(r.outcome, Outcome::Failed(Failure::BelowFloor { .. })))
         .filter_map(|(k, r)| {
             let body = shape::throughput(t, r.form, body_copies(t, r.form)).ok()?;
             let rmw = read_modify_writes(t, &body);
-            (rmw > 0).then(|| {
-                let unrolls = unrolls_within(body.len(), rmw, MORE_READ_MODIFY_WRITES);
-                (k, body, unrolls)
+            (rmw > 0).then(|| Again {
+                row: k,
+                unrolls: unrolls_within(body.len(), rmw, MORE_READ_MODIFY_WRITES),
+                body,
+                moves: &STORE_LOOP_MOVES,
+                first: None,
             })
         })
         .collect();
-    if bodies.is_empty() {
+    judge_again(t, rows, &again, opts, floor, row);
+}
+
+/// A row a later pass of [`run`] measures again.
+struct Again {
+    /// The row.
+    row: usize,
+    /// Its body.
+    body: Vec<crate::arch::Inst>,
+    /// The unrolls of its pair of kernels.
+    unrolls: (usize, usize),
+    /// How far (bytes) its loop is moved for each measurement.
+    moves: &'static [usize],
+    /// The cost it had, merged with the new one ([`Cost::merged_with`]);
+    /// `None`: the new one alone counts (other kernels).
+    first: Option<Cost>,
+}
+
+/// Measures the rows of `again` ([`placed_costs`]) and judges each anew;
+/// every new outcome replaces its row's and is reported again.
+fn judge_again(
+    t: &dyn Target,
+    rows: &mut [Row],
+    again: &[Again],
+    opts: &Options,
+    floor: Option<Floor>,
+    row: &mut dyn FnMut(&Row),
+) {
+    if again.is_empty() {
         return;
     }
-    let placed: Vec<Placed> = bodies
+    let placed: Vec<Placed> = again
         .iter()
-        .map(|(_, body, unrolls)| Placed {
-            body,
-            unrolls: *unrolls,
-            moves: &STORE_LOOP_MOVES,
+        .map(|a| Placed {
+            body: &a.body,
+            unrolls: a.unrolls,
+            moves: a.moves,
         })
         .collect();
     let mut updates: Vec<(usize, Outcome)> = Vec::new();
     placed_costs(t, &placed, opts, &mut |b, got| {
-        let (k, body, unrolls) = &bodies[b];
-        let outcome = judge(t, rows[*k].form, body, got, *unrolls, floor);
-        updates.retain(|(u, _)| u != k);
-        updates.push((*k, outcome));
+        let a = &again[b];
+        let got = match a.first {
+            Some(first) => got.map(|c| first.merged_with(&c)),
+            None => got,
+        };
+        let outcome = judge(t, rows[a.row].form, &a.body, got, a.unrolls, floor);
+        updates.retain(|(u, _)| *u != a.row);
+        updates.push((a.row, outcome));
     });
     for (k, outcome) in updates {
         rows[k].outcome = outcome;
