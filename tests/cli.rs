@@ -1426,19 +1426,27 @@ fn x86_condition_forms_and_branches_are_measured() {
     // On Zen 3 the twice-unrolled body of 12 jcc to the next instruction
     // took 4-5 times the body once in some runs (its branches outgrow the
     // predictor), and on Zen 4 a jump's body twice once took no longer
-    // than once while a build ran beside it: TP holds such a value back
-    // (either way), and the jump's database entry has none.
+    // than once while a build ran beside it, and on another Zen 4 the
+    // twice-unrolled body ran each jump faster than the body once by more
+    // than a loop can take (the two kernels disagree on a copy): TP holds
+    // such a value back (the faster kernel alone at most its upper bound),
+    // and the jump's database entry has no `throughput`.
     let held: Vec<&str> = ["JCC_1", "JMP_1"]
         .into_iter()
-        .filter(|f| entry_value(&text, f, "throughputMax").is_none())
+        .filter(|f| entry_value(&text, f, "throughput").is_none())
         .collect();
+    // A value held back with an upper bound still counts as measured.
+    let bare = held
+        .iter()
+        .filter(|f| entry_value(&text, f, "throughputMax").is_none())
+        .count();
     assert!(
-        stdout(&o).contains(&format!("measured:   {}", 4 - held.len())),
+        stdout(&o).contains(&format!("measured:   {}", 4 - bare)),
         "{}",
         stdout(&o)
     );
     if !held.is_empty() {
-        assert!(stdout(&o).contains("held back: the time"), "{}", stdout(&o));
+        assert!(stdout(&o).contains("held back"), "{}", stdout(&o));
         eprintln!("{held:?} held back on this core (the time did not grow with the body)");
     }
     for form in ["CMOV64rr", "SETCCr"] {
