@@ -77,6 +77,16 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     longer * m.copies,
                     longer - shorter
                 ));
+                if m.helper.is_none() {
+                    let (alone_shorter, alone_longer) =
+                        super::tp::each_kernel_alone(c, m.unrolls, m.copies);
+                    s.push_str(&format!(
+                        "\ta copy: {:.3} cycles by the difference, {alone_shorter:.3} and \
+                         {alone_longer:.3} in each kernel alone (the loop hides beside the \
+                         stores): the smallest is the value\n",
+                        super::common::per_copy_of(c, m.unrolls, m.copies),
+                    ));
+                }
             }
             if let Some(walk) = walk_note(t, row.form, m.copies) {
                 s.push_str(&walk);
