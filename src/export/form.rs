@@ -62,6 +62,29 @@ pub struct OsacaForm {
     /// $imm, %rax`, `%cl` of `shl %cl, r`): OSACA matches it as any
     /// register of its kind, but the form is not the general one.
     pub fixed: bool,
+    /// The names OSACA's Intel parser may give the form instead
+    /// ([`intel_sized_name`]): the Intel mnemonic with `d` or `q` for a
+    /// `DWORD PTR` or `QWORD PTR` operand (`mov QWORD PTR [m], r` is
+    /// looked up as `movq`). The export adds them where OSACA would
+    /// rename.
+    pub sized_names: Vec<String>,
+}
+
+/// The name OSACA 0.7.1's Intel parser looks `intel` up by when the
+/// form's memory operand is `DWORD PTR` or `QWORD PTR` (`memory_size`
+/// `dword`, `qword`): the mnemonic with `d` or `q`, which it takes
+/// wherever its machine or ISA file has a form of that name with as many
+/// operands (its `data_type_to_suffix`). Then `mov QWORD PTR [m], rdx`
+/// is a `movq`, and a file with `movq` (the MMX and SSE moves) but no
+/// `movq` of a general-purpose register gave gcc's every 64-bit store
+/// the ports of `movq %mm, r64` and a vector store's.
+pub fn intel_sized_name(intel: &str, memory_size: Option<&str>) -> Option<String> {
+    let suffix = match memory_size? {
+        "dword" => 'd',
+        "qword" => 'q',
+        _ => return None,
+    };
+    Some(format!("{intel}{suffix}"))
 }
 
 /// Why OSACA cannot describe a form: a kind, which the export counts,
@@ -217,7 +240,10 @@ fn x86_form(form: Instr) -> Result<OsacaForm, Unspellable> {
     for (att, intel) in x86_spellings(form) {
         let f = x86_spelled(form, &att, &intel)?;
         match &mut spelled {
-            Some(first) => first.names.extend(f.names),
+            Some(first) => {
+                first.names.extend(f.names);
+                first.sized_names.extend(f.sized_names);
+            }
             None => spelled = Some(f),
         }
     }
@@ -273,11 +299,19 @@ fn x86_spelled(form: Instr, att: &str, intel: &str) -> Result<OsacaForm, Unspell
         operands.push(op);
     }
     let fixed = parts.iter().any(|p| p.starts_with('%'));
+    let sized_names = if intel_name.is_empty() || intel_name.contains(['{', '$']) {
+        Vec::new()
+    } else {
+        intel_sized_name(&intel_name, form.memory_size())
+            .into_iter()
+            .collect()
+    };
     Ok(OsacaForm {
         names: x86_names(att_name, intel_name),
         operands,
         decorated,
         fixed,
+        sized_names,
     })
 }
 
@@ -612,6 +646,7 @@ fn aarch64_form(form: Instr) -> Result<OsacaForm, Unspellable> {
         operands,
         decorated: false,
         fixed: false,
+        sized_names: Vec::new(),
     })
 }
 

@@ -106,6 +106,9 @@ pub struct Counts {
     pub memory_on_inferred: usize,
     /// LLVM forms whose OSACA form took another LLVM form's values.
     pub folded: usize,
+    /// Forms also written under the name OSACA's Intel parser gives them
+    /// ([`form::intel_sized_name`]: `mov QWORD PTR [m], r` as `movq`).
+    pub sized: usize,
     /// The base's top-level fields written as one pair where OSACA reads
     /// a list of pairs, and written as that list.
     pub repaired: Vec<&'static str>,
@@ -157,6 +160,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
     let mut keys: Vec<Candidate> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut forms: HashMap<&str, OsacaForm> = HashMap::new();
+    let mut sized: Vec<(&Entry, OsacaForm)> = Vec::new();
     for entry in &db.entries {
         if entry.throughput.is_none() && entry.latency.is_none() {
             continue;
@@ -194,8 +198,12 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 .entries
                 .push((entry, (osaca.fixed, osaca.decorated)));
         }
+        if !osaca.sized_names.is_empty() {
+            sized.push((entry, osaca.clone()));
+        }
         forms.insert(entry.llvm_name.as_str(), osaca);
     }
+    counts.sized = add_sized_names(&mut keys, &mut by_key, &sized, base.as_ref());
     for c in &mut keys {
         c.entries.sort_by(|a, b| representative_order(isa, a, b));
     }
@@ -498,6 +506,53 @@ fn representative_order(
         .then(num(b.0.throughput).total_cmp(&num(a.0.throughput)))
         .then(num(b.0.latency).total_cmp(&num(a.0.latency)))
         .then(a.0.llvm_name.cmp(&b.0.llvm_name))
+}
+
+/// Adds the forms of `sized` under their [`OsacaForm::sized_names`]
+/// where OSACA's Intel parser would look them up so: a name some form of
+/// the file (or of the base) has with as many operands, under which no
+/// form is spelled with these operands already. Returns how many forms
+/// took such a name.
+fn add_sized_names<'a>(
+    keys: &mut Vec<Candidate<'a>>,
+    by_key: &mut HashMap<String, usize>,
+    sized: &[(&'a Entry, OsacaForm)],
+    base: Option<&Base>,
+) -> usize {
+    let named: std::collections::HashSet<(String, usize)> = keys
+        .iter()
+        .map(|c| (c.name.clone(), c.operands.len()))
+        .chain(
+            base.into_iter()
+                .flat_map(|b| b.forms.iter())
+                .map(|f| (form_name(f), form_operands(f).len())),
+        )
+        .collect();
+    let spelled: std::collections::HashSet<String> = by_key.keys().cloned().collect();
+    let mut added = 0;
+    for (entry, osaca) in sized {
+        let mut took = false;
+        for name in &osaca.sized_names {
+            let k = key_of(name, &osaca.operands);
+            if !named.contains(&(name.clone(), osaca.operands.len())) || spelled.contains(&k) {
+                continue;
+            }
+            let i = *by_key.entry(k).or_insert_with(|| {
+                keys.push(Candidate {
+                    name: name.clone(),
+                    operands: osaca.operands.clone(),
+                    entries: Vec::new(),
+                });
+                keys.len() - 1
+            });
+            keys[i]
+                .entries
+                .push((entry, (osaca.fixed, osaca.decorated)));
+            took = true;
+        }
+        added += usize::from(took);
+    }
+    added
 }
 
 fn comment_folded(out: &mut String, c: &Candidate) {
@@ -1573,6 +1628,13 @@ fn summary(req: &OsacaRequest, c: &Counts) -> String {
         "  {} LLVM forms share their OSACA form with another (named in comments)\n",
         c.folded
     ));
+    if c.sized > 0 {
+        s.push_str(&format!(
+            "  {} forms also under the name OSACA's Intel parser gives them for a DWORD or QWORD \
+             operand, where the file has that name (`mov QWORD PTR [m], r` is looked up as `movq`)\n",
+            c.sized
+        ));
+    }
     for (reason, (n, example)) in &c.not_exportable {
         s.push_str(&format!(
             "  not exported: {n} ({}; e.g. {example})\n",

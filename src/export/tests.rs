@@ -210,6 +210,41 @@ fn a_form_without_the_16_bit_prefix_stands_for_its_spelling() {
 /// String operations are written as compilers write them and OSACA
 /// parses them: `movsq`, `lodsb`, without the implicit `(%rsi)`,
 /// `%es:(%rdi)` or `%al`.
+/// OSACA's Intel parser looks `mov QWORD PTR [m], rdx` up as `movq`
+/// wherever its files have a `movq` of two operands: the general-purpose
+/// moves of a DWORD or QWORD are also written under `movd`/`movq` then,
+/// and only then; a form already spelled so keeps its name alone.
+#[test]
+fn a_dword_or_qword_form_is_also_under_the_name_osacas_intel_parser_gives_it() {
+    let with_mmx = vec![
+        entry("MOV64mr", Some(0.5), None),
+        entry("MOV32rm", Some(0.33), Some(5.0)),
+        entry("MOV8mr", Some(0.5), None),
+        entry("MMX_MOVQ64mr", Some(1.0), None),
+        entry("MMX_MOVD64grr", Some(1.0), None),
+    ];
+    let (counts, text) = export("sized", with_mmx, None);
+    assert_eq!(counts.sized, 2, "{text}");
+    let f = forms(&text);
+    let named = |name: &str, llvm: &str| {
+        f.iter()
+            .any(|e| e["name"] == name && e["llvm_name"] == llvm)
+    };
+    for (name, llvm) in [("movq", "MOV64mr"), ("movd", "MOV32rm"), ("mov", "MOV64mr")] {
+        assert!(named(name, llvm), "{name} {llvm}: {text}");
+    }
+    assert!(
+        !named("movb", "MOV8mr") && !named("movq", "MOV8mr"),
+        "{text}"
+    );
+    // `movq %mm, (m)` keeps its own values under its own operands.
+    let mmx = f.iter().find(|e| e["llvm_name"] == "MMX_MOVQ64mr").unwrap();
+    assert_eq!(mmx["throughput"], Value::from(1.0));
+    // Without a `movq` or `movd` in the file, nothing is renamed.
+    let (counts, _) = export("unsized", vec![entry("MOV64mr", Some(0.5), None)], None);
+    assert_eq!(counts.sized, 0);
+}
+
 #[test]
 fn string_operations_are_exported_without_their_implicit_operands() {
     let (_, text) = export(
