@@ -185,18 +185,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
             }
         };
         for name in &osaca.names {
-            let k = key_of(name, &osaca.operands);
-            let i = *by_key.entry(k).or_insert_with(|| {
-                keys.push(Candidate {
-                    name: name.clone(),
-                    operands: osaca.operands.clone(),
-                    entries: Vec::new(),
-                });
-                keys.len() - 1
-            });
-            keys[i]
-                .entries
-                .push((entry, (osaca.fixed, osaca.decorated)));
+            spell(&mut keys, &mut by_key, name, &osaca, entry);
         }
         if !osaca.sized_names.is_empty() {
             sized.push((entry, osaca.clone()));
@@ -508,6 +497,30 @@ fn representative_order(
         .then(a.0.llvm_name.cmp(&b.0.llvm_name))
 }
 
+/// Adds `entry`, spelled `osaca`, to the candidate of `name` and its
+/// operands (a new one when none has them yet).
+fn spell<'a>(
+    keys: &mut Vec<Candidate<'a>>,
+    by_key: &mut HashMap<String, usize>,
+    name: &str,
+    osaca: &OsacaForm,
+    entry: &'a Entry,
+) {
+    let i = *by_key
+        .entry(key_of(name, &osaca.operands))
+        .or_insert_with(|| {
+            keys.push(Candidate {
+                name: name.to_string(),
+                operands: osaca.operands.clone(),
+                entries: Vec::new(),
+            });
+            keys.len() - 1
+        });
+    keys[i]
+        .entries
+        .push((entry, (osaca.fixed, osaca.decorated)));
+}
+
 /// Adds the forms of `sized` under their [`OsacaForm::sized_names`]
 /// where OSACA's Intel parser would look them up so: a name some form of
 /// the file (or of the base) has with as many operands, under which no
@@ -533,21 +546,12 @@ fn add_sized_names<'a>(
     for (entry, osaca) in sized {
         let mut took = false;
         for name in &osaca.sized_names {
-            let k = key_of(name, &osaca.operands);
-            if !named.contains(&(name.clone(), osaca.operands.len())) || spelled.contains(&k) {
+            if !named.contains(&(name.clone(), osaca.operands.len()))
+                || spelled.contains(&key_of(name, &osaca.operands))
+            {
                 continue;
             }
-            let i = *by_key.entry(k).or_insert_with(|| {
-                keys.push(Candidate {
-                    name: name.clone(),
-                    operands: osaca.operands.clone(),
-                    entries: Vec::new(),
-                });
-                keys.len() - 1
-            });
-            keys[i]
-                .entries
-                .push((entry, (osaca.fixed, osaca.decorated)));
+            spell(keys, by_key, name, osaca, entry);
             took = true;
         }
         added += usize::from(took);
