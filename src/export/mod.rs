@@ -305,13 +305,17 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                     (inferred.is_some() && entry.inferred_ports_misfit.is_some()) as usize;
                 let composed = match (&memory, memory_access(isa, entry), &inferred) {
                     (Some(m), Some((read, write)), None) => {
-                        // A load into a register, or a store of one, whose
-                        // register form is a plain copy (`movupd xmm, m128`
-                        // of `movupd xmm, xmm`) is the access alone: the
-                        // copy's micro-op is no part of it.
+                        // A load into a register, or a store of one, that
+                        // does not do its register form's operation (a plain
+                        // copy, `movupd xmm, m128` of `movupd xmm, xmm`, or
+                        // SSE `movsd xmm, m64` of the blend `movsd xmm, xmm`)
+                        // is the access alone: that micro-op is no part of it.
+                        let form = isa.instr(&entry.llvm_name);
                         let register = register_variant(&keys, &by_name, c).filter(|r| {
-                            !isa.instr(&r.entries[0].0.llvm_name)
-                                .is_some_and(|f| f.is_register_copy())
+                            match (form, isa.instr(&r.entries[0].0.llvm_name)) {
+                                (Some(f), Some(t)) => f.does_operation_of(t),
+                                _ => true,
+                            }
                         });
                         let placed =
                             register.is_some_and(|r| inferred_pressure(r.entries[0].0).is_some());

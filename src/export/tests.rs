@@ -808,3 +808,63 @@ fn a_store_sharing_the_loads_address_units_takes_one_in_the_file() {
     assert_eq!(once.len(), names.len(), "{names:?}");
     assert!(names.contains(&"L3") && names.contains(&"S1"), "{names:?}");
 }
+
+/// Without a base, SSE `movsd xmm, m64` and `movsd m64, xmm` are their
+/// accesses alone although `movsd xmm, xmm` (a blend) is placed, while
+/// `pmovzxbw xmm, m64`, shaped like a copy, keeps its register form's
+/// micro-op beside the load.
+#[test]
+fn without_a_base_a_blends_load_is_the_access_alone_and_a_pmovzx_load_is_not() {
+    let placed = |name: &str, ports: &[&str]| {
+        let mut e = entry(name, Some(0.25), Some(1.0));
+        e.inferred_ports = vec![crate::db::PortUse {
+            cycles: 1.0,
+            ports: ports.iter().map(|p| p.to_string()).collect(),
+        }];
+        e
+    };
+    let (counts, text) = export(
+        "nobase-blend-load",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            entry("MOV64mr", Some(0.5), None),
+            placed("MOVSDrr", &["0", "1", "2", "3"]),
+            entry("MOVSDrm", Some(0.5), Some(8.0)),
+            entry("MOVSDmr", Some(1.0), None),
+            placed("PMOVZXBWrr", &["1", "2"]),
+            entry("PMOVZXBWrm", Some(0.5), Some(8.0)),
+        ],
+        None,
+    );
+    assert_eq!(
+        (
+            counts.memory_composed,
+            counts.memory_alone,
+            counts.memory_on_inferred
+        ),
+        (5, 4, 1),
+        "{text}"
+    );
+    let f = forms(&text);
+    let names = |llvm: &str| -> Vec<String> {
+        find(&f, llvm)["port_pressure"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .flat_map(|item| item[1].as_sequence().unwrap().clone())
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect()
+    };
+    for llvm in ["MOVSDrm", "MOVSDmr"] {
+        let ports = names(llvm);
+        assert!(
+            ports.iter().all(|p| p.starts_with(['L', 'S']) || p == "D"),
+            "{llvm}: {ports:?}"
+        );
+    }
+    let ports = names("PMOVZXBWrm");
+    assert!(
+        ports.contains(&"1".to_string()) && ports.contains(&"L0".to_string()),
+        "{ports:?}"
+    );
+}

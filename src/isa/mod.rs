@@ -467,13 +467,19 @@ impl Instr {
 
     /// Whether the form copies one register to another and does nothing
     /// else: LLVM's `isMoveReg`, or, where LLVM leaves that flag off a
-    /// plain copy (`movdqa`, `vmovdqu ymm`), one register read and one
+    /// plain copy (`movdqa`, `vmovdqu ymm`, AArch64 `fmov d, d`), a move
+    /// by name ([`Instr::names_a_move`]) with one register read and one
     /// written of the same class, neither tied, with no immediate and no
     /// implicit register. `inc`, `not` (tied) and `add r, imm` (an
-    /// immediate) are no copies.
+    /// immediate) are no copies, nor are `pmovzxbw xmm, xmm`, `pabsd`,
+    /// `vpbroadcastd xmm, xmm`, AArch64 `abs` or RISC-V `clz`, which have
+    /// a copy's shape and compute.
     pub fn is_register_copy(self) -> bool {
         if self.has(Flag::IsMoveReg) {
             return true;
+        }
+        if !self.names_a_move() {
+            return false;
         }
         let ops: Vec<Operand> = self.operands().collect();
         let [a, b] = ops[..] else {
@@ -488,6 +494,59 @@ impl Instr {
             && b.tied_to().is_none()
             && self.implicit_uses().next().is_none()
             && self.implicit_defs().next().is_none()
+    }
+
+    /// Whether the mnemonic names a move: `mov…` (x86 also with a `v` or
+    /// `k` in front, AArch64 `fmov`, SVE `movprfx`) or RISC-V `mv`, but
+    /// not the element duplications `movddup`, `movshdup`, `movsldup`
+    /// (shuffles) nor `movbe` (a byte swap).
+    fn names_a_move(self) -> bool {
+        let m = self.mnemonic().to_ascii_lowercase();
+        let m = m.split('{').next().unwrap_or_default();
+        let stem = m.strip_prefix("c.").unwrap_or(m);
+        let stem = stem.strip_prefix(['v', 'k', 'f']).unwrap_or(stem);
+        let shuffles = ["movddup", "movshdup", "movsldup", "movbe"];
+        stem == "mv" || stem.starts_with("mov") && !shuffles.iter().any(|s| stem.starts_with(s))
+    }
+
+    /// Whether the form copies one register into part of another whose
+    /// rest it keeps, and does nothing else: its destination tied to a
+    /// source, one more source, all three of one class, no immediate and
+    /// no implicit register (SSE `movsd xmm, xmm`, `movss`). A two-source
+    /// operation has the same shape (`addps xmm, xmm`): only
+    /// [`Instr::does_operation_of`] tells them apart, by the memory form.
+    fn is_merging_copy(self) -> bool {
+        let ops: Vec<Operand> = self.operands().collect();
+        let [d, s1, s2] = ops[..] else {
+            return false;
+        };
+        let same_class = [d, s1, s2]
+            .iter()
+            .map(|o| o.ty().class().map(|c| c.name()))
+            .collect::<Option<Vec<_>>>()
+            .is_some_and(|c| c[1..].iter().all(|n| *n == c[0]));
+        d.is_def()
+            && !s1.is_def()
+            && !s2.is_def()
+            && d.tied_to()
+                .is_some_and(|t| t == s1.index() || t == s2.index())
+            && same_class
+            && self.implicit_uses().next().is_none()
+            && self.implicit_defs().next().is_none()
+    }
+
+    /// Whether this memory form does the operation of `twin`, its register
+    /// form, beside its access, or is the access alone: not where `twin`
+    /// is a copy (`movupd xmm, m128` of `movupd xmm, xmm`), nor where
+    /// `twin` merges a copy into its destination ([`Instr::is_merging_copy`])
+    /// and this form keeps no destination's rest, no operand tied: SSE
+    /// `movsd xmm, m64` zeroes the upper half and `movsd m64, xmm` writes
+    /// its 8 bytes, where `movsd xmm, xmm` blends (on Zen 4 on the four
+    /// vector pipes; the load on the load ports only). `addps xmm, m128`
+    /// keeps its destination tied: the operation of `addps xmm, xmm`.
+    pub fn does_operation_of(self, twin: Instr) -> bool {
+        let keeps_destination = self.operands().any(|o| o.tied_to().is_some());
+        !(twin.is_register_copy() || twin.is_merging_copy() && !keeps_destination)
     }
 
     /// The tables this form belongs to.

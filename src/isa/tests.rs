@@ -308,3 +308,75 @@ fn complex_operands_flatten_into_named_sub_operands() {
     let names: Vec<&str> = i.mc_operands().iter().map(|m| m.name).collect();
     assert!(b.fields().all(|f| names.contains(&f.var)));
 }
+
+/// A memory form does its register form's operation unless that form is
+/// a copy, or a copy merged into its destination that the memory form
+/// does not keep: SSE `movsd`/`movss` loads and stores are the access
+/// alone, where `movsd xmm, xmm` blends; load-op forms, which keep their
+/// destination tied, and truncating or masked stores do the operation.
+#[test]
+fn a_memory_form_does_its_register_forms_operation_unless_that_only_moves() {
+    let f = |n: &str| instr(x86(), n);
+    for (memory, register) in [
+        ("MOVSDrm", "MOVSDrr"),
+        ("MOVSSrm", "MOVSSrr"),
+        ("MOVSDmr", "MOVSDrr"),
+        ("MOVSSmr", "MOVSSrr"),
+        ("MOVUPDrm", "MOVUPDrr"),
+        ("VMOVDQU64Zmr", "VMOVDQU64Zrr"),
+    ] {
+        assert!(
+            !f(memory).does_operation_of(f(register)),
+            "{memory} of {register}"
+        );
+    }
+    for (memory, register) in [
+        ("ADDPSrm", "ADDPSrr"),
+        ("ADDSDrm", "ADDSDrr"),
+        ("PUNPCKLQDQrm", "PUNPCKLQDQrr"),
+        ("VADDPSrm", "VADDPSrr"),
+        ("PMOVZXBWrm", "PMOVZXBWrr"),
+        ("VPABSDZ256rm", "VPABSDZ256rr"),
+        ("MOVDDUPrm", "MOVDDUPrr"),
+        ("VPMOVDBZmr", "VPMOVDBZrr"),
+        ("VMOVDQU16Z128mrk", "VMOVDQU16Z128rrk"),
+        ("ADD64mr", "ADD64rr"),
+    ] {
+        assert!(
+            f(memory).does_operation_of(f(register)),
+            "{memory} of {register}"
+        );
+    }
+}
+
+/// A copy by shape must also be a move by name: forms with one register
+/// read and one written of the same class compute too.
+#[test]
+fn register_copies_are_moves_by_name_not_only_by_shape() {
+    for (isa, copies, computes) in [
+        (
+            x86(),
+            &["MOVDQArr", "VMOVDQUYrr", "MOVAPSrr", "MOVZPQILo2PQIrr"][..],
+            &[
+                "PMOVZXBWrr",
+                "PABSDrr",
+                "VPBROADCASTDZ128rr",
+                "MOVDDUPrr",
+                "VPOPCNTDZ128rr",
+            ][..],
+        ),
+        (
+            a64(),
+            &["FMOVDr"][..],
+            &["ABSv4i32", "CLZWr", "FABSDr", "REVXr"][..],
+        ),
+        (rv(), &["C_MV"][..], &["CLZ", "CPOP", "REV8_RV64"][..]),
+    ] {
+        for name in copies {
+            assert!(instr(isa, name).is_register_copy(), "{name}");
+        }
+        for name in computes {
+            assert!(!instr(isa, name).is_register_copy(), "{name}");
+        }
+    }
+}

@@ -173,7 +173,8 @@ fn register_twin(form: Instr) -> Option<Instr> {
 
 /// The memory parts of `forms` this experiment can compose: loads (with
 /// a register operand, reading memory) and stores (writing it, reading
-/// none), not both, whose register form is a copy (the access alone) or
+/// none), not both, that do not do their register form's operation (the
+/// access alone, [`Instr::does_operation_of`]) or whose register form is
 /// a single of `found` the mapping places. x86 only, where the register
 /// form has a name; on the other arches the general-purpose load and
 /// store of `units`.
@@ -205,7 +206,7 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
         .filter_map(|&f| {
             let access = access(t, f)?;
             let twin = register_twin(f)?;
-            let register = if twin.is_register_copy() {
+            let register = if !f.does_operation_of(twin) {
                 None
             } else {
                 Some(index(twin).filter(|&k| m.uops_of(k).is_some())?)
