@@ -265,6 +265,7 @@ pub(super) fn entry(name: &str) -> Entry {
         misaligned_throughput: None,
         own_line_throughput: None,
         repeated: Vec::new(),
+        access_alone: None,
     }
 }
 

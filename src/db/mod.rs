@@ -181,6 +181,21 @@ impl Database {
         }
     }
 
+    /// Sets each form's [`Entry::access_alone`] from `measured` (forms not
+    /// yet in the database are added), after removing every form's: a
+    /// `ports` run replaces an earlier one's.
+    pub fn replace_access_alone(&mut self, measured: &[(Instr, bool)]) {
+        for e in &mut self.entries {
+            e.access_alone = None;
+        }
+        for &(form, alone) in measured {
+            if self.get_mut(form.name()).is_none() {
+                self.entries.push(Entry::for_form(form));
+            }
+            self.get_mut(form.name()).expect("added above").access_alone = Some(alone);
+        }
+    }
+
     /// Sets each form's [`Entry::repeated`] from `measured` (forms not yet
     /// in the database are added), after removing every form's: a `ports`
     /// run replaces an earlier one's, as its inferred ports do. A cycle

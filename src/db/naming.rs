@@ -39,6 +39,7 @@ impl Entry {
             misaligned_throughput: None,
             own_line_throughput: None,
             repeated: Vec::new(),
+            access_alone: None,
         }
     }
 }

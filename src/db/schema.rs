@@ -72,6 +72,14 @@ pub struct Entry {
     /// form's. Written only when measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeated: Vec<Repeated>,
+    /// winic's addition, for x86 loads into a register and stores of one:
+    /// whether the form is its access alone (`true`) or also does its
+    /// register form's work (`false`), as `winic ports` found it by
+    /// running it beside copies of that register form; the export
+    /// composes the form by it. Like the inferred ports, a run replaces
+    /// every form's. Written only when measured and decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_alone: Option<bool>,
 }
 
 /// One size of [`Entry::repeated`].

@@ -322,3 +322,21 @@ fn a_form_without_a_value_gets_no_entry() {
     db.merge_latency(lat);
     assert_eq!(db.get("NEWLAT").unwrap().latency, Some(3.0));
 }
+
+/// Whether a memory form is its access alone is written as `accessAlone`,
+/// read back equal, and a `ports` run replaces an earlier run's.
+#[test]
+fn a_ports_run_replaces_every_forms_access_alone() {
+    let mut db = Database::parse(X60).unwrap();
+    db.replace_access_alone(&[
+        (form(Arch::X86_64, "MOVSDrm"), true),
+        (form(Arch::X86_64, "PMOVZXBWrm"), false),
+    ]);
+    let text = db.to_yaml();
+    assert!(text.contains("  accessAlone:     true\n"), "{text}");
+    assert!(text.contains("  accessAlone:     false\n"), "{text}");
+    assert_eq!(Database::parse(&text).unwrap(), db);
+    db.replace_access_alone(&[(form(Arch::X86_64, "VPABSDYrm"), false)]);
+    assert_eq!(db.get("MOVSDrm").unwrap().access_alone, None);
+    assert_eq!(db.get("VPABSDYrm").unwrap().access_alone, Some(false));
+}

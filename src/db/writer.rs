@@ -87,6 +87,9 @@ impl Database {
                 field(out, "    - ", "bytes", &r.bytes.to_string())?;
                 field(out, "      ", "cycles", &format_g(r.cycles))?;
             }
+            if let Some(alone) = e.access_alone {
+                field(out, "  ", "accessAlone", &alone.to_string())?;
+            }
         }
         writeln!(out, "...")
     }

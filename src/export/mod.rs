@@ -306,14 +306,21 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 let composed = match (&memory, memory_access(isa, entry), &inferred) {
                     (Some(m), Some((read, write)), None) => {
                         // A load into a register, or a store of one, that
-                        // does not do its register form's operation (a plain
-                        // copy, `movupd xmm, m128` of `movupd xmm, xmm`, or
-                        // SSE `movsd xmm, m64` of the blend `movsd xmm, xmm`)
-                        // is the access alone: that micro-op is no part of it.
+                        // does not do its register form's operation is the
+                        // access alone: that micro-op is no part of it. As
+                        // `winic ports` measured it (`accessAlone`), else by
+                        // the rule (a plain copy, `movupd xmm, m128` of
+                        // `movupd xmm, xmm`, or SSE `movsd xmm, m64` of the
+                        // blend `movsd xmm, xmm`).
                         let form = isa.instr(&entry.llvm_name);
                         let register = register_variant(&keys, &by_name, c).filter(|r| {
-                            match (form, isa.instr(&r.entries[0].0.llvm_name)) {
-                                (Some(f), Some(t)) => f.does_operation_of(t),
+                            match (
+                                entry.access_alone,
+                                form,
+                                isa.instr(&r.entries[0].0.llvm_name),
+                            ) {
+                                (Some(alone), _, _) => !alone,
+                                (None, Some(f), Some(t)) => f.does_operation_of(t),
                                 _ => true,
                             }
                         });

@@ -868,3 +868,57 @@ fn without_a_base_a_blends_load_is_the_access_alone_and_a_pmovzx_load_is_not() {
         "{ports:?}"
     );
 }
+
+/// Where `winic ports` measured whether a memory form is its access alone
+/// (`accessAlone`), the export composes it so, whatever the rule by name
+/// says: `vbroadcastss ymm, [m]` measured alone loses its register
+/// form's micro-op, an SSE `movsd xmm, m64` measured with it keeps it.
+#[test]
+fn a_measured_access_alone_overrides_the_rule() {
+    let placed = |name: &str| {
+        let mut e = entry(name, Some(0.25), Some(1.0));
+        e.inferred_ports = vec![crate::db::PortUse {
+            cycles: 1.0,
+            ports: vec!["1".into(), "2".into()],
+        }];
+        e
+    };
+    let measured = |name: &str, alone: bool| {
+        let mut e = entry(name, Some(0.5), Some(8.0));
+        e.access_alone = Some(alone);
+        e
+    };
+    let (counts, text) = export(
+        "nobase-measured-alone",
+        vec![
+            entry("MOV64rm", Some(0.25), Some(4.0)),
+            entry("MOV64mr", Some(0.5), None),
+            placed("VBROADCASTSSYrr"),
+            measured("VBROADCASTSSYrm", true),
+            placed("MOVSDrr"),
+            measured("MOVSDrm", false),
+        ],
+        None,
+    );
+    let f = forms(&text);
+    let on_port_1 = |llvm: &str| {
+        find(&f, llvm)["port_pressure"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .any(|item| {
+                item[1]
+                    .as_sequence()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p.as_str() == Some("1"))
+            })
+    };
+    assert!(!on_port_1("VBROADCASTSSYrm"), "{text}");
+    assert!(on_port_1("MOVSDrm"), "{text}");
+    assert_eq!(
+        (counts.memory_alone, counts.memory_on_inferred),
+        (3, 1),
+        "{text}"
+    );
+}

@@ -19,6 +19,7 @@ fn entry(name: &str, tp: Option<f64>, lat: Option<f64>) -> Entry {
         misaligned_throughput: None,
         own_line_throughput: None,
         repeated: Vec::new(),
+        access_alone: None,
     }
 }
 

@@ -15,6 +15,7 @@
 //! held-back mixes of register forms.
 
 use super::memory::Units;
+use super::operation::Operations;
 use super::split::LineSplits;
 use super::{bottleneck, measure_bodies, Conflicts, HeldRow, Mapping, MixTable};
 use crate::arch::{Inst, Target};
@@ -131,12 +132,12 @@ impl Accesses {
 /// One form of a mix: its register form's micro-ops (a single the fit
 /// placed; `None` for a plain load or store) and its access.
 #[derive(Clone, Debug)]
-struct Part {
-    form: Instr,
+pub(super) struct Part {
+    pub form: Instr,
     /// The register form, an index into the singles.
-    register: Option<usize>,
+    pub register: Option<usize>,
     /// The access: its bytes and whether it stores.
-    access: Option<(u32, bool)>,
+    pub access: Option<(u32, bool)>,
 }
 
 /// A mix measured: its parts with their copies per unit, and cycles per
@@ -159,7 +160,7 @@ pub struct MemoryMixes {
 /// The register form of x86 memory form `form`: the same name with `rr`
 /// for its `rm` or `mr`, or `ri` for its `mi` (`ADD64rm` → `ADD64rr`,
 /// `VADDPDZrmk` → `VADDPDZrrk`), and the same mnemonic.
-fn register_twin(form: Instr) -> Option<Instr> {
+pub(super) fn register_twin(form: Instr) -> Option<Instr> {
     let isa = Isa::get(form.isa().arch());
     let name = form.name();
     [("rm", "rr"), ("mr", "rr"), ("mi", "ri")]
@@ -174,11 +175,17 @@ fn register_twin(form: Instr) -> Option<Instr> {
 /// The memory parts of `forms` this experiment can compose: loads (with
 /// a register operand, reading memory) and stores (writing it, reading
 /// none), not both, that do not do their register form's operation (the
-/// access alone, [`Instr::does_operation_of`]) or whose register form is
-/// a single of `found` the mapping places. x86 only, where the register
-/// form has a name; on the other arches the general-purpose load and
-/// store of `units`.
-fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr]) -> Vec<Part> {
+/// access alone: as `operations` found it, else [`Instr::does_operation_of`])
+/// or whose register form is a single of `found` the mapping places. x86
+/// only, where the register form has a name; on the other arches the
+/// general-purpose load and store of `units`.
+fn memory_parts(
+    t: &dyn Target,
+    found: &Conflicts,
+    units: &Units,
+    operations: Option<&Operations>,
+    forms: &[Instr],
+) -> Vec<Part> {
     let Some(m) = &found.mapping else {
         return Vec::new();
     };
@@ -206,7 +213,10 @@ fn memory_parts(t: &dyn Target, found: &Conflicts, units: &Units, forms: &[Instr
         .filter_map(|&f| {
             let access = access(t, f)?;
             let twin = register_twin(f)?;
-            let register = if !f.does_operation_of(twin) {
+            let alone = operations
+                .and_then(|o| o.access_alone(f))
+                .unwrap_or(!f.does_operation_of(twin));
+            let register = if alone {
                 None
             } else {
                 Some(index(twin).filter(|&k| m.uops_of(k).is_some())?)
@@ -237,7 +247,7 @@ fn access_bytes(t: &dyn Target, form: Instr) -> Option<u32> {
 /// general-purpose loads' three ports gave 1.67; `vpmovsxwd zmm, [m256]`
 /// takes a 32-byte load's cost, not a 64-byte one's. `None` for a form
 /// that does both or neither.
-fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
+pub(super) fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
     let bytes = access_bytes(t, form)?;
     let bytes = match t.vector_bits(form) {
         Some(bits) if bits >= 128 => bytes.max(16),
@@ -254,7 +264,7 @@ fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
 /// `m` and `a`: the busiest set of ports over their micro-ops, never below
 /// the register parts' micro-ops issued at the mapping's issue width (the
 /// accesses are not counted there: a load-op form issues as one).
-fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
+pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
     let registers: Vec<usize> = parts.iter().filter_map(|p| p.0.register).collect();
     let mut uops: Vec<(u32, f64)> = Vec::new();
     let mut issued = 0.0;
@@ -283,7 +293,7 @@ impl MemoryMix {
 }
 
 /// The cycles per copy `part` takes alone in the model.
-fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
+pub(super) fn alone(m: &Mapping, a: &Accesses, part: &Part) -> Option<f64> {
     predict(&[(part.clone(), 1)], m, a)
 }
 
@@ -300,6 +310,7 @@ pub fn measure(
     found: &Conflicts,
     units: &Units,
     splits: Option<&LineSplits>,
+    operations: Option<&Operations>,
     forms: &[Instr],
     count: usize,
     opts: &Options,
@@ -307,7 +318,7 @@ pub fn measure(
 ) -> Option<MemoryMixes> {
     let m = found.mapping.as_ref()?;
     let accesses = Accesses::of(units, splits)?;
-    let memory = memory_parts(t, found, units, forms);
+    let memory = memory_parts(t, found, units, operations, forms);
     if memory.is_empty() || count == 0 {
         return None;
     }

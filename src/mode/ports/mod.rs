@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 pub mod classes;
 pub mod memmix;
 pub mod memory;
+pub mod operation;
 pub mod repeat;
 pub mod session;
 pub mod split;

@@ -134,12 +134,19 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     // Xeon guest they took ten minutes of a full run.
     let splits = super::split::measure(t, &selected, &opts, progress);
     let repeats = super::repeat::measure(t, &selected, &opts, progress);
+    let accesses = units
+        .as_ref()
+        .and_then(|u| super::memmix::Accesses::of(u, splits.as_ref()));
+    let operations = accesses
+        .as_ref()
+        .and_then(|a| super::operation::measure(t, &found, a, &selected, &opts, progress));
     let memory_mixes = units.as_ref().and_then(|u| {
         super::memmix::measure(
             t,
             &found,
             u,
             splits.as_ref(),
+            operations.as_ref(),
             &selected,
             req.held_back,
             &opts,
@@ -167,6 +174,9 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     if let Some(r) = &repeats {
         text.push_str(&r.render());
     }
+    if let Some(o) = &operations {
+        text.push_str(&o.render(&found));
+    }
     if let Some(m) = &memory_mixes {
         text.push_str(&m.render(&found));
     }
@@ -176,6 +186,7 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
             units.as_ref(),
             splits.as_ref(),
             repeats.as_ref(),
+            operations.as_ref(),
             path,
             db,
         )?);
@@ -222,6 +233,7 @@ fn write_ports(
     units: Option<&super::memory::Units>,
     splits: Option<&super::split::LineSplits>,
     repeats: Option<&super::repeat::Repeats>,
+    operations: Option<&super::operation::Operations>,
     path: &Path,
     mut db: crate::db::Database,
 ) -> Result<String, Error> {
@@ -247,6 +259,10 @@ fn write_ports(
     if repeats.is_some() {
         db.replace_repeated(&repeated);
     }
+    let alone = operations.map(|o| o.values()).unwrap_or_default();
+    if operations.is_some() {
+        db.replace_access_alone(&alone);
+    }
     db.save(path)?;
     let with_splits = match (split.len(), repeated.len()) {
         (0, 0) => String::new(),
@@ -258,8 +274,16 @@ fn write_ports(
         0 => String::new(),
         k => format!(" ({k} of them the nearest set, no set fitting: inferredPortsMisfit)"),
     };
+    let with_alone = match alone.len() {
+        0 => String::new(),
+        k => format!(
+            " (and of {k} memory forms whether they are their access alone: accessAlone, {} \
+             true)",
+            alone.iter().filter(|a| a.1).count()
+        ),
+    };
     Ok(format!(
-        "wrote the inferred ports of {n} forms{nearest}{with_splits} into {}{}\n",
+        "wrote the inferred ports of {n} forms{nearest}{with_splits}{with_alone} into {}{}\n",
         path.display(),
         match dropped {
             0 => String::new(),
