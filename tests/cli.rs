@@ -2121,12 +2121,7 @@ fn ports_times_loads_and_stores_across_cache_lines() {
         assert!(split < 1e3 && stream < 1e3, "{line}");
     }
     assert!(measured > 0, "every form held back: {out}");
-    let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
-    assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(
-        std::fs::read(dir.join("db.yaml")).unwrap(),
-        std::fs::read(dir.join("again.yaml")).unwrap()
-    );
+    a_replay_writes_the_same_database(&dir);
 }
 
 /// `winic ports` runs each load and store whose register form it places
@@ -2194,12 +2189,7 @@ fn ports_finds_whether_a_load_does_its_register_forms_work() {
         alone("ADDPDrr").is_none() && alone("MOV64rm").is_none(),
         "{out}"
     );
-    let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
-    assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(
-        std::fs::read(dir.join("db.yaml")).unwrap(),
-        std::fs::read(dir.join("again.yaml")).unwrap()
-    );
+    a_replay_writes_the_same_database(&dir);
 }
 
 /// `winic ports` with `movs` and `stos` forms also times each with a
@@ -2242,12 +2232,7 @@ fn ports_times_repeated_string_operations_by_size() {
         );
         assert!(large > small, "{name}: {:?}", e.repeated);
     }
-    let again = run(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"]);
-    assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(
-        std::fs::read(dir.join("db.yaml")).unwrap(),
-        std::fs::read(dir.join("again.yaml")).unwrap()
-    );
+    a_replay_writes_the_same_database(&dir);
 }
 
 /// `winic compare A B`: the same database twice differs nowhere (exit
@@ -2941,4 +2926,18 @@ fn html_names_the_bad_file_and_writes_the_page() {
         stderr(&o)
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `winic analyse` of the ports run's raw file in `dir` writes the same
+/// database as the run wrote (`db.yaml`).
+fn a_replay_writes_the_same_database(dir: &common::Scratch) {
+    let again = winic_command(&["analyse", "db.yaml.ports.raw", "-o", "again.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        std::fs::read(dir.join("db.yaml")).unwrap(),
+        std::fs::read(dir.join("again.yaml")).unwrap()
+    );
 }
