@@ -186,15 +186,9 @@ fn memory_parts(
     operations: Option<&Operations>,
     forms: &[Instr],
 ) -> Vec<Part> {
-    let Some(m) = &found.mapping else {
+    if found.mapping.is_none() {
         return Vec::new();
-    };
-    let index = |f: Instr| {
-        found
-            .singles
-            .iter()
-            .position(|s| s.form.opcode() == f.opcode())
-    };
+    }
     if t.arch() != Arch::X86_64 {
         return [(units.load.0, false), (units.store.0, true)]
             .into_iter()
@@ -219,7 +213,7 @@ fn memory_parts(
             let register = if alone {
                 None
             } else {
-                Some(index(twin).filter(|&k| m.uops_of(k).is_some())?)
+                Some(found.placed(twin)?)
             };
             Some(Part {
                 form: f,
@@ -314,7 +308,7 @@ pub fn measure(
     t: &dyn Target,
     found: &Conflicts,
     units: &Units,
-    splits: Option<&LineSplits>,
+    accesses: &Accesses,
     operations: Option<&Operations>,
     forms: &[Instr],
     count: usize,
@@ -322,7 +316,6 @@ pub fn measure(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Option<MemoryMixes> {
     let m = found.mapping.as_ref()?;
-    let accesses = Accesses::of(units, splits)?;
     let memory = memory_parts(t, found, units, operations, forms);
     if memory.is_empty() || count == 0 {
         return None;
@@ -367,7 +360,7 @@ pub fn measure(
     for three in &chosen {
         let times: Vec<f64> = three
             .iter()
-            .map(|&i| alone(m, &accesses, &pool[i]).unwrap_or(1.0).max(1e-3))
+            .map(|&i| alone(m, accesses, &pool[i]).unwrap_or(1.0).max(1e-3))
             .collect();
         let slowest = times.iter().copied().fold(0.0, f64::max);
         let parts: Vec<(Part, usize)> = three
@@ -401,7 +394,10 @@ pub fn measure(
             (mix.cycles, mix.floor, mix.noisy) = super::mix_result(&got, &plan);
         }
     }
-    Some(MemoryMixes { accesses, mixes })
+    Some(MemoryMixes {
+        accesses: accesses.clone(),
+        mixes,
+    })
 }
 
 impl MemoryMixes {

@@ -483,6 +483,17 @@ fn exactly(t: &dyn Target, form: Instr, copies: usize) -> Option<Vec<Inst>> {
 }
 
 impl Conflicts {
+    /// The single of `form` (an index into the singles) where the fitted
+    /// mapping places it; `None` without a mapping or where it does not.
+    pub fn placed(&self, form: Instr) -> Option<usize> {
+        let m = self.mapping.as_ref()?;
+        let k = self
+            .singles
+            .iter()
+            .position(|s| s.form.opcode() == form.opcode())?;
+        m.uops_of(k).map(|_| k)
+    }
+
     /// Measures `count` mixes of three forms the fitted mapping holds,
     /// chosen by a fixed pseudo-random sequence (the same forms give the
     /// same mixes), each form with as many copies as it has ports (N for

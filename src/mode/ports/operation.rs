@@ -96,6 +96,7 @@ fn best_ratio(
     alone: &Part,
     register: &Part,
 ) -> Option<((usize, usize), f64, f64)> {
+    let (access, operation) = (memmix::alone(m, a, alone)?, memmix::alone(m, a, register)?);
     let mut best: Option<((usize, usize), f64, f64)> = None;
     for n in 1..=MOST {
         for r in 1..=MOST {
@@ -106,12 +107,7 @@ fn best_ratio(
                 return None;
             };
             // Never below the slower part alone, as the mixes' floor.
-            let floor = [
-                memmix::alone(m, a, alone)? * n as f64,
-                memmix::alone(m, a, register)? * r as f64,
-            ]
-            .into_iter()
-            .fold(0.0, f64::max);
+            let floor = (access * n as f64).max(operation * r as f64);
             let (w, o) = (w.max(floor), o.max(floor));
             if best.is_none_or(|b| w / o > b.1 / b.2 + 1e-9) {
                 best = Some(((n, r), w, o));
@@ -130,20 +126,15 @@ fn candidates(
     found: &Conflicts,
     forms: &[Instr],
 ) -> Vec<(Instr, usize, (u32, bool))> {
-    let Some(m) = found.mapping.as_ref().filter(|_| t.arch() == Arch::X86_64) else {
+    if t.arch() != Arch::X86_64 {
         return Vec::new();
-    };
+    }
     forms
         .iter()
         .filter(|f| crate::mode::common::early_skip(t, **f, false).is_none())
         .filter_map(|&f| {
             let access = memmix::access(t, f)?;
-            let twin = memmix::register_twin(f)?;
-            let k = found
-                .singles
-                .iter()
-                .position(|s| s.form.opcode() == twin.opcode())?;
-            m.uops_of(k)?;
+            let k = found.placed(memmix::register_twin(f)?)?;
             Some((f, k, access))
         })
         .collect()

@@ -140,12 +140,12 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
     let operations = accesses
         .as_ref()
         .and_then(|a| super::operation::measure(t, &found, a, &selected, &opts, progress));
-    let memory_mixes = units.as_ref().and_then(|u| {
+    let memory_mixes = units.as_ref().zip(accesses.as_ref()).and_then(|(u, a)| {
         super::memmix::measure(
             t,
             &found,
             u,
-            splits.as_ref(),
+            a,
             operations.as_ref(),
             &selected,
             req.held_back,
