@@ -207,9 +207,6 @@ fn a_form_without_the_16_bit_prefix_stands_for_its_spelling() {
     assert!(!text.contains("llvm_name: \"PUSH16i\""), "{text}");
 }
 
-/// String operations are written as compilers write them and OSACA
-/// parses them: `movsq`, `lodsb`, without the implicit `(%rsi)`,
-/// `%es:(%rdi)` or `%al`.
 /// OSACA's Intel parser looks `mov QWORD PTR [m], rdx` up as `movq`
 /// wherever its files have a `movq` of two operands: the general-purpose
 /// moves of a DWORD or QWORD are also written under `movd`/`movq` then,
@@ -245,6 +242,9 @@ fn a_dword_or_qword_form_is_also_under_the_name_osacas_intel_parser_gives_it() {
     assert_eq!(counts.sized, 0);
 }
 
+/// String operations are written as compilers write them and OSACA
+/// parses them: `movsq`, `lodsb`, without the implicit `(%rsi)`,
+/// `%es:(%rdi)` or `%al`.
 #[test]
 fn string_operations_are_exported_without_their_implicit_operands() {
     let (_, text) = export(
