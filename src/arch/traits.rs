@@ -233,9 +233,13 @@ pub trait Operands {
     /// registers: a gather's mask set to all ones again (the gather clears
     /// it as it completes, and the next would load nothing) and its
     /// destination zeroed by an idiom (else each gather would wait for
-    /// the one before, whose result it merges into), as compilers emit
-    /// before every gather. Nothing for other forms.
-    fn resets(&self, _inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
+    /// the one before, whose result it merges into), as clang emits
+    /// before every gather. The destination stays where `before`, the
+    /// instruction the kernel runs right before `inst`, wrote it: a chain
+    /// through the merged destination (LAT's tied source -> result, as
+    /// gcc's loops run a gather into last iteration's register), which
+    /// the zeroing would cut. Nothing for other forms.
+    fn resets(&self, _inst: &Inst, _before: Option<&Inst>) -> Result<Vec<Inst>, EncodeError> {
         Ok(Vec::new())
     }
 

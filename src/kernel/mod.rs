@@ -8,7 +8,7 @@
 pub mod data;
 pub mod shape;
 
-use crate::arch::{Inst, Line, ModeSwitch, OpValue, Target};
+use crate::arch::{EncodeError, Inst, Line, ModeSwitch, OpValue, Target};
 use crate::isa::Reg;
 
 pub use crate::arch::{emit, KernelError, LOOP_LABEL};
@@ -132,6 +132,19 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
         .unwrap_or(0)
 }
 
+/// What the kernel runs right before each instruction of `body`
+/// ([`crate::arch::Operands::resets`]), each told the instruction the
+/// loop runs before it (the body's last before its first; none in a
+/// body of one instruction, whose copies run apart in the two kernels of
+/// an unroll difference alike).
+pub fn resets(t: &dyn Target, body: &[Inst]) -> Result<Vec<Vec<Inst>>, EncodeError> {
+    let n = body.len();
+    body.iter()
+        .enumerate()
+        .map(|(k, i)| t.resets(i, (n > 1).then(|| &body[(k + n - 1) % n])))
+        .collect()
+}
+
 /// Builds the kernel of `body` repeated `unroll` times. A body that
 /// accesses memory is emitted once per repetition, each access at its own
 /// block of the data area ([`data::Slots`],
@@ -192,9 +205,9 @@ pub fn build_placed(
     }
     // What runs before each instruction (a gather's mask and destination
     // reset) touches no memory: emitted once, repeated with the body.
-    let resets = body
+    let resets = resets(t, body)?
         .iter()
-        .map(|i| t.resets(i)?.iter().map(|r| emit(t, r)).collect())
+        .map(|before| before.iter().map(|r| emit(t, r)).collect())
         .collect::<Result<Vec<Vec<Line>>, KernelError>>()?;
     for _ in 0..reps {
         for (inst, before) in body.iter().zip(&resets) {

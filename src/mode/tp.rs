@@ -1274,12 +1274,12 @@ pub fn summary(rows: &[Row], wall: std::time::Duration) -> String {
 /// runs right before it ([`crate::arch::Operands::resets`]: a gather's mask
 /// set and destination zeroed).
 fn body_text(t: &dyn Target, body: &[crate::arch::Inst]) -> Vec<String> {
+    let resets = crate::kernel::resets(t, body).unwrap_or_default();
     body.iter()
-        .flat_map(|i| {
-            t.resets(i)
-                .unwrap_or_default()
-                .into_iter()
-                .chain([i.clone()])
+        .enumerate()
+        .flat_map(|(k, i)| {
+            let before = resets.get(k).cloned().unwrap_or_default();
+            before.into_iter().chain([i.clone()])
         })
         .filter_map(|i| t.print(&i).ok())
         .collect()

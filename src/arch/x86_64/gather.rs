@@ -50,13 +50,16 @@ pub fn vector_indexes(inst: &Inst) -> Vec<(Reg, u32)> {
         .collect()
 }
 
-/// The instructions before each gather: its destination zeroed, its mask
-/// set to all ones. Nothing for a form without a vector index.
-pub fn resets(inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
+/// The instructions before each gather: its destination zeroed (unless
+/// `before`, the instruction right before it, wrote it: a chain through
+/// the merged destination), its mask set to all ones. Nothing for a form
+/// without a vector index.
+pub fn resets(inst: &Inst, before: Option<&Inst>) -> Result<Vec<Inst>, EncodeError> {
     if vector_indexes(inst).is_empty() {
         return Ok(Vec::new());
     }
     let mc = inst.form.mc_operands();
+    let chained = |r: Reg| before.is_some_and(|b| written(b).iter().any(|w| w.overlaps(r)));
     let mut out = Vec::new();
     for (m, v) in mc.iter().zip(&inst.ops) {
         let OpValue::Reg(r) = *v else { continue };
@@ -73,7 +76,7 @@ pub fn resets(inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
                 "VPCMPEQDrr"
             };
             out.push(inst_of(A, form, &[rv, rv, rv])?);
-        } else {
+        } else if !chained(r) {
             // The xmm part: a 128-bit idiom zeroes the whole register.
             let x = xmm_of(r)?;
             let xv = OpValue::Reg(x);
@@ -82,6 +85,18 @@ pub fn resets(inst: &Inst) -> Result<Vec<Inst>, EncodeError> {
         }
     }
     Ok(out)
+}
+
+/// The registers `inst`'s operands write.
+fn written(inst: &Inst) -> Vec<Reg> {
+    let mc = inst.form.mc_operands();
+    mc.iter()
+        .zip(&inst.ops)
+        .filter_map(|(m, v)| match *v {
+            OpValue::Reg(r) if m.operand.is_def() => Some(r),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Sets `reg` to lanes of `lane_bytes` bytes, lane i holding i × 64.
@@ -181,18 +196,41 @@ mod tests {
     #[test]
     fn gathers_reset_their_destination_and_mask_before_each() {
         let avx2 = example("VPGATHERDDYrm");
-        assert_eq!(names(&resets(&avx2).unwrap()), ["VPXORrr", "VPCMPEQDYrr"]);
+        assert_eq!(
+            names(&resets(&avx2, None).unwrap()),
+            ["VPXORrr", "VPCMPEQDYrr"]
+        );
         let avx512 = example("VGATHERQPDZrm");
-        assert_eq!(names(&resets(&avx512).unwrap()), ["VPXORrr", "KXNORWrr"]);
+        assert_eq!(
+            names(&resets(&avx512, None).unwrap()),
+            ["VPXORrr", "KXNORWrr"]
+        );
         // Each on the gather's own registers: the idiom on the
         // destination's xmm part, the mask on itself.
-        let r = resets(&avx2).unwrap();
+        let r = resets(&avx2, None).unwrap();
         let (OpValue::Reg(dst), OpValue::Reg(mask)) = (avx2.ops[0], avx2.ops[1]) else {
             panic!("{:?}", avx2.ops)
         };
         assert!(matches!(r[0].ops[0], OpValue::Reg(x) if x.overlaps(dst)));
         assert_eq!(r[1].ops[0], OpValue::Reg(mask));
-        assert!(resets(&example("MOV64rm")).unwrap().is_empty());
+        assert!(resets(&example("MOV64rm"), None).unwrap().is_empty());
+        // After the gather before it into the same destination (a chain
+        // through the merge), the mask only: zeroing would cut the chain.
+        assert_eq!(names(&resets(&avx2, Some(&avx2)).unwrap()), ["VPCMPEQDYrr"]);
+        assert_eq!(
+            names(&resets(&avx512, Some(&avx512)).unwrap()),
+            ["KXNORWrr"]
+        );
+        // After another instruction, or a gather into another register,
+        // both as before.
+        let other = example("VPGATHERDDYrm");
+        let mut moved = other.clone();
+        let ymm9 = reg_of(A, "YMM9").unwrap();
+        moved.ops[0] = ymm9;
+        moved.ops[2] = ymm9;
+        assert_ne!(moved.ops[0], other.ops[0]);
+        assert_eq!(resets(&avx2, Some(&moved)).unwrap().len(), 2);
+        assert_eq!(resets(&avx2, Some(&example("MOV64rm"))).unwrap().len(), 2);
     }
 
     #[test]
@@ -240,7 +278,7 @@ mod tests {
     #[test]
     fn a_scatter_resets_only_its_mask_and_each_copy_has_lines_of_its_own() {
         let scatter = example("VPSCATTERDDZmr");
-        assert_eq!(names(&resets(&scatter).unwrap()), ["KXNORWrr"]);
+        assert_eq!(names(&resets(&scatter, None).unwrap()), ["KXNORWrr"]);
         // 16, 8, 2 lanes: a line each.
         assert_eq!(footprint(&scatter), Some(1024));
         assert_eq!(footprint(&example("VGATHERDPDZrm")), Some(512));

@@ -158,8 +158,11 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
     }
     // A gather's kernels set its mask and zero its destination before
     // each ([`crate::arch::Operands::resets`]), which breaks every path
-    // but the one from its base: the neutral chase into the gathered
-    // vector (not into the mask it clears).
+    // but two: the neutral chase from its base into the gathered vector
+    // (not into the mask it clears), and the merge, the destination's
+    // old value into the new (a chain of copies, which keeps the
+    // destination it runs through: gcc's loops gather into last
+    // iteration's register).
     let gather = form.has_vector_index();
     let mut out = Vec::new();
     for &target in &targets {
@@ -178,7 +181,7 @@ pub fn edges(t: &dyn Target, form: Instr) -> (Vec<Edge>, Vec<Reg>) {
                 source,
                 target,
             };
-            if gather && (!neutral_chase(t, &e) || into_gathers_mask(&e)) {
+            if gather && !(merged(&e) || neutral_chase(t, &e) && !into_gathers_mask(&e)) {
                 continue;
             }
             // A tied input and an earlier source with the same key (never
@@ -243,6 +246,16 @@ fn into_gathers_mask(e: &Edge) -> bool {
     matches!(e.target, End::Op(d) if e.form.mc_operands().get(d).is_some_and(|m| m.name == "mask_wb"))
 }
 
+/// Whether `e` runs from a tied input into the register it is tied to
+/// (a gather's old destination into the new, the lanes it merges).
+fn merged(e: &Edge) -> bool {
+    let (End::Op(s), End::Op(d)) = (e.source, e.target) else {
+        return false;
+    };
+    let mc = e.form.mc_operands();
+    s != d && tied_group(&mc, s).contains(&d) && mc[d].name != "mask_wb"
+}
+
 /// Whether `e` runs from the address of a load through a neutral chase
 /// ([`neutral_source`]).
 pub fn neutral_chase(t: &dyn Target, e: &Edge) -> bool {
@@ -260,12 +273,15 @@ pub fn self_chain_possible(t: &dyn Target, e: &Edge) -> bool {
     }
     match (e.source, e.target) {
         (End::Op(s), End::Op(d)) => {
-            if t.early_clobber(e.form, d) {
-                return false;
-            }
+            // A tied input is its target's register whatever the target's
+            // constraints (a gather's `@earlyclobber` destination merges
+            // into itself).
             let mc = e.form.mc_operands();
             if tied_group(&mc, s).contains(&d) {
                 return true;
+            }
+            if t.early_clobber(e.form, d) {
+                return false;
             }
             let (Some(cs), Some(cd)) = (class_of(e.form, s), class_of(e.form, d)) else {
                 return false;
@@ -607,6 +623,20 @@ fn chain_with(
         n + usize::from(breaker.is_some()),
         neutral.contains(&true),
     )?;
+    // A gather needs its old destination only to keep the lanes its mask
+    // leaves (none here), and its copies also wait for its load units: on
+    // Zen 4 the lap through the merge equals the form's throughput
+    // (`vgatherdpd ymm` 5.0 and 4.99 cycles), which says the merge takes
+    // at most that, not that it takes it.
+    let paced = steps.len() == 1 && steps[0].form.has_vector_index() && merged(&steps[0]);
+    let bound = bound.or_else(|| {
+        paced.then(|| {
+            format!(
+                "{}'s copies also wait for its loads: the lap bounds the merge from above",
+                steps[0].form.name()
+            )
+        })
+    });
     Ok(Chain { body, laps, bound })
 }
 
@@ -1361,9 +1391,18 @@ mod tests {
         let (arch, t) = (Arch::X86_64, target(Arch::X86_64));
         for name in ["VPGATHERDDYrm", "VGATHERDPDZrm", "VPGATHERQQZ128rm"] {
             let (es, _) = edges(t, form(arch, name));
-            assert_eq!(es.len(), 1, "{name}: {es:?}");
-            assert!(neutral_chase(t, &es[0]), "{name}: {es:?}");
-            assert_eq!(es[0].keys(), ("2".to_string(), "0".to_string()), "{name}");
+            let keys: Vec<(String, String)> = es.iter().map(|e| e.keys()).collect();
+            assert_eq!(
+                keys,
+                [("1".into(), "0".into()), ("2".into(), "0".into())],
+                "{name}"
+            );
+            assert!(
+                !neutral_chase(t, &es[0]) && merged(&es[0]),
+                "{name}: {es:?}"
+            );
+            assert!(self_chain_possible(t, &es[0]), "{name}: {es:?}");
+            assert!(neutral_chase(t, &es[1]), "{name}: {es:?}");
         }
         assert!(edges(t, form(arch, "VPSCATTERDDZmr")).0.is_empty());
         let back = t.neutral_back().unwrap();
@@ -1387,5 +1426,37 @@ mod tests {
             indexes.push(index);
         }
         assert_eq!(indexes.len(), c.laps, "{:?}", c.body);
+        // Each gather's destination zeroed before it: the chase runs
+        // through its base alone.
+        let text = crate::kernel::build(t, &c.body, 1).unwrap().text();
+        assert_eq!(text.matches("vpxor").count(), c.laps, "{text}");
+    }
+
+    /// The merge, a gather's old destination into the new, runs as a
+    /// chain of copies that keeps the destination (its mask set again
+    /// before each, nothing zeroed), and is an upper bound: the copies
+    /// also wait for their loads (on Zen 4 the lap is the throughput).
+    #[test]
+    fn a_gathers_merge_chains_its_copies_through_the_destination() {
+        let (arch, t) = (Arch::X86_64, target(Arch::X86_64));
+        for (name, reset) in [("VPGATHERDDYrm", "vpcmpeqd"), ("VGATHERDPDZrm", "kxnorw")] {
+            let c = chain(t, &[edge(arch, name, "1", "0")], None).unwrap();
+            assert!(c.laps >= 2, "{name}: {:?}", c.body);
+            let dst: Vec<&OpValue> = c.body.iter().map(|i| &i.ops[0]).collect();
+            assert!(dst.windows(2).all(|w| w[0] == w[1]), "{name}: {dst:?}");
+            let text = crate::kernel::build(t, &c.body, 1).unwrap().text();
+            assert_eq!(text.matches(reset).count(), c.laps, "{name}: {text}");
+            assert!(!text.contains("vpxor"), "{name}: {text}");
+            let bound = c.bound.as_deref().unwrap_or_default();
+            assert!(
+                bound.contains("bounds the merge from above"),
+                "{name}: {bound}"
+            );
+        }
+        // Its throughput kernel zeroes every copy's destination as before.
+        let form = form(arch, "VPGATHERDDYrm");
+        let body = crate::kernel::shape::throughput(t, form, 3).unwrap();
+        let text = crate::kernel::build(t, &body, 1).unwrap().text();
+        assert_eq!(text.matches("vpxor").count(), body.len(), "{text}");
     }
 }
