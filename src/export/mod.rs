@@ -639,22 +639,67 @@ fn osaca_latency(entry: &Entry) -> Option<f64> {
     crate::db::latency_of(&kept, &memory).or(otherwise)
 }
 
-/// The port pressure's bound: the largest load it puts on one port, as
-/// OSACA averages it (`[[c, ports]]` puts c / len(ports) on each).
+/// The port pressure's bound: the largest load it puts on one port once
+/// each item's cycles are spread over its ports as evenly as the items
+/// allow, as OSACA balances a loop's pressure (its optimal port
+/// assignment; `[[c, ports]]` alone puts c / len(ports) on each). With
+/// items on overlapping ports that is the largest, over every union `U`
+/// of their port sets, of the cycles of the items within `U` over its
+/// size: `[[6, ['9', '11']], [3, ['10', '11', '12']]]` is bound at 3
+/// (ports 9 and 11 share the 6), not at the 4 an even spread of each
+/// item puts on port 11. Past 16 distinct port sets (never in OSACA's
+/// files), each item's even spread.
 fn port_bound(pp: &Value) -> Option<f64> {
-    let mut load: HashMap<String, f64> = HashMap::new();
+    let mut sets: Vec<(Vec<String>, f64)> = Vec::new();
     for item in pp.as_sequence()? {
         let pair = item.as_sequence()?;
         let cycles = pair.first()?.as_f64()?;
-        let ports = port_names(pair.get(1)?)?;
+        let mut ports = port_names(pair.get(1)?)?;
         if ports.is_empty() {
             return None;
         }
-        for p in &ports {
-            *load.entry(p.clone()).or_default() += cycles / ports.len() as f64;
+        ports.sort();
+        ports.dedup();
+        match sets.iter_mut().find(|(p, _)| *p == ports) {
+            Some(s) => s.1 += cycles,
+            None => sets.push((ports, cycles)),
         }
     }
-    load.values().copied().reduce(f64::max)
+    let mut names: Vec<&String> = sets.iter().flat_map(|(p, _)| p).collect();
+    names.sort();
+    names.dedup();
+    if sets.len() > 16 || names.len() > 64 {
+        let mut load: HashMap<&String, f64> = HashMap::new();
+        for (ports, cycles) in &sets {
+            for p in ports {
+                *load.entry(p).or_default() += cycles / ports.len() as f64;
+            }
+        }
+        return load.values().copied().reduce(f64::max);
+    }
+    let masks: Vec<(u64, f64)> = sets
+        .iter()
+        .map(|(ports, cycles)| {
+            let m = ports
+                .iter()
+                .map(|p| 1u64 << names.binary_search(&p).unwrap_or(0))
+                .fold(0, |a, b| a | b);
+            (m, *cycles)
+        })
+        .collect();
+    (1u32..1 << masks.len())
+        .map(|chosen| {
+            let union = (0..masks.len())
+                .filter(|k| chosen >> k & 1 == 1)
+                .fold(0u64, |u, k| u | masks[k].0);
+            let within: f64 = masks
+                .iter()
+                .filter(|(m, _)| m & !union == 0)
+                .map(|(_, c)| c)
+                .sum();
+            within / f64::from(union.count_ones())
+        })
+        .reduce(f64::max)
 }
 
 /// The ports of one `port_pressure` item: `'015'` is ports 0, 1 and 5
