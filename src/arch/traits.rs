@@ -234,12 +234,12 @@ pub trait Operands {
     /// it as it completes, and the next would load nothing) and its
     /// destination zeroed by an idiom (else each gather would wait for
     /// the one before, whose result it merges into), as clang emits
-    /// before every gather. The destination stays where `before`, the
-    /// instruction the kernel runs right before `inst`, wrote it: a chain
-    /// through the merged destination (LAT's tied source -> result, as
-    /// gcc's loops run a gather into last iteration's register), which
+    /// before every gather. A destination among `kept`, the registers the
+    /// instruction the kernel runs right before `inst` wrote, stays: a
+    /// chain through the merged destination (LAT's tied source -> result,
+    /// as gcc's loops run a gather into last iteration's register), which
     /// the zeroing would cut. Nothing for other forms.
-    fn resets(&self, _inst: &Inst, _before: Option<&Inst>) -> Result<Vec<Inst>, EncodeError> {
+    fn resets(&self, _inst: &Inst, _kept: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
         Ok(Vec::new())
     }
 

@@ -306,8 +306,8 @@ impl Operands for X86_64 {
         gather::vector_indexes(inst)
     }
 
-    fn resets(&self, inst: &Inst, before: Option<&Inst>) -> Result<Vec<Inst>, EncodeError> {
-        gather::resets(inst, before)
+    fn resets(&self, inst: &Inst, kept: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
+        gather::resets(inst, kept)
     }
 
     fn repeated(

@@ -133,15 +133,22 @@ pub fn widest_bits(body: &[Inst]) -> u32 {
 }
 
 /// What the kernel runs right before each instruction of `body`
-/// ([`crate::arch::Operands::resets`]), each told the instruction the
-/// loop runs before it (the body's last before its first; none in a
-/// body of one instruction, whose copies run apart in the two kernels of
-/// an unroll difference alike).
+/// ([`crate::arch::Operands::resets`]), each told what the instruction
+/// the loop runs before it writes ([`shape::written`]; the body's last
+/// before its first; nothing in a body of one instruction, whose copies
+/// run apart in the two kernels of an unroll difference alike).
 pub fn resets(t: &dyn Target, body: &[Inst]) -> Result<Vec<Vec<Inst>>, EncodeError> {
     let n = body.len();
     body.iter()
         .enumerate()
-        .map(|(k, i)| t.resets(i, (n > 1).then(|| &body[(k + n - 1) % n])))
+        .map(|(k, i)| {
+            let kept = if n > 1 {
+                shape::written(&body[(k + n - 1) % n])
+            } else {
+                Vec::new()
+            };
+            t.resets(i, &kept)
+        })
         .collect()
 }
 

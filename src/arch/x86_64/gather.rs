@@ -51,15 +51,15 @@ pub fn vector_indexes(inst: &Inst) -> Vec<(Reg, u32)> {
 }
 
 /// The instructions before each gather: its destination zeroed (unless
-/// `before`, the instruction right before it, wrote it: a chain through
-/// the merged destination), its mask set to all ones. Nothing for a form
-/// without a vector index.
-pub fn resets(inst: &Inst, before: Option<&Inst>) -> Result<Vec<Inst>, EncodeError> {
+/// it is among `kept`, written by the instruction right before it: a
+/// chain through the merged destination), its mask set to all ones.
+/// Nothing for a form without a vector index.
+pub fn resets(inst: &Inst, kept: &[Reg]) -> Result<Vec<Inst>, EncodeError> {
     if vector_indexes(inst).is_empty() {
         return Ok(Vec::new());
     }
     let mc = inst.form.mc_operands();
-    let chained = |r: Reg| before.is_some_and(|b| written(b).iter().any(|w| w.overlaps(r)));
+    let chained = |r: Reg| kept.iter().any(|w| w.overlaps(r));
     let mut out = Vec::new();
     for (m, v) in mc.iter().zip(&inst.ops) {
         let OpValue::Reg(r) = *v else { continue };
@@ -85,18 +85,6 @@ pub fn resets(inst: &Inst, before: Option<&Inst>) -> Result<Vec<Inst>, EncodeErr
         }
     }
     Ok(out)
-}
-
-/// The registers `inst`'s operands write.
-fn written(inst: &Inst) -> Vec<Reg> {
-    let mc = inst.form.mc_operands();
-    mc.iter()
-        .zip(&inst.ops)
-        .filter_map(|(m, v)| match *v {
-            OpValue::Reg(r) if m.operand.is_def() => Some(r),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Sets `reg` to lanes of `lane_bytes` bytes, lane i holding i × 64.
@@ -197,40 +185,42 @@ mod tests {
     fn gathers_reset_their_destination_and_mask_before_each() {
         let avx2 = example("VPGATHERDDYrm");
         assert_eq!(
-            names(&resets(&avx2, None).unwrap()),
+            names(&resets(&avx2, &[]).unwrap()),
             ["VPXORrr", "VPCMPEQDYrr"]
         );
         let avx512 = example("VGATHERQPDZrm");
         assert_eq!(
-            names(&resets(&avx512, None).unwrap()),
+            names(&resets(&avx512, &[]).unwrap()),
             ["VPXORrr", "KXNORWrr"]
         );
         // Each on the gather's own registers: the idiom on the
         // destination's xmm part, the mask on itself.
-        let r = resets(&avx2, None).unwrap();
+        let r = resets(&avx2, &[]).unwrap();
         let (OpValue::Reg(dst), OpValue::Reg(mask)) = (avx2.ops[0], avx2.ops[1]) else {
             panic!("{:?}", avx2.ops)
         };
         assert!(matches!(r[0].ops[0], OpValue::Reg(x) if x.overlaps(dst)));
         assert_eq!(r[1].ops[0], OpValue::Reg(mask));
-        assert!(resets(&example("MOV64rm"), None).unwrap().is_empty());
+        assert!(resets(&example("MOV64rm"), &[]).unwrap().is_empty());
         // After the gather before it into the same destination (a chain
         // through the merge), the mask only: zeroing would cut the chain.
-        assert_eq!(names(&resets(&avx2, Some(&avx2)).unwrap()), ["VPCMPEQDYrr"]);
         assert_eq!(
-            names(&resets(&avx512, Some(&avx512)).unwrap()),
-            ["KXNORWrr"]
+            names(&resets(&avx2, &[dst, mask]).unwrap()),
+            ["VPCMPEQDYrr"]
         );
-        // After another instruction, or a gather into another register,
-        // both as before.
-        let other = example("VPGATHERDDYrm");
-        let mut moved = other.clone();
-        let ymm9 = reg_of(A, "YMM9").unwrap();
-        moved.ops[0] = ymm9;
-        moved.ops[2] = ymm9;
-        assert_ne!(moved.ops[0], other.ops[0]);
-        assert_eq!(resets(&avx2, Some(&moved)).unwrap().len(), 2);
-        assert_eq!(resets(&avx2, Some(&example("MOV64rm"))).unwrap().len(), 2);
+        let OpValue::Reg(zdst) = avx512.ops[0] else {
+            panic!("{:?}", avx512.ops)
+        };
+        assert_eq!(names(&resets(&avx512, &[zdst]).unwrap()), ["KXNORWrr"]);
+        // The xmm part of the destination written is the destination.
+        let x = xmm_of(dst).unwrap();
+        assert_eq!(names(&resets(&avx2, &[x]).unwrap()), ["VPCMPEQDYrr"]);
+        // After another register written, both as before.
+        let OpValue::Reg(ymm9) = reg_of(A, "YMM9").unwrap() else {
+            panic!()
+        };
+        assert!(!ymm9.overlaps(dst));
+        assert_eq!(resets(&avx2, &[ymm9, mask]).unwrap().len(), 2);
     }
 
     #[test]
@@ -278,7 +268,7 @@ mod tests {
     #[test]
     fn a_scatter_resets_only_its_mask_and_each_copy_has_lines_of_its_own() {
         let scatter = example("VPSCATTERDDZmr");
-        assert_eq!(names(&resets(&scatter, None).unwrap()), ["KXNORWrr"]);
+        assert_eq!(names(&resets(&scatter, &[]).unwrap()), ["KXNORWrr"]);
         // 16, 8, 2 lanes: a line each.
         assert_eq!(footprint(&scatter), Some(1024));
         assert_eq!(footprint(&example("VGATHERDPDZrm")), Some(512));
