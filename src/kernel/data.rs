@@ -143,6 +143,9 @@ pub fn rewrite_chase(lap: usize, laps: usize) -> Option<i32> {
 pub struct Slots {
     next: i32,
     placement: Placement,
+    /// The body writes no memory: an access that fills a cache line
+    /// reads the same line as every other ([`Slots::loads_only`]).
+    loads_only: bool,
 }
 
 /// How [`Slots`] places a kernel's accesses.
@@ -183,13 +186,40 @@ const PAGE: i32 = 4096;
 impl Slots {
     /// Slots placing accesses as `placement` says.
     pub fn new(placement: Placement) -> Slots {
-        Slots { next: 0, placement }
+        Slots {
+            next: 0,
+            placement,
+            loads_only: false,
+        }
+    }
+
+    /// Slots for a body that writes no memory: as [`Slots::new`], but
+    /// aligned accesses that fill a cache line (64 bytes: `zmmword`) all
+    /// read the line at [`FIRST_DISP`]. A stream of 512-bit loads, each
+    /// from a line of its own, runs at a rate that changes from minute to
+    /// minute on Zen 4: 48 `vpaddd zmm, zmm31, [m]` a loop, timed by a
+    /// C program outside winic (zen4, 2026-12-03), took 1.000 cycles a
+    /// copy from one line in 27 of 27 runs, and 1.00 to 1.20 from 48
+    /// lines in a row, backwards or shuffled alike; winic's kernels on
+    /// consecutive lines gave the 1,440 512-bit load-op forms 1.06 to 1.14
+    /// by run (150 to 216 of them more than 5% apart between two runs; 4
+    /// to 10 from one line). Narrower loads share their lines as a
+    /// stream's do and keep their blocks; a body that stores keeps every
+    /// block apart, so that no store aliases a load.
+    pub fn loads_only(placement: Placement) -> Slots {
+        Slots {
+            loads_only: true,
+            ..Slots::new(placement)
+        }
     }
 
     /// The displacement (from a base holding [`VALUES`]) of the next
     /// access of `bytes` bytes (up to [`MAX_BLOCK`]: a gather's lanes).
     pub fn next(&mut self, bytes: u32) -> i32 {
         let size = (bytes.clamp(8, MAX_BLOCK)).next_power_of_two() as i32;
+        if self.loads_only && self.placement == Placement::Aligned && size == LINE {
+            return FIRST_DISP;
+        }
         let off = match self.placement {
             Placement::LineSplit => return self.next_split(size),
             Placement::Aligned | Placement::OwnLine => 0,
@@ -235,7 +265,8 @@ pub fn slots_note() -> String {
         "the bases hold {VALUES:#x} (winic's data area: every word {WORD:#x}); \
          the kernel's accesses take consecutive blocks of their own size (a gather's or \
          scatter's: its lanes') from displacement {FIRST_DISP} on (through {SPAN} bytes, then again), so no copy \
-         waits on another through memory and no store aliases a load; the lines \
+         waits on another through memory and no store aliases a load; in a body that \
+         stores nothing, every 64-byte access reads the line at {FIRST_DISP}; the lines \
          above show displacement 0"
     )
 }
@@ -331,6 +362,22 @@ mod tests {
         let d: Vec<i32> = (0..=n).map(|_| s.next(64)).collect();
         assert_eq!(d[n], FIRST_DISP);
         assert!(((d[n - 1] + 64) as u64) <= VALUE_BYTES);
+    }
+
+    /// A body that stores nothing: line-sized aligned accesses read one
+    /// line; narrower ones, and the other placements, keep their blocks.
+    #[test]
+    fn a_loads_only_body_reads_its_line_sized_accesses_from_one_line() {
+        let mut s = Slots::loads_only(Placement::Aligned);
+        let got: Vec<i32> = [64, 64, 32, 32, 64, 8]
+            .iter()
+            .map(|&b| s.next(b) - FIRST_DISP)
+            .collect();
+        assert_eq!(got, [0, 0, 0, 32, 0, 64]);
+        let mut s = Slots::loads_only(Placement::Misaligned);
+        assert_ne!(s.next(64), s.next(64));
+        let mut s = Slots::new(Placement::Aligned);
+        assert_eq!(s.next(64) + 64, s.next(64));
     }
 
     /// Split placement: every access, of every size, has bytes in two

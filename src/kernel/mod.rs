@@ -205,7 +205,16 @@ pub fn build_placed(
     let walk = t.walk(&iteration, data::STARTS)?;
     let repeated = accesses || !walk.is_empty();
     let reps = if repeated { unroll.max(1) } else { 1 };
-    let mut slots = data::Slots::new(placement);
+    // A body that only loads (no store, and no `lea`, which reads none)
+    // reads its line-sized accesses from one line.
+    let loads_only = body.iter().all(|i| {
+        !shape::stores(t, i.form) && t.memory_access(i.form).is_some_and(|(read, _)| read)
+    });
+    let mut slots = if loads_only {
+        data::Slots::loads_only(placement)
+    } else {
+        data::Slots::new(placement)
+    };
     let mut lines = Vec::with_capacity(body.len() * reps + walk.top.len() + walk.bottom.len());
     for inst in &walk.top {
         lines.push(emit(t, inst)?);

@@ -13,6 +13,15 @@ use crate::isa::{Flag, Instr, McOperand, Reg};
 /// choice: enough independent work to fill every port of current cores).
 pub const COPIES: usize = 12;
 
+/// Whether `form` writes memory (the stores' floor, and where a
+/// kernel's accesses go): what the target knows of its memory operands
+/// (x86: iced's access, so that `prefetchw`, which LLVM marks
+/// `mayStore`, is no store), else LLVM's `mayStore`.
+pub fn stores(t: &dyn Target, form: Instr) -> bool {
+    t.memory_access(form)
+        .map_or(form.has(Flag::MayStore), |(_, write)| write)
+}
+
 /// Why a form must not run in a kernel, as data: the summaries count
 /// the variant, and the text is rendered only at the edge (the same text
 /// winic has always written, so reports and databases do not change).

@@ -687,7 +687,7 @@ fn aarch64_and_riscv_memory_kernels_point_at_the_data_area() {
 fn placements_put_x86_accesses_where_they_say() {
     let t = target(Arch::X86_64);
     let f = crate::isa::Isa::get(Arch::X86_64)
-        .instr("VMOVUPSZrm")
+        .instr("VMOVUPSZmr")
         .unwrap();
     let body = shape::throughput(t, f, 2).unwrap();
     for (placement, want) in [
@@ -703,6 +703,28 @@ fn placements_put_x86_accesses_where_they_say() {
             );
         }
     }
+}
+
+/// A body that stores nothing reads every 64-byte access from one line;
+/// its narrower loads, and the 64-byte accesses of a body that stores,
+/// keep consecutive blocks ([`data::Slots::loads_only`]).
+#[test]
+fn line_sized_loads_share_one_line_unless_the_body_stores() {
+    let t = target(Arch::X86_64);
+    let isa = crate::isa::Isa::get(Arch::X86_64);
+    let displacements = |name: &str| -> Vec<String> {
+        let body = shape::throughput(t, isa.instr(name).unwrap(), 4).unwrap();
+        let text = build(t, &body, 2).unwrap().text();
+        text.lines()
+            .filter_map(|l| l.split_once(" + ")?.1.split_once(']'))
+            .map(|(d, _)| d.to_string())
+            .collect()
+    };
+    let d = displacements("VPADDDZrm");
+    assert_eq!(d.len(), 8, "{d:?}");
+    assert!(d.iter().all(|x| x == "8192"), "512-bit loads: {d:?}");
+    assert_eq!(displacements("VPADDDZ256rm")[..3], ["8192", "8224", "8256"]);
+    assert_eq!(displacements("VMOVUPSZmr")[..3], ["8192", "8256", "8320"]);
 }
 
 /// A body of pushes runs inside the loop's walk: its copies emitted once

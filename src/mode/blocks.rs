@@ -59,7 +59,7 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                     crate::kernel::data::slots_note()
                 ));
             }
-            if super::tp::stores(t, row.form) {
+            if crate::kernel::shape::stores(t, row.form) {
                 let moves = super::tp::STORE_LOOP_MOVES.map(|m| m.to_string());
                 s.push_str(&format!(
                     "\tplaces: each kernel's loop {} bytes further into the code, each kernel's \

@@ -8,6 +8,7 @@
 use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options, RunError};
 use crate::isa::{Instr, Reg};
+use crate::kernel::shape::stores;
 use crate::kernel::{self, shape};
 
 use super::common::{
@@ -127,15 +128,6 @@ impl Floor {
             .or(loads.map(|f| (f, LOADS_PROBE)))
             .or(general.map(|f| (f, GENERAL_LOADS_PROBE)))
     }
-}
-
-/// Whether `form` writes memory, as the stores' floor asks: what the
-/// target knows of its memory operands (x86: iced's access, so that
-/// `prefetchw`, which LLVM marks `mayStore`, is no store), else LLVM's
-/// `mayStore`.
-pub fn stores(t: &dyn Target, form: Instr) -> bool {
-    t.memory_access(form)
-        .map_or(form.has(crate::isa::Flag::MayStore), |(_, write)| write)
 }
 
 /// Measures the [`Floor`] of this core; `None` where neither block gives
