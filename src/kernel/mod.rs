@@ -205,11 +205,14 @@ pub fn build_placed(
     let walk = t.walk(&iteration, data::STARTS)?;
     let repeated = accesses || !walk.is_empty();
     let reps = if repeated { unroll.max(1) } else { 1 };
-    // A body that only loads (no store, and no `lea`, which reads none)
-    // reads its line-sized accesses from one line.
-    let loads_only = body.iter().all(|i| {
-        !shape::stores(t, i.form) && t.memory_access(i.form).is_some_and(|(read, _)| read)
-    });
+    // A body that stores nothing and whose memory operands all read (no
+    // `lea`, which reads none) reads its line-sized accesses from one
+    // line; register forms beside its loads (a `ports` mix) change nothing.
+    let reads_only = |i: &Inst| t.memory_access(i.form) == Some((true, false));
+    let loads_only = body.iter().any(reads_only)
+        && body.iter().all(|i| {
+            reads_only(i) || (t.memory_access(i.form).is_none() && !shape::stores(t, i.form))
+        });
     let mut slots = if loads_only {
         data::Slots::loads_only(placement)
     } else {

@@ -725,6 +725,30 @@ fn line_sized_loads_share_one_line_unless_the_body_stores() {
     assert!(d.iter().all(|x| x == "8192"), "512-bit loads: {d:?}");
     assert_eq!(displacements("VPADDDZ256rm")[..3], ["8192", "8224", "8256"]);
     assert_eq!(displacements("VMOVUPSZmr")[..3], ["8192", "8256", "8320"]);
+    // A mix: register forms beside the load leave it on its line; a
+    // store beside it, or a `lea`, puts every access in a block apart.
+    let mix = |names: &[&str]| -> Vec<String> {
+        let mut body: Vec<Inst> = Vec::new();
+        for n in names {
+            let regs: Vec<_> = body.iter().flat_map(|i| t.inst_regs(i)).collect();
+            let f = isa.instr(n).unwrap();
+            body.extend(shape::throughput_avoiding(t, f, 2, &regs).unwrap());
+        }
+        let text = build(t, &body, 2).unwrap().text();
+        text.lines()
+            .filter(|l| l.contains("zmmword"))
+            .filter_map(|l| l.split_once(" + ")?.1.split_once(']'))
+            .map(|(d, _)| d.to_string())
+            .collect()
+    };
+    let with_adds = mix(&["VPADDDZrm", "ADD64rr"]);
+    assert!(with_adds.len() >= 2, "{with_adds:?}");
+    assert!(with_adds.iter().all(|x| x == "8192"), "{with_adds:?}");
+    for other in ["VMOVUPSZmr", "LEA64r"] {
+        let apart = mix(&["VPADDDZrm", other]);
+        assert!(apart.len() >= 2, "{other}: {apart:?}");
+        assert!(apart.windows(2).all(|w| w[0] != w[1]), "{other}: {apart:?}");
+    }
 }
 
 /// A body of pushes runs inside the loop's walk: its copies emitted once

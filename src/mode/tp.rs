@@ -8,7 +8,6 @@
 use crate::arch::Target;
 use crate::exec::run::{batch_costs, Cost, Options, RunError};
 use crate::isa::{Instr, Reg};
-use crate::kernel::shape::stores;
 use crate::kernel::{self, shape};
 
 use super::common::{
@@ -97,7 +96,7 @@ impl Access {
         let reads = t.memory_access(form).is_some_and(|(read, _)| read);
         let wide = matches!(form.memory_size(), Some("xmmword" | "ymmword" | "zmmword"));
         Access {
-            stores: stores(t, form),
+            stores: shape::stores(t, form),
             loads: reads,
             wide_load: reads && wide,
         }
@@ -423,7 +422,7 @@ pub fn run(
         .map(|(k, body)| Placed {
             body,
             unrolls: unrolls_for(t, body),
-            moves: if stores(t, forms[*k]) {
+            moves: if shape::stores(t, forms[*k]) {
                 &STORE_LOOP_MOVES
             } else {
                 &[0]
@@ -718,7 +717,7 @@ fn with_another_look(
                     row: k,
                     body: shape::throughput(t, r.form, body_copies(t, r.form)).ok()?,
                     unrolls: m.unrolls,
-                    moves: if stores(t, r.form) {
+                    moves: if shape::stores(t, r.form) {
                         &STORE_LOOP_MOVES
                     } else {
                         &[0]
@@ -1616,7 +1615,7 @@ mod tests {
             ("MOV64rm", false),
             ("ADC64rr", false),
         ] {
-            assert_eq!(stores(t, form(name)), writes, "{name}");
+            assert_eq!(shape::stores(t, form(name)), writes, "{name}");
         }
         // Which forms load a vector: 16 bytes or more read at once, not
         // a broadcast of 8, a store of 16 or a general-purpose load.
