@@ -208,10 +208,12 @@ pub fn build_placed(
     // A body that stores nothing and whose memory operands all read (no
     // `lea`, which reads none) reads its line-sized accesses from one
     // line; register forms beside its loads (a `ports` mix) change nothing.
-    let reads_only = |i: &Inst| t.memory_access(i.form) == Some((true, false));
-    let loads_only = body.iter().any(reads_only)
-        && body.iter().all(|i| {
-            reads_only(i) || (t.memory_access(i.form).is_none() && !shape::stores(t, i.form))
+    let accesses: Vec<Option<(bool, bool)>> =
+        body.iter().map(|i| t.memory_access(i.form)).collect();
+    let loads_only = accesses.contains(&Some((true, false)))
+        && body.iter().zip(&accesses).all(|(i, access)| match access {
+            Some(access) => *access == (true, false),
+            None => !shape::stores(t, i.form),
         });
     let mut slots = if loads_only {
         data::Slots::loads_only(placement)

@@ -712,13 +712,18 @@ fn placements_put_x86_accesses_where_they_say() {
 fn line_sized_loads_share_one_line_unless_the_body_stores() {
     let t = target(Arch::X86_64);
     let isa = crate::isa::Isa::get(Arch::X86_64);
-    let displacements = |name: &str| -> Vec<String> {
-        let body = shape::throughput(t, isa.instr(name).unwrap(), 4).unwrap();
-        let text = build(t, &body, 2).unwrap().text();
+    // The displacements of the lines of `body`'s kernel that hold `of`.
+    let displacements_in = |body: &[Inst], of: &str| -> Vec<String> {
+        let text = build(t, body, 2).unwrap().text();
         text.lines()
+            .filter(|l| l.contains(of))
             .filter_map(|l| l.split_once(" + ")?.1.split_once(']'))
             .map(|(d, _)| d.to_string())
             .collect()
+    };
+    let displacements = |name: &str| {
+        let body = shape::throughput(t, isa.instr(name).unwrap(), 4).unwrap();
+        displacements_in(&body, "")
     };
     let d = displacements("VPADDDZrm");
     assert_eq!(d.len(), 8, "{d:?}");
@@ -727,19 +732,14 @@ fn line_sized_loads_share_one_line_unless_the_body_stores() {
     assert_eq!(displacements("VMOVUPSZmr")[..3], ["8192", "8256", "8320"]);
     // A mix: register forms beside the load leave it on its line; a
     // store beside it, or a `lea`, puts every access in a block apart.
-    let mix = |names: &[&str]| -> Vec<String> {
+    let mix = |names: &[&str]| {
         let mut body: Vec<Inst> = Vec::new();
         for n in names {
             let regs: Vec<_> = body.iter().flat_map(|i| t.inst_regs(i)).collect();
             let f = isa.instr(n).unwrap();
             body.extend(shape::throughput_avoiding(t, f, 2, &regs).unwrap());
         }
-        let text = build(t, &body, 2).unwrap().text();
-        text.lines()
-            .filter(|l| l.contains("zmmword"))
-            .filter_map(|l| l.split_once(" + ")?.1.split_once(']'))
-            .map(|(d, _)| d.to_string())
-            .collect()
+        displacements_in(&body, "zmmword")
     };
     let with_adds = mix(&["VPADDDZrm", "ADD64rr"]);
     assert!(with_adds.len() >= 2, "{with_adds:?}");
