@@ -645,18 +645,29 @@ impl<'a> Lat<'a> {
             .iter()
             .map(|&u| (u, vec![self.all[u].1], breaker_for(t, &self.all[u].1)))
             .collect();
-        // A lap that reads as a fraction is timed once more: the fraction
-        // stands only when both agree (solve.rs), so a lap that a loaded host
-        // made 2.77 instead of 3 is not written as 2.77.
+        self.measure_and_record(plans, "symmetric", progress);
+        symmetric
+    }
+
+    /// Measures `plans` and records each measurement, or why a
+    /// sub-latency has none. A lap that reads as no whole number
+    /// ([`solve::second_look`]) is timed once more and both are recorded:
+    /// a fraction stands only when both agree, a whole reading pins what
+    /// the other only bounds (solve.rs), so a lap that a loaded host made
+    /// 2.77 instead of 3 is not written as 2.77.
+    fn measure_and_record(
+        &mut self,
+        plans: Vec<(usize, Vec<Edge>, Option<Breaker>)>,
+        label: &str,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) {
+        let t = self.t;
         let mut again = Vec::new();
-        for (u, got) in measure_each(t, plans, self.opts, "symmetric", progress) {
+        for (u, got) in measure_each(t, plans, self.opts, label, progress) {
             match got {
                 Ok(m) => {
-                    let move_reg = m.bound.is_none() && m.steps[0].form.is_register_copy();
-                    if matches!(
-                        solve::read_alone(m.cycles, move_reg),
-                        solve::Reading::Fraction(_)
-                    ) {
+                    let eliminable = m.steps.len() == 1 && m.steps[0].form.is_register_copy();
+                    if solve::second_look(m.cycles, m.steps.len(), eliminable, m.bound.is_none()) {
                         again.push((u, m.steps.clone(), m.breaker));
                     }
                     self.record(m)
@@ -670,7 +681,6 @@ impl<'a> Lat<'a> {
                 self.record(m);
             }
         }
-        symmetric
     }
 
     /// Stopped by the user: chains not measured are no results; what is
@@ -906,12 +916,7 @@ impl<'a> Lat<'a> {
                 }
             }
         }
-        for (u, got) in measure_each(self.t, plans, self.opts, "asymmetric", progress) {
-            match got {
-                Ok(m) => self.record(m),
-                Err(f) => self.why_not[u] = Some(f),
-            }
-        }
+        self.measure_and_record(plans, "asymmetric", progress);
     }
 
     /// The helpers that lead from the end of sub-latency `u` (of the
@@ -1110,12 +1115,7 @@ impl<'a> Lat<'a> {
                 Err(why) => self.why_not[u] = Some(why.into()),
             }
         }
-        for (u, got) in measure_each(t, plans, self.opts, "through addresses", progress) {
-            match got {
-                Ok(m) => self.record(m),
-                Err(f) => self.why_not[u] = Some(f),
-            }
-        }
+        self.measure_and_record(plans, "through addresses", progress);
     }
 
     /// Into memory: a store and the load that reads its bytes back. The
