@@ -881,8 +881,8 @@ impl<'a> Lat<'a> {
     }
 
     /// Step 2b: every asymmetric sub-latency not measured as a candidate,
-    /// with the helpers back (one, two, or one and a step within the
-    /// file), or why no chain leads back.
+    /// with the helpers back (one, two, one and a step within the file,
+    /// or two and a step within it), or why no chain leads back.
     fn asymmetric(
         &mut self,
         h: &Helpers,
@@ -975,6 +975,25 @@ impl<'a> Lat<'a> {
                 }
                 self.within_file(types, symmetric, bounds, *c, key.0)
                     .map(|h2| vec![h1, h2])
+            })
+        });
+        // Or two helpers to another width of a's file, then within it
+        // (comisd's xmm -> flags: flags -> r64 by `cmov`, r64 -> xmm by
+        // `movq`, then to the FR64 it reads; no form writes an xmm from
+        // the flags, nor an FR64 from a r64 but `cvtsi2sd`, which
+        // converts).
+        let path = path.or_else(|| {
+            helper.iter().find_map(|((from, c), &h1)| {
+                if *from != key.1 || *c == key.0 || c.file() == key.0.file() {
+                    return None;
+                }
+                helper.iter().find_map(|((c2, d), &h2)| {
+                    if c2 != c || *d == key.0 || d.file() != key.0.file() {
+                        return None;
+                    }
+                    self.within_file(types, symmetric, bounds, *d, key.0)
+                        .map(|h3| vec![h1, h2, h3])
+                })
             })
         });
         // From the flags, the first step back must read a flag the form
