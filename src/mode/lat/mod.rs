@@ -978,7 +978,7 @@ impl<'a> Lat<'a> {
             })
         });
         // Or two helpers to another width of a's file, then within it
-        // (comisd's xmm -> flags: flags -> r64 by `cmov`, r64 -> xmm by
+        // (comisd's xmm -> flags: flags -> r64 by `adc`, r64 -> xmm by
         // `movq`, then to the FR64 it reads; no form writes an xmm from
         // the flags, nor an FR64 from a r64 but `cvtsi2sd`, which
         // converts).
