@@ -666,11 +666,13 @@ impl<'a> Lat<'a> {
         for (u, got) in measure_each(t, plans, self.opts, label, progress) {
             match got {
                 Ok(m) => {
-                    let eliminable = m.steps.len() == 1 && m.steps[0].form.is_register_copy();
-                    if solve::second_look(m.cycles, m.steps.len(), eliminable, m.bound.is_none()) {
+                    // Judged on the equation `record` makes of it, as the
+                    // solver reads it.
+                    self.record(m);
+                    if self.equations.last().is_some_and(solve::second_look) {
+                        let m = self.measurements.last().expect("recorded");
                         again.push((u, m.steps.clone(), m.breaker));
                     }
-                    self.record(m)
                 }
                 Err(f) => self.why_not[u] = Some(f),
             }

@@ -125,17 +125,21 @@ pub fn read_alone(lap: f64, eliminable: bool) -> Reading {
     }
 }
 
-/// Whether a lap deserves a second timing: through one sub-latency alone
-/// (`steps` 1) when it reads as a fraction ([`read_alone`]), through
-/// several when it was timed as their sum (`exact`) and lies more than
-/// [`WHOLE_SUM`] off a whole number. A loaded host makes such laps (a
-/// chase of 7 cycles read 6.5 beside the other tests on CI); the solver
-/// then has both readings, and a whole one pins what the other bounds.
-pub fn second_look(lap: f64, steps: usize, eliminable: bool, exact: bool) -> bool {
-    if steps == 1 {
-        matches!(read_alone(lap, eliminable && exact), Reading::Fraction(_))
+/// Whether the lap of equation `e` deserves a second timing: through one
+/// sub-latency alone when it reads as a fraction ([`read_alone`], as
+/// [`solve`] reads it), through several when it was timed as their sum
+/// (`exact`) and lies more than [`WHOLE_SUM`] off a whole number. A
+/// loaded host makes such laps (a chase of 7 cycles read 6.5 beside the
+/// other tests on CI); the solver then has both readings, and a whole
+/// one pins what the other bounds.
+pub fn second_look(e: &Equation) -> bool {
+    if e.unknowns.len() == 1 {
+        matches!(
+            read_alone(e.cycles, e.eliminable && e.exact),
+            Reading::Fraction(_)
+        )
     } else {
-        exact && (lap - lap.round()).abs() > WHOLE_SUM
+        e.exact && (e.cycles - e.cycles.round()).abs() > WHOLE_SUM
     }
 }
 
@@ -407,8 +411,8 @@ mod tests {
         // `add base, r`; the last two 1 each) read 6.5 beside the other
         // tests, [1;5] alone. It asks for a second look, and the second
         // reading of 7 makes it 5.
-        assert!(second_look(6.5, 3, false, true));
         let eqs = [eq(&[1], 1.0), eq(&[2], 1.0), eq(&[0, 1, 2], 6.5)];
+        assert!(second_look(&eqs[2]));
         assert_eq!(solve(3, &eqs).0[0], whole(1, 5));
         let again = [&eqs[..], &[eq(&[0, 1, 2], 7.0)]].concat();
         let (b, bad) = solve(3, &again);
@@ -416,12 +420,20 @@ mod tests {
         assert_eq!(b[0], whole(5, 5));
         // Laps that read whole, or only bound, want none; a fraction
         // alone does, bound or not, and an eliminated move does not.
-        assert!(!second_look(7.2, 3, false, true));
-        assert!(!second_look(6.5, 3, false, false));
-        assert!(second_look(2.77, 1, false, true));
-        assert!(second_look(4.37, 1, false, false));
-        assert!(!second_look(3.05, 1, false, true));
-        assert!(!second_look(0.17, 1, true, true));
+        let look = |unknowns: &[usize], cycles: f64, exact: bool, eliminable: bool| {
+            second_look(&Equation {
+                unknowns: unknowns.to_vec(),
+                cycles,
+                exact,
+                eliminable,
+            })
+        };
+        assert!(!look(&[0, 1, 2], 7.2, true, false));
+        assert!(!look(&[0, 1, 2], 6.5, false, false));
+        assert!(look(&[0], 2.77, true, false));
+        assert!(look(&[0], 4.37, false, false));
+        assert!(!look(&[0], 3.05, true, false));
+        assert!(!look(&[0], 0.17, true, true));
     }
 
     #[test]
