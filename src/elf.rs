@@ -639,7 +639,11 @@ pub fn emit_form(arch: Arch, name: &str, unroll: usize, iterations: u64) -> Resu
         )),
     };
     let body = body_of(t, form).map_err(|e| failed("the body", e.into()))?;
-    let kernel = crate::kernel::build(t, &body, unroll).map_err(|e| failed("the kernel", e))?;
+    // The throughput's kernel, as TP builds it (a read-modify-write's
+    // base streams).
+    let kernel =
+        crate::kernel::build_streamed(t, &body, unroll, crate::kernel::data::Placement::Aligned)
+            .map_err(|e| failed("the kernel", e))?;
     let mut p = program(t, &kernel, iterations).map_err(|e| failed("the start stub", e))?;
     p.data = placed;
     Ok(p)

@@ -263,6 +263,24 @@ pub trait Operands {
         Ok(Walk::default())
     }
 
+    /// What a kernel's loop runs after its body so that `base`, which
+    /// holds `from` at the loop's start (a multiple of `window`, a power
+    /// of two), points `step` bytes further every iteration, back to
+    /// `from` plus the rest once it reaches `from + window` (x86: `add
+    /// base, step` and `and base, from | (window - 1)`): a body that reads
+    /// and writes memory streams through it
+    /// ([`crate::kernel::build_streamed`]). `None` where the target has
+    /// no such walk; its kernels keep their addresses.
+    fn stream(
+        &self,
+        _base: Reg,
+        _step: u32,
+        _from: u64,
+        _window: u32,
+    ) -> Option<Result<Vec<Inst>, EncodeError>> {
+        None
+    }
+
     /// The lines that run string form `inst` `count` times as one
     /// instruction, its pointers set to `starts` and its count register
     /// first (x86: `mov esi, …; mov edi, …; mov ecx, 64; rep movsb`: what

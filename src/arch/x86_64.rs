@@ -22,8 +22,8 @@ mod tests;
 
 use super::host::cpuinfo_value;
 use super::{
-    container_in, reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, Mem, OpValue,
-    Operands,
+    container_in, inst_of, reserved_table, Check, Encode, EncodeError, HostPolicy, Inst, Mem,
+    OpValue, Operands,
 };
 use crate::isa::desc::OperandKind;
 use crate::isa::{Arch, Instr, Reg};
@@ -333,6 +333,35 @@ impl Operands for X86_64 {
         out.top.extend(stack.top);
         out.bottom.extend(stack.bottom);
         Ok(out)
+    }
+
+    /// `add base, step` and `and base, from | (window - 1)`: both
+    /// immediates fit a sign-extended 32 bits, the data area lying below
+    /// 2^31.
+    fn stream(
+        &self,
+        base: Reg,
+        step: u32,
+        from: u64,
+        window: u32,
+    ) -> Option<Result<Vec<Inst>, EncodeError>> {
+        let r = OpValue::Reg(container_in(Arch::X86_64, "GR64", base)?);
+        let low = u64::from(window.checked_sub(1)?);
+        let mask = from | low;
+        (window.is_power_of_two() && from & low == 0 && mask < 1 << 31).then(|| {
+            Ok(vec![
+                inst_of(
+                    Arch::X86_64,
+                    "ADD64ri32",
+                    &[r, r, OpValue::Imm(i64::from(step))],
+                )?,
+                inst_of(
+                    Arch::X86_64,
+                    "AND64ri32",
+                    &[r, r, OpValue::Imm(mask as i64)],
+                )?,
+            ])
+        })
     }
 }
 

@@ -20,7 +20,8 @@ const CHAIN: usize = 4;
 /// is `None` when the form has no explicit chain.
 pub fn kernels(t: &dyn Target, form: Instr) -> Result<(Kernel, Option<Kernel>, usize), String> {
     let body = shape::throughput(t, form, shape::COPIES).map_err(|e| e.to_string())?;
-    let tp = kernel::build(t, &body, 1).map_err(|e| e.to_string())?;
+    let tp = kernel::build_streamed(t, &body, 1, kernel::data::Placement::Aligned)
+        .map_err(|e| e.to_string())?;
     let lat = match shape::latency(t, form, CHAIN) {
         Ok(chain) => Some(kernel::build(t, &chain, 1).map_err(|e| format!("latency: {e}"))?),
         Err(_) => None,

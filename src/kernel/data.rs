@@ -80,6 +80,17 @@ pub const LINKED: i32 = FIRST_DISP + SPAN;
 
 const _: () = assert!((LINKED + 64) as u64 <= VALUE_BYTES);
 
+/// The bytes a streamed kernel's base walks through
+/// ([`crate::kernel::build_streamed`]): every iteration it moves past the
+/// blocks the iteration used, and back by this much once past it, so an
+/// address comes round again after a few dozen iterations, long after its
+/// store left the core. Its accesses, at most this many bytes from their
+/// first block on, stay before [`LINKED`]'s block.
+pub const STREAM_WINDOW: u32 = 8 * 1024;
+
+const _: () = assert!(FIRST_DISP + 2 * STREAM_WINDOW as i32 <= LINKED);
+const _: () = assert!(STREAM_WINDOW.is_power_of_two() && BASE & (STREAM_WINDOW as u64 - 1) == 0);
+
 /// Bytes at the start of the value part that a kernel's stores can reach:
 /// the blocks [`Slots`] cycles through, [`LINKED`]'s block and the walk of
 /// the string operations from [`STARTS`]' `writes` (up to 8 KiB a
@@ -142,6 +153,10 @@ pub fn rewrite_chase(lap: usize, laps: usize) -> Option<i32> {
 #[derive(Clone, Debug, Default)]
 pub struct Slots {
     next: i32,
+    /// The end of the furthest block handed out (from [`FIRST_DISP`]).
+    end: i32,
+    /// A block started over at the span's beginning.
+    wrapped: bool,
     placement: Placement,
     /// The body writes no memory: an access that fills a cache line
     /// reads the same line as every other ([`Slots::loads_only`]).
@@ -188,6 +203,8 @@ impl Slots {
     pub fn new(placement: Placement) -> Slots {
         Slots {
             next: 0,
+            end: 0,
+            wrapped: false,
             placement,
             loads_only: false,
         }
@@ -218,6 +235,7 @@ impl Slots {
     pub fn next(&mut self, bytes: u32) -> i32 {
         let size = (bytes.clamp(8, MAX_BLOCK)).next_power_of_two() as i32;
         if self.loads_only && self.placement == Placement::Aligned && size == LINE {
+            self.end = self.end.max(LINE);
             return FIRST_DISP;
         }
         let off = match self.placement {
@@ -233,9 +251,18 @@ impl Slots {
         let mut at = (self.next + block - 1) / block * block;
         if at + off + block > SPAN {
             at = 0;
+            self.wrapped = true;
         }
         self.next = at + block;
+        self.end = self.end.max(at + off + block);
         FIRST_DISP + at + off
+    }
+
+    /// The bytes from [`FIRST_DISP`] the blocks handed out so far reach
+    /// to, or `None` once they started over at the span's beginning (two
+    /// accesses of the kernel may then share a block).
+    pub fn extent(&self) -> Option<i32> {
+        (!self.wrapped).then_some(self.end)
     }
 
     /// The next access of `size` bytes across a line boundary: half of
@@ -253,8 +280,10 @@ impl Slots {
         let mut b = boundary(self.next);
         if b + size / 2 > SPAN {
             b = boundary(0);
+            self.wrapped = true;
         }
         self.next = b + LINE;
+        self.end = self.end.max(b + size / 2);
         FIRST_DISP + b - size / 2
     }
 }

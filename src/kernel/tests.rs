@@ -833,3 +833,73 @@ fn the_wide_chain_is_the_add_chain_beside_the_primers_form() {
         assert_eq!(plain.matches("add rax, rbx").count(), 128, "{plain}");
     }
 }
+
+/// A throughput body that reads and writes memory walks its base a line
+/// past its blocks every iteration and back round [`data::STREAM_WINDOW`]
+/// ([`build_streamed`]); a chain's kernel ([`build`]), a body that only
+/// stores and one that only loads keep their addresses. On an x86 host
+/// the streamed kernel runs through many windows without a fault.
+#[test]
+fn a_read_modify_write_streams_its_base_and_nothing_else_does() {
+    let t = target(Arch::X86_64);
+    let isa = crate::isa::Isa::get(Arch::X86_64);
+    let body_of = |name: &str| shape::throughput(t, isa.instr(name).unwrap(), 4).unwrap();
+    let aligned = data::Placement::Aligned;
+    let rmw = body_of("ADD64mi8");
+    let base = t.address_bases(&rmw[0])[0];
+    let base = crate::arch::container_in(Arch::X86_64, "GR64", base)
+        .unwrap()
+        .name()
+        .to_lowercase();
+    // 4 copies of 8 bytes, 6 times: 192 bytes, 3 lines.
+    let text = build_streamed(t, &rmw, 6, aligned).unwrap().text();
+    let mask = data::VALUES | u64::from(data::STREAM_WINDOW - 1);
+    let walk = [format!("add {base}, 192"), format!("and {base}, {mask}")];
+    let at: Vec<usize> = walk
+        .iter()
+        .map(|w| {
+            text.lines()
+                .position(|l| l.trim() == w)
+                .unwrap_or_else(|| panic!("no `{w}` in\n{text}"))
+        })
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let last_rmw = lines
+        .iter()
+        .rposition(|l| l.contains("add qword ptr"))
+        .unwrap();
+    let count_down = text
+        .lines()
+        .position(|l| l.trim().starts_with("dec "))
+        .unwrap();
+    assert!(
+        last_rmw < at[0] && at[0] + 1 == at[1] && at[1] < count_down,
+        "{text}"
+    );
+    // 5 copies of 8 bytes: 40 bytes, a line.
+    let one = build_streamed(t, &body_of("ADD64mi8")[..1], 5, aligned)
+        .unwrap()
+        .text();
+    assert!(one.contains(&format!("add {base}, 64\n")), "{one}");
+    for (name, kernel) in [
+        ("ADD64mi8 as a chain's", build(t, &rmw, 6).unwrap()),
+        (
+            "MOV64mr",
+            build_streamed(t, &body_of("MOV64mr"), 6, aligned).unwrap(),
+        ),
+        (
+            "ADD64rm",
+            build_streamed(t, &body_of("ADD64rm"), 6, aligned).unwrap(),
+        ),
+    ] {
+        let text = kernel.text();
+        assert!(!text.contains("and r"), "{name} streams:\n{text}");
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let once = build_streamed(t, &rmw, 6, aligned).unwrap();
+        let twice = build_streamed(t, &rmw, 12, aligned).unwrap();
+        let cost = body_cost(t, &once, &twice, &quick()).unwrap();
+        assert!(cost.cycles > 0.0, "{cost:?}");
+    }
+}

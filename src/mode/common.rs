@@ -17,9 +17,13 @@ pub const MIN_INSTRUCTIONS: usize = 48;
 
 /// Read-modify-write instructions (each reads and writes memory) the
 /// shorter kernel of a throughput pair holds at least, and the longer at
-/// most. With the same addresses every iteration, each copy loads what
-/// the same copy stored one iteration before, which bounds a kernel from
-/// both sides on the zen3 guest (2026-12-01, docs/measurements.md):
+/// most. Their kernels now stream ([`kernel::build_streamed`]): no copy
+/// loads what one stored an iteration before, and 24 and 32 copies ran
+/// 0.553-0.558 cycles each in every run on zen4 (2026-12-04). Chosen
+/// while the addresses were the same every iteration, when each copy
+/// loaded what the same copy stored one iteration before, which bounded a
+/// kernel from both sides on the zen3 guest (2026-12-01,
+/// docs/measurements.md):
 /// - too few copies, and an iteration waits for that round trip through
 ///   memory rather than for the stores: with 16 and 32 copies
 ///   (`winic TP`), `add byte [m], imm8` came out 0.46 cycles, below the
@@ -153,10 +157,11 @@ pub(crate) fn chain_pair(
     body: &[crate::arch::Inst],
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     let u = unroll_for_len(body.len());
-    unrolled_pair(t, body, (u, 2 * u), kernel::data::Placement::Aligned)
+    Ok((kernel::build(t, body, u)?, kernel::build(t, body, 2 * u)?))
 }
 
-/// `body` unrolled `shorter` and `longer` times.
+/// `body` unrolled `shorter` and `longer` times, a throughput's kernels
+/// ([`kernel::build_streamed`]).
 fn unrolled_pair(
     t: &dyn Target,
     body: &[crate::arch::Inst],
@@ -164,8 +169,8 @@ fn unrolled_pair(
     placement: kernel::data::Placement,
 ) -> Result<(kernel::Kernel, kernel::Kernel), kernel::KernelError> {
     Ok((
-        kernel::build_placed(t, body, shorter, placement)?,
-        kernel::build_placed(t, body, longer, placement)?,
+        kernel::build_streamed(t, body, shorter, placement)?,
+        kernel::build_streamed(t, body, longer, placement)?,
     ))
 }
 
