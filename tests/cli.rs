@@ -738,8 +738,9 @@ fn dumped_kernels_run_in_man_mode() {
     // area, which MAN maps as a run does).
     let forms: &[&str] = match host_arch() {
         // And forms whose loop walks the pointers they move back: a
-        // string operation (rsi, rdi) and a pop (the stack pointer).
-        "x86_64" => &["IMUL64rr", "ADD64rm", "MOVSQ", "POP64r"],
+        // string operation (rsi, rdi) and a pop (the stack pointer); and
+        // a read-modify-write, whose base streams through 8 KiB.
+        "x86_64" => &["IMUL64rr", "ADD64rm", "MOVSQ", "POP64r", "ADD64mi8"],
         "aarch64" => &["MADDXrrr", "LDRXui"],
         _ => &["MUL", "LD"],
     };
@@ -760,6 +761,14 @@ fn dumped_kernel_runs_in_man_mode(form: &str) {
         text.contains("kernel:") && text.contains(".Lloop_kernel"),
         "{text}"
     );
+    // The kernel TP times: 4 copies of 8 bytes move the base a line
+    // further every iteration, within 0x40000000 + 8 KiB.
+    if form == "ADD64mi8" {
+        assert!(
+            text.contains(", 64\n") && text.contains(", 1073750015\n"),
+            "{text}"
+        );
+    }
     let o = winic(&[
         "MAN",
         "-p",
