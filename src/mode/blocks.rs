@@ -71,11 +71,13 @@ pub fn tp_block(t: &dyn Target, row: &Row) -> String {
                 let (shorter, longer) = m.unrolls;
                 s.push_str(&format!(
                     "\tunroll: the body {shorter} and {longer} times ({} and {} read-modify-writes \
-                     a loop: more wait on their own stores, fewer on the round trip through \
-                     memory), the difference {} bodies\n",
+                     a loop, the difference {} bodies); after the body the base moves past the \
+                     blocks the iteration used, round {} bytes, so no copy reloads what one \
+                     stored an iteration before\n",
                     shorter * m.copies,
                     longer * m.copies,
-                    longer - shorter
+                    longer - shorter,
+                    crate::kernel::data::STREAM_WINDOW
                 ));
                 if m.helper.is_none() {
                     let (alone_shorter, alone_longer) =
