@@ -391,12 +391,16 @@ fn job(t: &dyn Target, steps: Vec<Edge>, breaker: Option<Breaker>) -> Result<Job
     })
 }
 
+/// A chain to measure: a sub-latency's index (whose failure it is), its
+/// steps, its breaker.
+type Plan = (usize, Vec<Edge>, Option<Breaker>);
+
 /// Builds the chain of each plan (a sub-latency's index, the steps, the
 /// breaker) and measures those that build: for each index its measurement
 /// or why it has none, in the order of `plans`.
 fn measure_each(
     t: &dyn Target,
-    plans: Vec<(usize, Vec<Edge>, Option<Breaker>)>,
+    plans: Vec<Plan>,
     opts: &Options,
     label: &str,
     progress: &mut dyn FnMut(usize, usize, &str),
@@ -657,28 +661,36 @@ impl<'a> Lat<'a> {
     /// 2.77 instead of 3 is not written as 2.77.
     fn measure_and_record(
         &mut self,
-        plans: Vec<(usize, Vec<Edge>, Option<Breaker>)>,
+        plans: Vec<Plan>,
         label: &str,
         progress: &mut dyn FnMut(usize, usize, &str),
     ) {
-        let t = self.t;
         let mut again = Vec::new();
-        for (u, got) in measure_each(t, plans, self.opts, label, progress) {
+        for (u, got) in measure_each(self.t, plans, self.opts, label, progress) {
             match got {
-                Ok(m) => {
-                    // Judged on the equation `record` makes of it, as the
-                    // solver reads it.
-                    self.record(m);
-                    if self.equations.last().is_some_and(solve::second_look) {
-                        let m = self.measurements.last().expect("recorded");
-                        again.push((u, m.steps.clone(), m.breaker));
-                    }
-                }
+                Ok(m) => self.record_marking(m, &mut again),
                 Err(f) => self.why_not[u] = Some(f),
             }
         }
-        for (_, got) in measure_each(t, again, self.opts, "fractions again", progress) {
-            // A second timing that fails leaves the first alone.
+        self.look_again(again, progress);
+    }
+
+    /// [`Lat::record`], and the chain added to `again` when its lap reads
+    /// as no whole number ([`solve::second_look`], judged on the equation
+    /// `record` made of it, as the solver reads it).
+    fn record_marking(&mut self, m: Measurement, again: &mut Vec<Plan>) {
+        self.record(m);
+        if self.equations.last().is_some_and(solve::second_look) {
+            let m = self.measurements.last().expect("recorded");
+            again.push((0, m.steps.clone(), m.breaker));
+        }
+    }
+
+    /// Times the chains of `again` once more ([`Lat::record_marking`])
+    /// and records each second timing beside the first. A second timing
+    /// that fails leaves the first alone.
+    fn look_again(&mut self, again: Vec<Plan>, progress: &mut dyn FnMut(usize, usize, &str)) {
+        for (_, got) in measure_each(self.t, again, self.opts, "fractions again", progress) {
             if let Ok(m) = got {
                 self.record(m);
             }
@@ -838,6 +850,7 @@ impl<'a> Lat<'a> {
             }
         }
         let mut best: BTreeMap<(RegType, RegType), (f64, usize, usize)> = BTreeMap::new();
+        let mut again = Vec::new();
         for (&(x, y), got) in pair_of
             .iter()
             .zip(measure(t, &pair_jobs, self.opts, "helpers", progress))
@@ -847,8 +860,11 @@ impl<'a> Lat<'a> {
             if m.bound.is_none() && best.get(&key).is_none_or(|b| m.cycles < b.0) {
                 best.insert(key, (m.cycles, x, y));
             }
-            self.record(m);
+            self.record_marking(m, &mut again);
         }
+        // The helpers stay chosen by their first laps; the solver gets
+        // both.
+        self.look_again(again, progress);
         for (key, (_, x, y)) in &best {
             // An exact helper within one register file stays.
             helper.entry(*key).or_insert(*x);
@@ -1206,12 +1222,14 @@ impl<'a> Lat<'a> {
                 }
             }
         }
+        let mut again = Vec::new();
         for m in measure(self.t, &jobs, self.opts, "fastest pairs", progress)
             .into_iter()
             .flatten()
         {
-            self.record(m);
+            self.record_marking(m, &mut again);
         }
+        self.look_again(again, progress);
     }
 
     /// Step 3: all equations at once, the laps through memory as ranges
