@@ -552,3 +552,37 @@ fn a_division_keeps_its_high_half_out_of_helper_chains() {
         assert!(sub("EDX", "EDX").value.is_ok(), "{subs:?}");
     }
 }
+
+/// A chain through two sub-latencies (a helper pair's, a fastest
+/// pair's) whose lap reads more than a quarter cycle off a whole sum is
+/// marked for a second timing (`Lat::record_marking`); one read whole is
+/// not. Both are recorded as equations.
+#[test]
+fn a_pair_read_off_whole_is_marked_for_a_second_look() {
+    let t = target(Arch::X86_64);
+    let isa = Isa::get(Arch::X86_64);
+    let forms: Vec<Instr> = ["MOV64toPQIrr", "MOVPQIto64rr"]
+        .iter()
+        .map(|n| isa.instr(n).unwrap())
+        .collect();
+    let opts = quick();
+    let mut lat = Lat::plan(t, &forms, &opts, false, &mut |_, _| {});
+    let step = |k: usize| lat.all.iter().find(|(f, _)| *f == k).unwrap().1;
+    let steps = vec![step(0), step(1)];
+    let lap = |cycles: f64| Measurement {
+        steps: steps.clone(),
+        breaker: None,
+        laps: 1,
+        cycles,
+        bound: None,
+        body: Vec::new(),
+        cost: Cost::default(),
+    };
+    let mut again = Vec::new();
+    lat.record_marking(lap(7.0), &mut again);
+    assert!(again.is_empty(), "a whole lap: {again:?}");
+    lat.record_marking(lap(6.5), &mut again);
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].1, steps);
+    assert_eq!(lat.equations.len(), 2);
+}
