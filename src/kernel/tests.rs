@@ -855,23 +855,21 @@ fn a_read_modify_write_streams_its_base_and_nothing_else_does() {
     let text = build_streamed(t, &rmw, 6, aligned).unwrap().text();
     let mask = data::VALUES | u64::from(data::STREAM_WINDOW - 1);
     let walk = [format!("add {base}, 192"), format!("and {base}, {mask}")];
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let at: Vec<usize> = walk
         .iter()
         .map(|w| {
-            text.lines()
-                .position(|l| l.trim() == w)
+            lines
+                .iter()
+                .position(|l| l == w)
                 .unwrap_or_else(|| panic!("no `{w}` in\n{text}"))
         })
         .collect();
-    let lines: Vec<&str> = text.lines().collect();
     let last_rmw = lines
         .iter()
         .rposition(|l| l.contains("add qword ptr"))
         .unwrap();
-    let count_down = text
-        .lines()
-        .position(|l| l.trim().starts_with("dec "))
-        .unwrap();
+    let count_down = lines.iter().position(|l| l.starts_with("dec ")).unwrap();
     assert!(
         last_rmw < at[0] && at[0] + 1 == at[1] && at[1] < count_down,
         "{text}"
