@@ -2998,3 +2998,70 @@ fn a_replay_writes_the_same_database(dir: &common::Scratch) {
         std::fs::read(dir.join("again.yaml")).unwrap()
     );
 }
+
+/// `winic ports` mixes the forms that read three vector registers, one
+/// of each port set, in pairs, and says whether a read port beside the
+/// ports predicts those mixes better (kept, with what each set takes) or
+/// not (none kept); each mix is listed measured and predicted.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "x86 forms that read three vector registers"
+)]
+fn ports_tries_a_read_port_for_three_source_forms() {
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx512f")
+        || !std::arch::is_x86_feature_detected!("fma")
+    {
+        skip("merge-masked forms need AVX-512 and FMA, which this host lacks");
+        return;
+    }
+    let dir = scratch("ports-reads");
+    let o = winic_command(&[
+        "ports",
+        "--held-back",
+        "0",
+        "-i",
+        "VFMADD213PSYr",
+        "VSUBPSZ256rrk",
+        "VSUBPSZ256rr",
+        "VPTERNLOGDZ256rri",
+        "VPADDDYrr",
+        "VMULPSYrr",
+    ])
+    .current_dir(&dir)
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let Some(head) = out
+        .lines()
+        .position(|l| l.starts_with("forms that read three vector registers"))
+    else {
+        // One set of three-source forms: nothing to mix.
+        skip(format!(
+            "the fit put the three-source forms on one set:\n{out}"
+        ));
+        return;
+    };
+    let line = out.lines().nth(head).unwrap();
+    assert!(
+        line.contains("take a read port R beside their ports") || line.contains("(none kept)"),
+        "{out}"
+    );
+    // Each mix: two forms, their copies, measured, predicted, error.
+    let mixes: Vec<&str> = out
+        .lines()
+        .skip(head + 2)
+        .take_while(|l| l.starts_with("  ") && l.contains(" + "))
+        .collect();
+    assert!(!mixes.is_empty(), "{out}");
+    for m in &mixes {
+        let fields: Vec<&str> = m.split_whitespace().collect();
+        assert_eq!(fields[1], "+", "{m}");
+        let measured: f64 = fields[4].parse().unwrap_or_else(|_| panic!("{m}"));
+        let predicted: f64 = fields[5].parse().unwrap_or_else(|_| panic!("{m}"));
+        assert!(measured > 0.1 && predicted > 0.1, "{m}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

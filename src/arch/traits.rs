@@ -425,6 +425,17 @@ pub trait KernelFrame {
         None
     }
 
+    /// How many vector registers `form` reads: its vector register
+    /// operands that are inputs (a destination it also reads is one, as
+    /// an FMA's accumulator or a merge-masked form's kept lanes) and the
+    /// vector registers it reads implicitly (x86 `pblendvb`'s xmm0). Port
+    /// inference asks it because reading a third source can cost more
+    /// than a port (Zen 4: an FMA beside a merge-masked add); 0 on an
+    /// arch whose port inference does not count sources.
+    fn vector_sources(&self, _form: Instr) -> usize {
+        0
+    }
+
     /// Whether `form` moves data between the general-purpose and the
     /// vector register files (x86 `movd`, `pextrd`, `cvtss2si`): such
     /// forms often take a micro-op on each side, so port inference does

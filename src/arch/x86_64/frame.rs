@@ -76,6 +76,25 @@ impl KernelFrame for X86_64 {
             .max()
     }
 
+    /// Vector registers (`FR*`, `VR*` of 128 bits or more) among the
+    /// inputs, explicit or implicit; masks (`VK*`) and MMX are not counted.
+    fn vector_sources(&self, form: Instr) -> usize {
+        let vector = |name: &str, bits: u32| {
+            name.starts_with("FR") || (name.starts_with("VR") && bits >= 128)
+        };
+        let explicit = form
+            .operands()
+            .filter(|o| !o.is_def())
+            .filter_map(|o| o.ty().class())
+            .filter(|c| vector(c.name(), c.bits()))
+            .count();
+        let implicit = form
+            .implicit_uses()
+            .filter(|r| r.name().starts_with("XMM") || r.name().starts_with("YMM"))
+            .count();
+        explicit + implicit
+    }
+
     /// The files: general-purpose (`GR*`, and EFLAGS written by a vector
     /// form, as `ptest` and `comisd` do), MMX (`VR64`), SSE/AVX (`FR*`,
     /// `VR128`, `VR256`, `VR512`) and masks (`VK*`).

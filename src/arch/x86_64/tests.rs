@@ -700,3 +700,41 @@ fn flags_meet_where_the_reader_reads_a_flag_the_writer_modifies() {
         );
     }
 }
+
+/// A destination the form also reads counts (an FMA's accumulator, a
+/// merge-masked form's kept lanes, `vpternlogd`'s first table), so does
+/// an implicit xmm0; a mask register and a zero-masked destination do not.
+#[test]
+fn vector_sources_count_what_a_form_reads() {
+    let sources = |n: &str| X86_64.vector_sources(isa().instr(n).unwrap());
+    let counted: Vec<(&str, usize)> = [
+        "VSUBPSZ256rr",
+        "VSUBPSZ256rrk",
+        "VSUBPSZ256rrkz",
+        "VFMADD213PSYr",
+        "VFMADD213PSZ128rkz",
+        "VPTERNLOGDZ256rri",
+        "PBLENDVBrr0",
+        "VADDSDrr",
+        "ADD64rr",
+        "VBROADCASTSSZ256rr",
+    ]
+    .iter()
+    .map(|&n| (n, sources(n)))
+    .collect();
+    assert_eq!(
+        counted,
+        [
+            ("VSUBPSZ256rr", 2),
+            ("VSUBPSZ256rrk", 3),
+            ("VSUBPSZ256rrkz", 2),
+            ("VFMADD213PSYr", 3),
+            ("VFMADD213PSZ128rkz", 3),
+            ("VPTERNLOGDZ256rri", 3),
+            ("PBLENDVBrr0", 3),
+            ("VADDSDrr", 2),
+            ("ADD64rr", 0),
+            ("VBROADCASTSSZ256rr", 1),
+        ]
+    );
+}

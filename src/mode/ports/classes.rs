@@ -1422,6 +1422,7 @@ mod tests {
             pairs: Vec::new(),
             mapping: None,
             held_back: Vec::new(),
+            reads: Vec::new(),
             classes: None,
         };
         let mapping = Mapping {
@@ -1432,6 +1433,7 @@ mod tests {
             issue: None,
             vector: Vec::new(),
             multi: Vec::new(),
+            reads: None,
             moves: Vec::new(),
             held: Vec::new(),
         };

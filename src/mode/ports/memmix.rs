@@ -259,7 +259,9 @@ pub(super) fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
 /// the register parts' micro-ops issued at the mapping's issue width (an
 /// access beside a register part is not counted there: a load-op form
 /// issues as one; an access alone issues as one: three `mov r64, [m]` and
-/// six `mov r64, r64` on zen4 ran 1.50 cycles, nine at six a cycle).
+/// six `mov r64, r64` on zen4 ran 1.50 cycles, nine at six a cycle), nor
+/// below what the read port allows the register parts ([`Mapping::reads`]:
+/// a load-op form takes its register form's share).
 pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
     let registers: Vec<usize> = parts.iter().filter_map(|p| p.0.register).collect();
     let mut uops: Vec<(u32, f64)> = Vec::new();
@@ -281,7 +283,15 @@ pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Opt
             }
         }
     }
-    Some(bottleneck(&uops).max(issued / m.issue_width()))
+    let reads: Vec<(usize, usize)> = parts
+        .iter()
+        .filter_map(|(p, r)| Some((p.register?, *r)))
+        .collect();
+    Some(
+        bottleneck(&uops)
+            .max(issued / m.issue_width())
+            .max(m.reads_bound(&reads)),
+    )
 }
 
 impl MemoryMix {

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod operation;
 pub mod repeat;
 pub mod session;
+pub mod sources;
 pub mod split;
 
 /// The most forms a run measures in every pair: their pairs grow as the
@@ -62,6 +63,7 @@ pub fn measure(
     } else {
         classes::run(t, forms, seed, opts, progress)
     };
+    found.try_reads(t, opts, progress);
     if held_back > 0 {
         found.hold_back(t, held_back, opts, progress);
     }
@@ -160,6 +162,9 @@ pub struct Conflicts {
     pub mapping: Option<Mapping>,
     /// Mixes of three forms the fit did not see ([`Conflicts::hold_back`]).
     pub held_back: Vec<HeldBack>,
+    /// Pairs of forms that read three vector registers, measured after
+    /// the fit ([`Conflicts::try_reads`]).
+    pub reads: Vec<HeldBack>,
     /// In a full run ([`classes::run`]): the seed fitted first and the
     /// probes every other form was mixed with.
     pub classes: Option<classes::Seed>,
@@ -335,6 +340,7 @@ pub(crate) fn every_pair(
         pairs,
         mapping: None,
         held_back: Vec::new(),
+        reads: Vec::new(),
         classes: None,
     };
     found.mapping = found.fit();
@@ -756,8 +762,23 @@ impl Conflicts {
         });
         single
             .chain(multi)
-            .map(|(k, uses)| (self.singles[k].form, uses))
+            .map(|(k, uses)| (self.singles[k].form, self.with_reads(k, uses)))
             .collect()
+    }
+
+    /// `uses` of single `k` with its cycles of the read port where it
+    /// takes some ([`Mapping::reads`]).
+    fn with_reads(&self, k: usize, mut uses: Vec<crate::db::PortUse>) -> Vec<crate::db::PortUse> {
+        if let Some((r, ..)) = self.mapping.as_ref().and_then(|m| m.reads.as_ref()) {
+            let cycles = r.use_of(k);
+            if cycles > 0.0 {
+                uses.push(crate::db::PortUse {
+                    cycles: (cycles * 100.0).round() / 100.0,
+                    ports: vec![sources::PORT.to_string()],
+                });
+            }
+        }
+        uses
     }
 
     /// The forms no set fits ([`classes::Seed::withheld`]) with the
@@ -772,7 +793,7 @@ impl Conflicts {
         seed.withheld
             .iter()
             .map(|&(k, set, error)| {
-                let uses = vec![self.one_uop(k, set, m.ports)];
+                let uses = self.with_reads(k, vec![self.one_uop(k, set, m.ports)]);
                 (self.singles[k].form, uses, error)
             })
             .collect()
@@ -814,6 +835,7 @@ impl Conflicts {
             None => self.render_pairs(width),
         };
         if let Some(m) = &self.mapping {
+            s.push_str(&self.render_reads(m));
             if !self.held_back.is_empty() {
                 s.push_str(&self.render_held_back(m));
             }
@@ -1422,14 +1444,32 @@ pub struct Mapping {
     /// the fit ([`classes::place_uops`]): each (index into the singles)
     /// with the set of each of its micro-ops.
     pub multi: Vec<(usize, Vec<u32>)>,
+    /// The read port forms that read three vector registers take beside
+    /// their ports, if the mixes of such forms found it ([`sources`]), and
+    /// the root mean square error of those mixes without it and with it.
+    pub reads: Option<(sources::Reads, f64, f64)>,
 }
 
 impl Mapping {
     /// The cycles per unit of a mix of `parts` (each form, an index into
     /// the singles, and its copies per unit) under this mapping: their
-    /// [`bottleneck`], never below `floor`; `None` when a form is not
-    /// mapped.
+    /// [`bottleneck`], never below `floor` nor below what the read port
+    /// allows ([`Mapping::reads`]); `None` when a form is not mapped.
     pub fn predict(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
+        Some(
+            self.predict_ports(parts, floor)?
+                .max(self.reads_bound(parts)),
+        )
+    }
+
+    /// The cycles per unit the read port allows a mix of `parts` (each
+    /// form and its copies per unit) at best; 0 without it.
+    pub fn reads_bound(&self, parts: &[(usize, usize)]) -> f64 {
+        self.reads.as_ref().map_or(0.0, |(r, ..)| r.bound(parts))
+    }
+
+    /// [`Mapping::predict`] by the ports alone.
+    pub fn predict_ports(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
         let mut uops: Vec<(u32, f64)> = Vec::new();
         for &(k, r) in parts {
             let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
@@ -1987,6 +2027,7 @@ impl Conflicts {
             issue: fit.issue,
             vector: self.singles.iter().map(|s| s.vector).collect(),
             multi: Vec::new(),
+            reads: None,
             moves: Vec::new(),
             held: Vec::new(),
         };
@@ -2318,6 +2359,7 @@ pub(super) mod tests {
             pairs,
             mapping: None,
             held_back: Vec::new(),
+            reads: Vec::new(),
             classes: None,
         }
     }
@@ -2375,6 +2417,7 @@ pub(super) mod tests {
             issue: Some((3, 0.0, 0.0)),
             vector: vec![None; 3],
             multi: vec![(2, vec![0b0001, 0b0100])],
+            reads: None,
             moves: Vec::new(),
             held: Vec::new(),
         });
@@ -2543,6 +2586,7 @@ pub(super) mod tests {
             issue: None,
             vector: Vec::new(),
             multi: Vec::new(),
+            reads: None,
             moves: Vec::new(),
             held: Vec::new(),
         };
