@@ -314,6 +314,11 @@ impl Conflicts {
                     100.0 * plain
                 )
             }
+            None if self.reads.iter().all(|h| h.cycles.is_err()) => {
+                "forms that read three vector registers, one of each port set, in pairs: no mix \
+                 measured (no read port kept)\n"
+                    .to_string()
+            }
             None => "forms that read three vector registers, one of each port set, in pairs: \
                      the ports alone predict them as well as a read port beside them would \
                      (none kept)\n"
