@@ -923,11 +923,9 @@ impl Conflicts {
         s
     }
 
-    /// The held-back mixes' section: how many the mapping predicts within
-    /// 10%, then each, the worst first.
-    fn render_held_back(&self, m: &Mapping) -> String {
-        let rows: Vec<HeldRow> = self
-            .held_back
+    /// The table of `mixes` (of the singles) as `m` predicts them.
+    fn mix_table(&self, mixes: &[HeldBack], m: &Mapping) -> MixTable {
+        let rows: Vec<HeldRow> = mixes
             .iter()
             .map(|h| {
                 let names: Vec<&str> = h
@@ -945,7 +943,13 @@ impl Conflicts {
                 )
             })
             .collect();
-        let table = MixTable::of(rows, "a part's own chain");
+        MixTable::of(rows, "a part's own chain")
+    }
+
+    /// The held-back mixes' section: how many the mapping predicts within
+    /// 10%, then each, the worst first.
+    fn render_held_back(&self, m: &Mapping) -> String {
+        let table = self.mix_table(&self.held_back, m);
         let (within, counted, chained) = (table.within, table.counted, table.chained);
         format!(
             "held-back mixes of three forms, not used in the fit (each form with as many copies \

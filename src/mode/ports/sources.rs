@@ -23,8 +23,8 @@
 //! was not fitted to, and the database writes it as port `R` of the
 //! forms that take it, which OSACA balances as it balances any port.
 
-use super::{balance, measure_bodies, mix_result, queue_mix, time, Conflicts, HeldBack, HeldRow};
-use super::{plain as plain_set, port_numbers, Mapping, MixTable, HELD};
+use super::{balance, measure_bodies, mix_result, queue_mix, time, Conflicts, HeldBack};
+use super::{plain as plain_set, port_numbers, Mapping, HELD};
 use crate::arch::Target;
 use crate::exec::run::Options;
 use crate::mode::reason::Unmeasured;
@@ -325,26 +325,7 @@ impl Conflicts {
                 .to_string(),
         };
         s.push_str("  (cycles per unit: measured, predicted, error)\n");
-        let rows: Vec<HeldRow> = self
-            .reads
-            .iter()
-            .map(|h| {
-                let names: Vec<&str> = h
-                    .parts
-                    .iter()
-                    .map(|p| self.singles[p.0].form.name())
-                    .collect();
-                let ratio: Vec<String> = h.parts.iter().map(|p| p.1.to_string()).collect();
-                HeldRow::new(
-                    names.join(" + "),
-                    ratio.join(":"),
-                    (&h.cycles, &h.floor),
-                    || m.predict(&h.parts, 0.0),
-                    h.noisy,
-                )
-            })
-            .collect();
-        s.push_str(&MixTable::of(rows, "a part's own chain").lines);
+        s.push_str(&self.mix_table(&self.reads, m).lines);
         s
     }
 }
