@@ -2648,7 +2648,15 @@ fn x86_pushes_and_pops_are_measured_with_the_stack_walked_back() {
         return;
     }
     let forms = ["PUSH64r", "POP64r", "PUSH64i8", "POP64rmm", "POPF64"];
-    let (out, report, text) = tp_run("stack", &forms);
+    let (mut out, mut report, mut text) = tp_run("stack", &forms);
+    // A value TP holds back is noise it caught (the CLI tests run beside
+    // each other; on the zen4 guest's CI a pop drifted once): taken once
+    // more after a pause, as the memory forms' test does.
+    if out.contains("held back:") {
+        eprintln!("a value held back, measured again:\n{out}");
+        std::thread::sleep(std::time::Duration::from_secs(5));
+        (out, report, text) = tp_run("stack-again", &forms);
+    }
     assert!(out.contains("measured:   4 (0 upper bounds"), "{out}");
     assert!(out.contains("loads RFLAGS from the stack"), "{out}");
     for line in [

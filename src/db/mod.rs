@@ -46,7 +46,7 @@ pub use journal::{Journal, JournalRun, Resumed};
 pub use naming::{is_flags_key, operand_key};
 pub use schema::{
     form_latency, latency_of, AccessCosts, Entry, Measured, OperandEntry, OperandLatency, PortUse,
-    Repeated, VectorConfig, MAX_CYCLES,
+    Repeated, VectorConfig, MAX_CYCLES, READ_PORT,
 };
 
 /// A database: entries in file order.

@@ -189,6 +189,11 @@ pub struct PortUse {
     pub ports: Vec<String>,
 }
 
+/// The port `winic ports` fits beside the ports for forms that read three
+/// vector registers, where pairs of them run slower than their ports say
+/// (`mode::ports::sources`): its name in [`PortUse::ports`].
+pub const READ_PORT: &str = "R";
+
 /// A form's values at one RVV vector type ([`Entry::vector_configs`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

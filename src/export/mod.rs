@@ -116,6 +116,9 @@ pub struct Counts {
     /// takes a slot of ([`dispatch`]); `None` with a base, or without a
     /// form that writes a register.
     pub dispatch: Option<dispatch::Width>,
+    /// Without a base: forms that take cycles of the read port
+    /// ([`crate::db::READ_PORT`]) beside their ports.
+    pub read_port: usize,
 }
 
 /// The result: the counts and the summary printed.
@@ -355,6 +358,7 @@ pub fn osaca(req: &OsacaRequest) -> Result<Exported, Error> {
                 if let Some(w) = &counts.dispatch {
                     w.take_slot(&mut mapping);
                 }
+                counts.read_port += takes_port(&mapping, crate::db::READ_PORT) as usize;
                 comment_folded(&mut winic_forms, c);
                 yaml::form_entry(&mut winic_forms, &mapping);
             }
@@ -700,6 +704,18 @@ fn port_bound(pp: &Value) -> Option<f64> {
             within / f64::from(union.count_ones())
         })
         .reduce(f64::max)
+}
+
+/// Whether form `f` has cycles on `port` alone in its `port_pressure`.
+fn takes_port(f: &Mapping, port: &str) -> bool {
+    let Some(Value::Sequence(items)) = f.get("port_pressure") else {
+        return false;
+    };
+    items.iter().any(|item| {
+        item.get(1)
+            .and_then(Value::as_sequence)
+            .is_some_and(|ports| ports.len() == 1 && ports[0].as_str() == Some(port))
+    })
 }
 
 /// The ports of one `port_pressure` item: `'015'` is ports 0, 1 and 5
@@ -1413,6 +1429,16 @@ fn header(out: &mut String, req: &OsacaRequest, c: &Counts, base: Option<&Base>)
     }
     if let Some(w) = &c.dispatch {
         out.push_str(&w.note());
+    }
+    if c.read_port > 0 {
+        out.push_str(&format!(
+            "# {}: a read port beside the ports, taken by {} forms that read three vector\n\
+             #   registers, where `winic ports` found pairs of them slower than their ports\n\
+             #   say (Zen 4: an FMA beside a merge-masked form); at most a form's\n\
+             #   throughput, so each alone is bound as before.\n",
+            crate::db::READ_PORT,
+            c.read_port
+        ));
     }
     out.push_str(&format!(
         "# latency: the form's largest exact sub-latency (winic's `latency`); throughput:\n\

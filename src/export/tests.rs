@@ -955,3 +955,50 @@ fn a_bound_is_where_osaca_balances_overlapping_items() {
         "{fitted:?}"
     );
 }
+
+/// A form with cycles on the read port (`winic ports` found pairs of
+/// three-source forms slower than their ports) keeps them in the export,
+/// the file lists the port, and its header says what it is; a form
+/// without keeps its ports alone.
+#[test]
+fn without_a_base_the_read_port_is_written_and_explained() {
+    let mut fma = entry("VFMADD213PSYr", Some(0.5), Some(4.0));
+    fma.inferred_ports = vec![
+        crate::db::PortUse {
+            cycles: 1.0,
+            ports: vec!["0".into(), "1".into()],
+        },
+        crate::db::PortUse {
+            cycles: 0.5,
+            ports: vec![crate::db::READ_PORT.into()],
+        },
+    ];
+    let mut mul = entry("VMULPSYrr", Some(0.5), Some(3.0));
+    mul.inferred_ports = vec![crate::db::PortUse {
+        cycles: 1.0,
+        ports: vec!["0".into(), "1".into()],
+    }];
+    let (counts, text) = export("nobase-read-port", vec![fma, mul], None);
+    assert_eq!(counts.read_port, 1, "{text}");
+    assert!(
+        text.contains("# R: a read port beside the ports, taken by 1 forms"),
+        "{text}"
+    );
+    let doc: Value = serde_yaml::from_str(&text).unwrap();
+    let ports: Vec<&str> = doc["ports"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(ports.contains(&"R"), "{ports:?}");
+    let f = forms(&text);
+    let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();
+    let yaml = |s: &str| serde_yaml::from_str::<Value>(s).unwrap();
+    assert_eq!(pp("VFMADD213PSYr")[1], yaml("[0.5, ['R']]"));
+    assert_eq!(
+        pp("VMULPSYrr").as_sequence().unwrap().len(),
+        2,
+        "its ports and D"
+    );
+}

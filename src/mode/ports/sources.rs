@@ -48,7 +48,7 @@ const MOST_SETS: usize = 12;
 const GAIN: f64 = 0.02;
 
 /// The read port's name in the database and the export.
-pub const PORT: &str = "R";
+pub const PORT: &str = crate::db::READ_PORT;
 
 /// The read port beside the ports ([`self`]).
 #[derive(Clone, Debug, PartialEq)]
