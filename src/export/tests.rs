@@ -89,6 +89,16 @@ fn forms(text: &str) -> Vec<Mapping> {
         .collect()
 }
 
+/// The names of a machine file's `ports`.
+fn port_names(doc: &Value) -> Vec<&str> {
+    doc["ports"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 fn find<'a>(forms: &'a [Mapping], llvm: &str) -> &'a Mapping {
     forms
         .iter()
@@ -677,12 +687,7 @@ fn without_a_base_memory_forms_take_winics_load_and_store_ports() {
         (3, 2, 1)
     );
     let doc: Value = serde_yaml::from_str(&text).unwrap();
-    let ports: Vec<&str> = doc["ports"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let ports = port_names(&doc);
     assert!(
         ports.ends_with(&["L0", "L1", "L2", "L3", "S0", "S1", "LD", "D"]),
         "{ports:?}"
@@ -796,12 +801,7 @@ fn a_store_sharing_the_loads_address_units_takes_one_in_the_file() {
     // The store's inferred ports name L* and S* already: the file's port
     // list has each once (twice, OSACA's table had two columns of each,
     // seen on zen5's full export 2026-11-29).
-    let names: Vec<&str> = doc["ports"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let names = port_names(&doc);
     let mut once = names.clone();
     once.sort_unstable();
     once.dedup();
@@ -985,12 +985,7 @@ fn without_a_base_the_read_port_is_written_and_explained() {
         "{text}"
     );
     let doc: Value = serde_yaml::from_str(&text).unwrap();
-    let ports: Vec<&str> = doc["ports"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let ports = port_names(&doc);
     assert!(ports.contains(&"R"), "{ports:?}");
     let f = forms(&text);
     let pp = |llvm: &str| find(&f, llvm)["port_pressure"].clone();

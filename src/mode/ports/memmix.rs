@@ -263,7 +263,12 @@ pub(super) fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
 /// below what the read port allows the register parts ([`Mapping::reads`]:
 /// a load-op form takes its register form's share).
 pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
-    let registers: Vec<usize> = parts.iter().filter_map(|p| p.0.register).collect();
+    // The register parts, each with its copies per unit.
+    let reads: Vec<(usize, usize)> = parts
+        .iter()
+        .filter_map(|(p, r)| Some((p.register?, *r)))
+        .collect();
+    let registers: Vec<usize> = reads.iter().map(|r| r.0).collect();
     let mut uops: Vec<(u32, f64)> = Vec::new();
     let mut issued = 0.0;
     for (p, r) in parts {
@@ -283,10 +288,6 @@ pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Opt
             }
         }
     }
-    let reads: Vec<(usize, usize)> = parts
-        .iter()
-        .filter_map(|(p, r)| Some((p.register?, *r)))
-        .collect();
     Some(
         bottleneck(&uops)
             .max(issued / m.issue_width())

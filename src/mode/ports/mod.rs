@@ -537,8 +537,7 @@ impl Conflicts {
                 chosen.push(three);
             }
         }
-        let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
-        let mut plans: Vec<Option<(usize, Vec<usize>)>> = Vec::new();
+        let mut planned: Vec<Vec<(usize, usize)>> = Vec::new();
         for three in &chosen {
             // As many copies as ports: of one micro-op, its set's; of
             // more, the N of its 1/N cycles alone.
@@ -550,30 +549,63 @@ impl Conflicts {
                 })
                 .collect();
             let g = widths.iter().fold(0, |g, &w| gcd(g, w)).max(1);
-            let parts: Vec<(usize, usize)> = three
-                .iter()
-                .zip(&widths)
-                .map(|(&i, &w)| (mapped[i], w / g))
-                .collect();
-            let forms: Vec<(Instr, usize)> = parts
-                .iter()
-                .map(|&(k, r)| (self.singles[k].form, r))
-                .collect();
-            plans.push(queue_mix(t, &forms, &mut bodies));
-            self.held_back.push(HeldBack {
-                parts,
-                cycles: Err(Unmeasured::NoRegisters),
-                floor: Err(Unmeasured::NoRegisters),
-                noisy: false,
-            });
+            planned.push(
+                three
+                    .iter()
+                    .zip(&widths)
+                    .map(|(&i, &w)| (mapped[i], w / g))
+                    .collect(),
+            );
         }
+        let measured = self.measure_mixes(t, planned, opts, progress);
+        self.held_back.extend(measured);
+    }
+
+    /// Measures each mix of `planned` (its forms, indices into the
+    /// singles, each with its copies per unit) beside each part's copies
+    /// alone ([`queue_mix`]); a mix whose body cannot be built stays
+    /// [`Unmeasured::NoRegisters`]. `progress(done, total)` after each
+    /// kernel.
+    fn measure_mixes(
+        &self,
+        t: &dyn Target,
+        planned: Vec<Vec<(usize, usize)>>,
+        opts: &Options,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Vec<HeldBack> {
+        let mut bodies: Vec<(Vec<Inst>, usize)> = Vec::new();
+        let plans: Vec<Option<(usize, Vec<usize>)>> = planned
+            .iter()
+            .map(|parts| {
+                let forms: Vec<(Instr, usize)> = parts
+                    .iter()
+                    .map(|&(k, r)| (self.singles[k].form, r))
+                    .collect();
+                queue_mix(t, &forms, &mut bodies)
+            })
+            .collect();
         let total = bodies.len();
         let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
-        for (h, plan) in self.held_back.iter_mut().zip(plans) {
-            if let Some(plan) = plan {
-                (h.cycles, h.floor, h.noisy) = mix_result(&got, &plan);
-            }
-        }
+        planned
+            .into_iter()
+            .zip(plans)
+            .map(|(parts, plan)| {
+                let (cycles, floor, noisy) = match plan {
+                    Some(plan) => mix_result(&got, &plan),
+                    None => (
+                        Err(Unmeasured::NoRegisters),
+                        Err(Unmeasured::NoRegisters),
+                        false,
+                    ),
+                };
+                HeldBack {
+                    parts,
+                    cycles,
+                    floor,
+                    noisy,
+                }
+            })
+            .collect()
     }
 }
 
@@ -774,7 +806,7 @@ impl Conflicts {
             if cycles > 0.0 {
                 uses.push(crate::db::PortUse {
                     cycles: (cycles * 100.0).round() / 100.0,
-                    ports: vec![sources::PORT.to_string()],
+                    ports: vec![crate::db::READ_PORT.to_string()],
                 });
             }
         }

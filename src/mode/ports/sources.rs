@@ -23,11 +23,10 @@
 //! was not fitted to, and the database writes it as port `R` of the
 //! forms that take it, which OSACA balances as it balances any port.
 
-use super::{balance, measure_bodies, mix_result, queue_mix, time, Conflicts, HeldBack};
+use super::{balance, time, Conflicts};
 use super::{plain as plain_set, port_numbers, Mapping, HELD};
 use crate::arch::Target;
 use crate::exec::run::Options;
-use crate::mode::reason::Unmeasured;
 use std::collections::BTreeMap;
 
 /// The vector registers a form reads to take the read port.
@@ -46,9 +45,6 @@ const MOST_SETS: usize = 12;
 /// How much lower (root mean square, relative) the mixes' error must be
 /// with the read port than without for it to be kept.
 const GAIN: f64 = 0.02;
-
-/// The read port's name in the database and the export.
-pub const PORT: &str = crate::db::READ_PORT;
 
 /// The read port beside the ports ([`self`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -217,32 +213,17 @@ impl Conflicts {
     ) {
         let Some(m) = &self.mapping else { return };
         let reps = representatives(t, self, m);
-        let mut bodies = Vec::new();
-        let mut plans = Vec::new();
-        let mut mixes = Vec::new();
+        let mut planned: Vec<Vec<(usize, usize)>> = Vec::new();
         for (i, &a) in reps.iter().enumerate() {
             for &b in &reps[i + 1..] {
                 let (fa, fb) = (self.singles[a].form, self.singles[b].form);
-                if t.cannot_mix(fa, fb).is_some() {
-                    continue;
+                if t.cannot_mix(fa, fb).is_none() {
+                    let (ra, rb) = balance(time(&self.singles[a]), time(&self.singles[b]));
+                    planned.push(vec![(a, ra), (b, rb)]);
                 }
-                let (ra, rb) = balance(time(&self.singles[a]), time(&self.singles[b]));
-                plans.push(queue_mix(t, &[(fa, ra), (fb, rb)], &mut bodies));
-                mixes.push(HeldBack {
-                    parts: vec![(a, ra), (b, rb)],
-                    cycles: Err(Unmeasured::NoRegisters),
-                    floor: Err(Unmeasured::NoRegisters),
-                    noisy: false,
-                });
             }
         }
-        let total = bodies.len();
-        let got = measure_bodies(t, &bodies, opts, &mut |d| progress(d, total));
-        for (h, plan) in mixes.iter_mut().zip(plans) {
-            if let Some(plan) = plan {
-                (h.cycles, h.floor, h.noisy) = mix_result(&got, &plan);
-            }
-        }
+        let mixes = self.measure_mixes(t, planned, opts, progress);
         self.reads = mixes;
         self.fit_reads(t);
     }
@@ -285,9 +266,9 @@ impl Conflicts {
         }
     }
 
-    /// The report's section on the read units: the pool found (or none),
-    /// then each mix measured, predicted by the ports alone and with the
-    /// pool. Empty when no mix was measured.
+    /// The report's section on the read port: what each set takes (or why
+    /// none is kept), then each mix, measured and predicted. Empty when no
+    /// mix was planned.
     pub(super) fn render_reads(&self, m: &Mapping) -> String {
         if self.reads.is_empty() {
             return String::new();
@@ -304,10 +285,11 @@ impl Conflicts {
                     })
                     .collect();
                 format!(
-                    "forms that read three vector registers take a read port {PORT} beside their \
+                    "forms that read three vector registers take a read port {} beside their \
                      ports ({} forms; cycles of it a copy by port set, at most a form's time \
                      alone: {}): over the mixes below the root mean square error is {:.1}% with \
                      it, {:.1}% without\n",
+                    crate::db::READ_PORT,
                     r.uses.len(),
                     sets.join(", "),
                     100.0 * with,
@@ -333,6 +315,7 @@ impl Conflicts {
 #[cfg(test)]
 mod tests {
     use super::super::tests::made_up;
+    use super::super::HeldBack;
     use super::*;
 
     /// An FMA (ports 0 and 1), a merge-masked subtract (2 and 3) and a
@@ -402,7 +385,7 @@ mod tests {
             .find(|w| w.0.name() == "VFMADD213PSYr")
             .unwrap()
             .1;
-        assert_eq!(fma.last().unwrap().ports, [PORT]);
+        assert_eq!(fma.last().unwrap().ports, [crate::db::READ_PORT]);
         assert_eq!(fma.last().unwrap().cycles, 0.5);
         let plain_sub = &written
             .iter()
