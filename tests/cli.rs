@@ -3011,6 +3011,64 @@ fn a_replay_writes_the_same_database(dir: &common::Scratch) {
 /// of each port set, in pairs, and says whether a read port beside the
 /// ports predicts those mixes better (kept, with what each set takes) or
 /// not (none kept); each mix is listed measured and predicted.
+/// `winic ports` mixes each two-port set's form beside one of a set
+/// sharing one of its ports, two copies of one beside one of the other,
+/// both ways, and reports the shares it keeps or why none: on Zen 4 the
+/// FMAs' pipes, a shuffle's and the adds' share one pipe each.
+#[test]
+fn ports_tries_shares_for_two_port_sets_that_share_a_port() {
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        skip("the vector forms need AVX2, which this host lacks");
+        return;
+    }
+    let dir = scratch("ports-spread");
+    let o = winic_command(&[
+        "ports",
+        "--held-back",
+        "0",
+        "-i",
+        "VMULPDYrr",
+        "VPACKSSWBYrr",
+        "VPERMILPSYrr",
+        "VADDPDYrr",
+        "VPADDDYrr",
+    ])
+    .current_dir(&dir)
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let Some(head) = out.lines().position(|l| l.starts_with("port sets ")) else {
+        // No two sets of two ports that share one: nothing to mix.
+        skip(format!(
+            "the fit found no two-port sets sharing a port:\n{out}"
+        ));
+        return;
+    };
+    let line = out.lines().nth(head).unwrap();
+    assert!(
+        line.contains("keep a share on each of their ports") || line.contains("(none kept)"),
+        "{out}"
+    );
+    // Each mix: two forms, 2:1 copies, measured, predicted, error.
+    let mixes: Vec<&str> = out
+        .lines()
+        .skip(head + 2)
+        .take_while(|l| l.starts_with("  ") && l.contains(" + "))
+        .collect();
+    assert!(mixes.len() >= 2 && mixes.len() & 1 == 0, "{out}");
+    for m in &mixes {
+        let fields: Vec<&str> = m.split_whitespace().collect();
+        assert_eq!((fields[1], fields[3]), ("+", "2:1"), "{m}");
+        let measured: f64 = fields[4].parse().unwrap_or_else(|_| panic!("{m}"));
+        let predicted: f64 = fields[5].parse().unwrap_or_else(|_| panic!("{m}"));
+        // Two copies on two ports and one beside: at least a cycle.
+        assert!(measured > 0.9 && predicted > 0.9, "{m}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 #[cfg_attr(
     not(target_arch = "x86_64"),

@@ -1423,6 +1423,7 @@ mod tests {
             mapping: None,
             held_back: Vec::new(),
             reads: Vec::new(),
+            spreads: Vec::new(),
             classes: None,
         };
         let mapping = Mapping {
@@ -1434,6 +1435,7 @@ mod tests {
             vector: Vec::new(),
             multi: Vec::new(),
             reads: None,
+            spread: None,
             moves: Vec::new(),
             held: Vec::new(),
         };

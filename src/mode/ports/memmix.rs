@@ -17,7 +17,7 @@
 use super::memory::Units;
 use super::operation::Operations;
 use super::split::LineSplits;
-use super::{bottleneck, measure_bodies, Conflicts, HeldRow, Mapping, MixTable};
+use super::{measure_bodies, spread_bottleneck, Conflicts, HeldRow, Mapping, MixTable};
 use crate::arch::{Inst, Target};
 use crate::exec::run::Options;
 use crate::isa::{Arch, Flag, Instr, Isa};
@@ -269,7 +269,7 @@ pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Opt
         .filter_map(|(p, r)| Some((p.register?, *r)))
         .collect();
     let registers: Vec<usize> = reads.iter().map(|r| r.0).collect();
-    let mut uops: Vec<(u32, f64)> = Vec::new();
+    let mut uops: Vec<(u32, f64, super::Shares)> = Vec::new();
     let mut issued = 0.0;
     for (p, r) in parts {
         let r = *r as f64;
@@ -277,19 +277,21 @@ pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Opt
             let others = registers.iter().copied().filter(|&o| o != k);
             let lost = m.lost(k, others);
             for set in m.uops_of(k)? {
-                uops.push((super::without(set | m.mark(k), lost), r * m.hold(k)));
+                let set = super::without(set | m.mark(k), lost);
+                uops.push((set, r * m.hold(k), m.shares(k)));
                 issued += r;
             }
         }
         if let Some((bytes, store)) = p.access {
-            uops.extend(a.uops(bytes, store).into_iter().map(|(s, c)| (s, c * r)));
+            let access = a.uops(bytes, store).into_iter();
+            uops.extend(access.map(|(s, c)| (s, c * r, Default::default())));
             if p.register.is_none() {
                 issued += r;
             }
         }
     }
     Some(
-        bottleneck(&uops)
+        spread_bottleneck(&uops)
             .max(issued / m.issue_width())
             .max(m.reads_bound(&reads)),
     )
@@ -464,6 +466,7 @@ impl MemoryMixes {
 
 #[cfg(test)]
 mod tests {
+    use super::super::bottleneck;
     use super::*;
 
     /// A vector form's load or store costs at least a 16-byte access,

@@ -25,6 +25,7 @@ pub mod repeat;
 pub mod session;
 pub mod sources;
 pub mod split;
+pub mod spread;
 
 /// The most forms a run measures in every pair: their pairs grow as the
 /// square (64 forms are 2016 pairs, a minute); more make a full run
@@ -64,6 +65,7 @@ pub fn measure(
         classes::run(t, forms, seed, opts, progress)
     };
     found.try_reads(t, opts, progress);
+    found.try_spread(t, opts, progress);
     if held_back > 0 {
         found.hold_back(t, held_back, opts, progress);
     }
@@ -82,6 +84,36 @@ pub fn bottleneck(uops: &[(u32, f64)]) -> f64 {
     let mut s = all;
     while s != 0 {
         let load: f64 = uops.iter().filter(|u| u.0 & !s == 0).map(|u| u.1).sum();
+        most = most.max(load / f64::from(s.count_ones()));
+        s = (s - 1) & all;
+    }
+    most
+}
+
+/// A share of a micro-op's copies kept on each port, by port number
+/// ([`Mapping::spread`]).
+pub type Shares = [f64; MAX_PORTS as usize];
+
+/// [`bottleneck`] where each micro-op `(ports, count, shares)` keeps at
+/// least `shares[p]` of its count on port `p` of its set: a set of ports
+/// takes all of those that can only go to it and those shares of the
+/// others on its ports (exact: the shares are fixed and the rest goes
+/// where the busiest set allows).
+pub fn spread_bottleneck(uops: &[(u32, f64, Shares)]) -> f64 {
+    let all = uops.iter().fold(0u32, |m, u| m | u.0);
+    let mut most: f64 = 0.0;
+    let mut s = all;
+    while s != 0 {
+        let load: f64 = uops
+            .iter()
+            .map(|u| match u.0 & !s {
+                0 => u.1,
+                _ => {
+                    let on = |p: &usize| u.0 & s & (1 << p) != 0;
+                    u.1 * (0..u.2.len()).filter(on).map(|p| u.2[p]).sum::<f64>()
+                }
+            })
+            .sum();
         most = most.max(load / f64::from(s.count_ones()));
         s = (s - 1) & all;
     }
@@ -165,6 +197,9 @@ pub struct Conflicts {
     /// Pairs of forms that read three vector registers, measured after
     /// the fit ([`Conflicts::try_reads`]).
     pub reads: Vec<HeldBack>,
+    /// Pairs of forms on sets that share some of their ports, measured
+    /// after the fit ([`Conflicts::try_spread`]).
+    pub spreads: Vec<HeldBack>,
     /// In a full run ([`classes::run`]): the seed fitted first and the
     /// probes every other form was mixed with.
     pub classes: Option<classes::Seed>,
@@ -341,6 +376,7 @@ pub(crate) fn every_pair(
         mapping: None,
         held_back: Vec::new(),
         reads: Vec::new(),
+        spreads: Vec::new(),
         classes: None,
     };
     found.mapping = found.fit();
@@ -777,10 +813,7 @@ impl Conflicts {
             return Vec::new();
         };
         let names = |set: u32| port_numbers(set, m.ports);
-        let single = m
-            .sets
-            .iter()
-            .map(|&(k, set)| (k, vec![self.one_uop(k, set, m.ports)]));
+        let single = m.sets.iter().map(|&(k, set)| (k, self.one_uop(k, set, m)));
         let multi = m.multi.iter().map(|(k, sets)| {
             let mut uses: Vec<crate::db::PortUse> = Vec::new();
             for &set in sets {
@@ -825,21 +858,20 @@ impl Conflicts {
         seed.withheld
             .iter()
             .map(|&(k, set, error)| {
-                let uses = self.with_reads(k, vec![self.one_uop(k, set, m.ports)]);
+                let uses = self.with_reads(k, self.one_uop(k, set, m));
                 (self.singles[k].form, uses, error)
             })
             .collect()
     }
 
-    /// Single `k` as one micro-op on `set` (of `ports` numbered ports),
-    /// as the database holds it: its time alone times the set's size as
-    /// the cycles, so that alone it is bound at what was measured.
-    fn one_uop(&self, k: usize, set: u32, ports: u32) -> crate::db::PortUse {
+    /// Single `k` as one micro-op on `set` (numbered as `m` numbers its
+    /// ports), as the database holds it: its time alone times the set's
+    /// size as the cycles, so that alone it is bound at what was measured;
+    /// where its set keeps a share on each port, that share on each port
+    /// alone and the rest on the set ([`spread::pressure`]).
+    fn one_uop(&self, k: usize, set: u32, m: &Mapping) -> Vec<crate::db::PortUse> {
         let cycles = time(&self.singles[k]) * f64::from(set.count_ones());
-        crate::db::PortUse {
-            cycles: (cycles * 100.0).round() / 100.0,
-            ports: port_numbers(set, ports),
-        }
+        spread::pressure(cycles, set, m.ports, &m.shares(k))
     }
 }
 
@@ -868,6 +900,7 @@ impl Conflicts {
         };
         if let Some(m) = &self.mapping {
             s.push_str(&self.render_reads(m));
+            s.push_str(&self.render_spread(m));
             if !self.held_back.is_empty() {
                 s.push_str(&self.render_held_back(m));
             }
@@ -1484,6 +1517,10 @@ pub struct Mapping {
     /// their ports, if the mixes of such forms found it ([`sources`]), and
     /// the root mean square error of those mixes without it and with it.
     pub reads: Option<(sources::Reads, f64, f64)>,
+    /// The share of a copy each port of a set keeps whatever the mix,
+    /// where the mixes of sets sharing ports found one ([`spread`]), and
+    /// the root mean square error of those mixes without it and with it.
+    pub spread: Option<(spread::Spread, f64, f64)>,
 }
 
 impl Mapping {
@@ -1504,14 +1541,26 @@ impl Mapping {
         self.reads.as_ref().map_or(0.0, |(r, ..)| r.bound(parts))
     }
 
-    /// [`Mapping::predict`] by the ports alone.
+    /// [`Mapping::predict`] by the ports alone (each set keeping its
+    /// share on each port, [`Mapping::spread`]).
     pub fn predict_ports(&self, parts: &[(usize, usize)], floor: f64) -> Option<f64> {
-        let mut uops: Vec<(u32, f64)> = Vec::new();
+        self.predict_spread(parts, floor, &|k| self.shares(k))
+    }
+
+    /// [`Mapping::predict_ports`] with each form `k`'s micro-ops keeping
+    /// `shares(k)` of a copy on the ports of its set.
+    pub fn predict_spread(
+        &self,
+        parts: &[(usize, usize)],
+        floor: f64,
+        shares: &dyn Fn(usize) -> Shares,
+    ) -> Option<f64> {
+        let mut uops: Vec<(u32, f64, Shares)> = Vec::new();
         for &(k, r) in parts {
             let others = parts.iter().filter(|o| o.0 != k).map(|o| o.0);
             let lost = self.lost(k, others);
             for set in self.uops_of(k)?.into_iter().map(|s| s | self.mark(k)) {
-                uops.push((without(set, lost), r as f64 * hold(set)));
+                uops.push((without(set, lost), r as f64 * hold(set), shares(k)));
             }
         }
         let issued: f64 = parts
@@ -1519,10 +1568,20 @@ impl Mapping {
             .map(|&(k, r)| (r * self.uops_of(k).map_or(1, |u| u.len())) as f64)
             .sum();
         Some(
-            bottleneck(&uops)
+            spread_bottleneck(&uops)
                 .max(issued / self.issue_width())
                 .max(floor),
         )
+    }
+
+    /// The shares of a copy form `k` keeps on the ports of its set
+    /// ([`Mapping::spread`]); none for a form of several micro-ops or a
+    /// set without them.
+    pub fn shares(&self, k: usize) -> Shares {
+        match (&self.spread, self.marked_set_of(k)) {
+            (Some((s, ..)), Some(set)) => s.shares(set),
+            _ => Shares::default(),
+        }
     }
 
     /// The micro-ops the core issues a cycle in this model
@@ -2064,6 +2123,7 @@ impl Conflicts {
             vector: self.singles.iter().map(|s| s.vector).collect(),
             multi: Vec::new(),
             reads: None,
+            spread: None,
             moves: Vec::new(),
             held: Vec::new(),
         };
@@ -2396,6 +2456,7 @@ pub(super) mod tests {
             mapping: None,
             held_back: Vec::new(),
             reads: Vec::new(),
+            spreads: Vec::new(),
             classes: None,
         }
     }
@@ -2454,6 +2515,7 @@ pub(super) mod tests {
             vector: vec![None; 3],
             multi: vec![(2, vec![0b0001, 0b0100])],
             reads: None,
+            spread: None,
             moves: Vec::new(),
             held: Vec::new(),
         });
@@ -2623,6 +2685,7 @@ pub(super) mod tests {
             vector: Vec::new(),
             multi: Vec::new(),
             reads: None,
+            spread: None,
             moves: Vec::new(),
             held: Vec::new(),
         };

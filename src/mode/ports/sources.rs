@@ -114,25 +114,30 @@ fn representatives(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<usize>
                 .push(k);
         }
     }
-    let off = |k: usize| {
-        let set = m.set_of(k).map_or(1, u32::count_ones);
-        (time(&found.singles[k]) * f64::from(set) / m.hold(k) - 1.0).abs()
-    };
     let mut sets: Vec<Vec<usize>> = by_set.into_values().collect();
     sets.sort_by_key(|forms| std::cmp::Reverse(forms.len()));
     sets.into_iter()
         .take(MOST_SETS)
-        .filter_map(|forms| {
-            forms.into_iter().min_by(|&a, &b| {
-                off(a).total_cmp(&off(b)).then(
-                    found.singles[a]
-                        .form
-                        .name()
-                        .cmp(found.singles[b].form.name()),
-                )
-            })
-        })
+        .filter_map(|forms| representative(found, m, forms))
         .collect()
+}
+
+/// Of `forms` (indices into the singles, placed by `m`), the one whose
+/// time alone is nearest to its set's (a micro-op a cycle on each port,
+/// held as it holds), then by name: the form a trial mixes for its set.
+pub(super) fn representative(found: &Conflicts, m: &Mapping, forms: Vec<usize>) -> Option<usize> {
+    let off = |k: usize| {
+        let set = m.set_of(k).map_or(1, u32::count_ones);
+        (time(&found.singles[k]) * f64::from(set) / m.hold(k) - 1.0).abs()
+    };
+    forms.into_iter().min_by(|&a, &b| {
+        off(a).total_cmp(&off(b)).then(
+            found.singles[a]
+                .form
+                .name()
+                .cmp(found.singles[b].form.name()),
+        )
+    })
 }
 
 /// A mix as [`fit`] sees it: each part (an index into the sets, its
@@ -338,6 +343,7 @@ mod tests {
             vector: vec![Some(256); 4],
             multi: Vec::new(),
             reads: None,
+            spread: None,
             moves: Vec::new(),
             held: Vec::new(),
         });
