@@ -597,6 +597,32 @@ impl Conflicts {
         self.held_back.extend(measured);
     }
 
+    /// The report section of a trial after the fit (the read port, the
+    /// spreads): `kept`, the line on what the fit kept, or without it
+    /// `unmeasured` where no mix of `mixes` was measured and `unneeded`
+    /// where the ports alone did as well; then each mix, measured and
+    /// predicted. Empty when no mix was planned.
+    pub(super) fn render_trial(
+        &self,
+        mixes: &[HeldBack],
+        m: &Mapping,
+        kept: Option<String>,
+        unmeasured: &str,
+        unneeded: &str,
+    ) -> String {
+        if mixes.is_empty() {
+            return String::new();
+        }
+        let mut s = match kept {
+            Some(line) => line,
+            None if mixes.iter().all(|h| h.cycles.is_err()) => unmeasured.to_string(),
+            None => unneeded.to_string(),
+        };
+        s.push_str("  (cycles per unit: measured, predicted, error)\n");
+        s.push_str(&self.mix_table(mixes, m).lines);
+        s
+    }
+
     /// Measures each mix of `planned` (its forms, indices into the
     /// singles, each with its copies per unit) beside each part's copies
     /// alone ([`queue_mix`]); a mix whose body cannot be built stays
@@ -2022,6 +2048,11 @@ impl FitMixes<'_> {
 /// How much lower (root mean square, relative) a fit's error must be with
 /// a [`WideMode`] or an issue width than without for it to be kept.
 const GAIN: f64 = 0.005;
+
+/// How much lower (root mean square, relative) the error of a trial's
+/// mixes after the fit must be with what it fits (the read port, the
+/// spreads) than without for it to be kept.
+const TRIAL_GAIN: f64 = 0.02;
 
 /// How much worse (relative to the best, [`Conflicts::fit`]) a fit with
 /// fewer ports may be and still be the one kept.

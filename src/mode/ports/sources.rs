@@ -18,12 +18,12 @@
 //! takes the same: on Zen 4 a `vpternlogd` (four pipes) costs an FMA
 //! about as much as a masked `vsubps` (two pipes) does, yet beside the
 //! masked `vsubps` it costs nothing: it goes to the pipes the `vsubps`
-//! does not use. The port is kept when it predicts those mixes [`GAIN`]
+//! does not use. The port is kept when it predicts those mixes [`TRIAL_GAIN`]
 //! better than the ports alone; the held-back mixes test it on forms it
 //! was not fitted to, and the database writes it as port `R` of the
 //! forms that take it, which OSACA balances as it balances any port.
 
-use super::{balance, time, Conflicts};
+use super::{balance, time, Conflicts, TRIAL_GAIN};
 use super::{plain as plain_set, port_numbers, Mapping, HELD};
 use crate::arch::Target;
 use crate::exec::run::Options;
@@ -41,10 +41,6 @@ const MOST: f64 = 2.0;
 /// The most port sets whose forms are mixed with each other: 12 sets are
 /// 66 mixes.
 const MOST_SETS: usize = 12;
-
-/// How much lower (root mean square, relative) the mixes' error must be
-/// with the read port than without for it to be kept.
-const GAIN: f64 = 0.02;
 
 /// The read port beside the ports ([`self`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -235,7 +231,7 @@ impl Conflicts {
 
     /// Fits the read port to the measured [`Conflicts::reads`] mixes
     /// ([`fit`], by each part's set), kept in the mapping when it predicts
-    /// them [`GAIN`] better than the ports alone.
+    /// them [`TRIAL_GAIN`] better than the ports alone.
     pub fn fit_reads(&mut self, t: &dyn Target) {
         let Some(m) = &self.mapping else { return };
         let mut sets: Vec<u32> = Vec::new();
@@ -263,7 +259,7 @@ impl Conflicts {
         }
         let plain = rms(&mixes, &vec![0.0; sets.len()]);
         let (values, with) = fit(sets.len(), &mixes);
-        if with < plain - GAIN {
+        if with < plain - TRIAL_GAIN {
             let reads = Reads::of(t, self, m, sets.into_iter().zip(values).collect());
             if let Some(m) = self.mapping.as_mut() {
                 m.reads = Some((reads, plain, with));
@@ -275,45 +271,37 @@ impl Conflicts {
     /// none is kept), then each mix, measured and predicted. Empty when no
     /// mix was planned.
     pub(super) fn render_reads(&self, m: &Mapping) -> String {
-        if self.reads.is_empty() {
-            return String::new();
-        }
-        let mut s = match &m.reads {
-            Some((r, plain, with)) => {
-                let sets: Vec<String> = r
-                    .sets
-                    .iter()
-                    .map(|&(set, v)| {
-                        let held = if set & HELD != 0 { "(x2)" } else { "" };
-                        let ports = port_numbers(plain_set(set), m.ports).join(",");
-                        format!("{{{ports}}}{held} {v:.3}")
-                    })
-                    .collect();
-                format!(
-                    "forms that read three vector registers take a read port {} beside their \
-                     ports ({} forms; cycles of it a copy by port set, at most a form's time \
-                     alone: {}): over the mixes below the root mean square error is {:.1}% with \
-                     it, {:.1}% without\n",
-                    crate::db::READ_PORT,
-                    r.uses.len(),
-                    sets.join(", "),
-                    100.0 * with,
-                    100.0 * plain
-                )
-            }
-            None if self.reads.iter().all(|h| h.cycles.is_err()) => {
-                "forms that read three vector registers, one of each port set, in pairs: no mix \
-                 measured (no read port kept)\n"
-                    .to_string()
-            }
-            None => "forms that read three vector registers, one of each port set, in pairs: \
-                     the ports alone predict them as well as a read port beside them would \
-                     (none kept)\n"
-                .to_string(),
-        };
-        s.push_str("  (cycles per unit: measured, predicted, error)\n");
-        s.push_str(&self.mix_table(&self.reads, m).lines);
-        s
+        let kept = m.reads.as_ref().map(|(r, plain, with)| {
+            let sets: Vec<String> = r
+                .sets
+                .iter()
+                .map(|&(set, v)| {
+                    let held = if set & HELD != 0 { "(x2)" } else { "" };
+                    let ports = port_numbers(plain_set(set), m.ports).join(",");
+                    format!("{{{ports}}}{held} {v:.3}")
+                })
+                .collect();
+            format!(
+                "forms that read three vector registers take a read port {} beside their \
+                 ports ({} forms; cycles of it a copy by port set, at most a form's time \
+                 alone: {}): over the mixes below the root mean square error is {:.1}% with \
+                 it, {:.1}% without\n",
+                crate::db::READ_PORT,
+                r.uses.len(),
+                sets.join(", "),
+                100.0 * with,
+                100.0 * plain
+            )
+        });
+        self.render_trial(
+            &self.reads,
+            m,
+            kept,
+            "forms that read three vector registers, one of each port set, in pairs: no mix \
+             measured (no read port kept)\n",
+            "forms that read three vector registers, one of each port set, in pairs: the ports \
+             alone predict them as well as a read port beside them would (none kept)\n",
+        )
     }
 }
 

@@ -20,13 +20,13 @@
 //! one of its ports tells what the other keeps. On Zen 4 the shuffles
 //! kept more on the FMAs' pipe (two FMAs and a shuffle 1.20-1.25) than
 //! on the adds' (two adds and a shuffle 1.11). It is kept when it
-//! predicts them [`GAIN`] better than the ports alone; the held-back
+//! predicts them [`TRIAL_GAIN`] better than the ports alone; the held-back
 //! mixes test it on forms it was not fitted to. The database writes a
 //! form of such a set as OSACA's port pressure can say it: its share on
 //! each port alone, the rest on the set.
 
 use super::sources::{representative, SOURCES};
-use super::{gcd, plain as plain_set, port_numbers, Conflicts, Mapping, Shares};
+use super::{gcd, plain as plain_set, port_numbers, Conflicts, Mapping, Shares, TRIAL_GAIN};
 use crate::arch::Target;
 use crate::db::PortUse;
 use crate::exec::run::Options;
@@ -38,10 +38,6 @@ const STEPS: usize = 8;
 /// The most mixes tried: with some 18 sets of two ports or more, the
 /// pairs that share ports run to a hundred and more.
 const MOST_MIXES: usize = 48;
-
-/// How much lower (root mean square, relative) the mixes' error must be
-/// with the spreads than without for them to be kept.
-const GAIN: f64 = 0.02;
 
 /// The spreads fitted ([`self`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -220,7 +216,7 @@ impl Conflicts {
     }
 
     /// Fits the spreads to the measured [`Conflicts::spreads`] mixes
-    /// ([`fit`]), kept in the mapping when they predict them [`GAIN`]
+    /// ([`fit`]), kept in the mapping when they predict them [`TRIAL_GAIN`]
     /// better than the ports alone.
     pub fn fit_spread(&mut self) {
         let Some(m) = &self.mapping else { return };
@@ -247,7 +243,7 @@ impl Conflicts {
         }
         let plain = rms(m, &mixes, &sets, &vec![0; 2 * sets.len()]);
         let (steps, with) = fit(m, &mixes, &sets);
-        if with < plain - GAIN {
+        if with < plain - TRIAL_GAIN {
             let kept: Vec<(u32, Shares)> = sets
                 .iter()
                 .copied()
@@ -264,48 +260,40 @@ impl Conflicts {
     /// port (or why none is kept), then each mix, measured and predicted.
     /// Empty when no mix was planned.
     pub(super) fn render_spread(&self, m: &Mapping) -> String {
-        if self.spreads.is_empty() {
-            return String::new();
-        }
-        let mut s = match &m.spread {
-            Some((spread, plain, with)) => {
-                let sets: Vec<String> = spread
-                    .sets
-                    .iter()
-                    .map(|&(set, shares)| {
-                        let ports = port_numbers(set, m.ports);
-                        let kept: Vec<String> = ports_of(set)
-                            .into_iter()
-                            .zip(&ports)
-                            .map(|(p, name)| format!("{:.0}% on {name}", 100.0 * shares[p]))
-                            .collect();
-                        format!("{{{}}} {}", ports.join(","), kept.join(", "))
-                    })
-                    .collect();
-                format!(
-                    "port sets whose micro-ops keep a share on each of their ports, whatever \
-                     the mix (the share of a copy on a port at least: {}): over the mixes \
-                     below, each set's form beside one of a set sharing some of its ports with \
-                     the copies that leave it only its own, the root mean square error is \
-                     {:.1}% with them, {:.1}% without\n",
-                    sets.join("; "),
-                    100.0 * with,
-                    100.0 * plain
-                )
-            }
-            None if self.spreads.iter().all(|h| h.cycles.is_err()) => {
-                "port sets beside sets sharing some of their ports: no mix measured (no spread \
-                 kept)\n"
-                    .to_string()
-            }
-            None => "port sets beside sets sharing some of their ports, with the copies that \
-                     leave one only its own: the ports alone predict them as well as a spread \
-                     would (none kept)\n"
-                .to_string(),
-        };
-        s.push_str("  (cycles per unit: measured, predicted, error)\n");
-        s.push_str(&self.mix_table(&self.spreads, m).lines);
-        s
+        let kept = m.spread.as_ref().map(|(spread, plain, with)| {
+            let sets: Vec<String> = spread
+                .sets
+                .iter()
+                .map(|&(set, shares)| {
+                    let ports = port_numbers(set, m.ports);
+                    let kept: Vec<String> = ports_of(set)
+                        .into_iter()
+                        .zip(&ports)
+                        .map(|(p, name)| format!("{:.0}% on {name}", 100.0 * shares[p]))
+                        .collect();
+                    format!("{{{}}} {}", ports.join(","), kept.join(", "))
+                })
+                .collect();
+            format!(
+                "port sets whose micro-ops keep a share on each of their ports, whatever the \
+                 mix (the share of a copy on a port at least: {}): over the mixes below, each \
+                 set's form beside one of a set sharing some of its ports with the copies that \
+                 leave it only its own, the root mean square error is {:.1}% with them, {:.1}% \
+                 without\n",
+                sets.join("; "),
+                100.0 * with,
+                100.0 * plain
+            )
+        });
+        self.render_trial(
+            &self.spreads,
+            m,
+            kept,
+            "port sets beside sets sharing some of their ports: no mix measured (no spread \
+             kept)\n",
+            "port sets beside sets sharing some of their ports, with the copies that leave one \
+             only its own: the ports alone predict them as well as a spread would (none kept)\n",
+        )
     }
 }
 
