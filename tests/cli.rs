@@ -3007,15 +3007,12 @@ fn a_replay_writes_the_same_database(dir: &common::Scratch) {
     );
 }
 
-/// `winic ports` mixes the forms that read three vector registers, one
-/// of each port set, in pairs, and says whether a read port beside the
-/// ports predicts those mixes better (kept, with what each set takes) or
-/// not (none kept); each mix is listed measured and predicted.
 /// `winic ports` mixes each two-port set's form beside one of a set
 /// sharing one of its ports, two copies of one beside one of the other,
 /// both ways, and reports the shares it keeps or why none: on Zen 4 the
 /// FMAs' pipes, a shuffle's and the adds' share one pipe each.
 #[test]
+#[cfg_attr(not(target_arch = "x86_64"), ignore = "x86 vector forms")]
 fn ports_tries_shares_for_two_port_sets_that_share_a_port() {
     #[cfg(target_arch = "x86_64")]
     if !std::arch::is_x86_feature_detected!("avx2") {
@@ -3069,6 +3066,10 @@ fn ports_tries_shares_for_two_port_sets_that_share_a_port() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `winic ports` mixes the forms that read three vector registers, one
+/// of each port set, in pairs, and says whether a read port beside the
+/// ports predicts those mixes better (kept, with what each set takes) or
+/// not (none kept); each mix is listed measured and predicted.
 #[test]
 #[cfg_attr(
     not(target_arch = "x86_64"),
