@@ -3007,6 +3007,23 @@ fn a_replay_writes_the_same_database(dir: &common::Scratch) {
     );
 }
 
+/// The mixes a report's trial section lists below its line `head` and
+/// the column header: each line, its copies, measured and predicted
+/// cycles. Each mix must be two forms (`A + B`) with both times.
+fn trial_mixes(out: &str, head: usize) -> Vec<(&str, &str, f64, f64)> {
+    out.lines()
+        .skip(head + 2)
+        .take_while(|l| l.starts_with("  ") && l.contains(" + "))
+        .map(|m| {
+            let fields: Vec<&str> = m.split_whitespace().collect();
+            assert_eq!(fields[1], "+", "{m}");
+            let measured: f64 = fields[4].parse().unwrap_or_else(|_| panic!("{m}"));
+            let predicted: f64 = fields[5].parse().unwrap_or_else(|_| panic!("{m}"));
+            (m, fields[3], measured, predicted)
+        })
+        .collect()
+}
+
 /// `winic ports` mixes each two-port set's form beside one of a set
 /// sharing one of its ports, two copies of one beside one of the other,
 /// both ways, and reports the shares it keeps or why none: on Zen 4 the
@@ -3048,19 +3065,12 @@ fn ports_tries_shares_for_two_port_sets_that_share_a_port() {
         line.contains("keep a share on each of their ports") || line.contains("(none kept)"),
         "{out}"
     );
-    // Each mix: two forms, 2:1 copies, measured, predicted, error.
-    let mixes: Vec<&str> = out
-        .lines()
-        .skip(head + 2)
-        .take_while(|l| l.starts_with("  ") && l.contains(" + "))
-        .collect();
+    // Each mix: 2:1 copies; two copies on two ports and one beside take
+    // at least a cycle.
+    let mixes = trial_mixes(&out, head);
     assert!(mixes.len() >= 2 && mixes.len() & 1 == 0, "{out}");
-    for m in &mixes {
-        let fields: Vec<&str> = m.split_whitespace().collect();
-        assert_eq!((fields[1], fields[3]), ("+", "2:1"), "{m}");
-        let measured: f64 = fields[4].parse().unwrap_or_else(|_| panic!("{m}"));
-        let predicted: f64 = fields[5].parse().unwrap_or_else(|_| panic!("{m}"));
-        // Two copies on two ports and one beside: at least a cycle.
+    for (m, copies, measured, predicted) in mixes {
+        assert_eq!(copies, "2:1", "{m}");
         assert!(measured > 0.9 && predicted > 0.9, "{m}");
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -3116,18 +3126,9 @@ fn ports_tries_a_read_port_for_three_source_forms() {
         line.contains("take a read port R beside their ports") || line.contains("(none kept)"),
         "{out}"
     );
-    // Each mix: two forms, their copies, measured, predicted, error.
-    let mixes: Vec<&str> = out
-        .lines()
-        .skip(head + 2)
-        .take_while(|l| l.starts_with("  ") && l.contains(" + "))
-        .collect();
+    let mixes = trial_mixes(&out, head);
     assert!(!mixes.is_empty(), "{out}");
-    for m in &mixes {
-        let fields: Vec<&str> = m.split_whitespace().collect();
-        assert_eq!(fields[1], "+", "{m}");
-        let measured: f64 = fields[4].parse().unwrap_or_else(|_| panic!("{m}"));
-        let predicted: f64 = fields[5].parse().unwrap_or_else(|_| panic!("{m}"));
+    for (m, _, measured, predicted) in mixes {
         assert!(measured > 0.1 && predicted > 0.1, "{m}");
     }
     std::fs::remove_dir_all(&dir).ok();

@@ -80,11 +80,18 @@ pub fn measure(
 /// PMEvo compute).
 pub fn bottleneck(uops: &[(u32, f64)]) -> f64 {
     let all = uops.iter().fold(0u32, |m, u| m | u.0);
+    busiest(all, |s| {
+        uops.iter().filter(|u| u.0 & !s == 0).map(|u| u.1).sum()
+    })
+}
+
+/// The most, over every non-empty set `s` of the ports of `all`, of
+/// `load(s)` divided by the ports in `s`: the busiest set of ports.
+fn busiest(all: u32, load: impl Fn(u32) -> f64) -> f64 {
     let mut most: f64 = 0.0;
     let mut s = all;
     while s != 0 {
-        let load: f64 = uops.iter().filter(|u| u.0 & !s == 0).map(|u| u.1).sum();
-        most = most.max(load / f64::from(s.count_ones()));
+        most = most.max(load(s) / f64::from(s.count_ones()));
         s = (s - 1) & all;
     }
     most
@@ -101,11 +108,8 @@ pub type Shares = [f64; MAX_PORTS as usize];
 /// where the busiest set allows).
 pub fn spread_bottleneck(uops: &[(u32, f64, Shares)]) -> f64 {
     let all = uops.iter().fold(0u32, |m, u| m | u.0);
-    let mut most: f64 = 0.0;
-    let mut s = all;
-    while s != 0 {
-        let load: f64 = uops
-            .iter()
+    busiest(all, |s| {
+        uops.iter()
             .map(|u| match u.0 & !s {
                 0 => u.1,
                 _ => {
@@ -113,11 +117,8 @@ pub fn spread_bottleneck(uops: &[(u32, f64, Shares)]) -> f64 {
                     u.1 * (0..u.2.len()).filter(on).map(|p| u.2[p]).sum::<f64>()
                 }
             })
-            .sum();
-        most = most.max(load / f64::from(s.count_ones()));
-        s = (s - 1) & all;
-    }
-    most
+            .sum()
+    })
 }
 
 /// The [`bottleneck`] of `uops`, never below all of them issued at
@@ -2448,6 +2449,26 @@ pub(super) mod tests {
                 ),
             ])
         })
+    }
+
+    /// [`made_up`] (each pair at 1 cycle) with `forms` mapped on 4 ports
+    /// to their sets: a fitted core to try what follows the fit on.
+    pub(super) fn mapped(forms: &[(&str, u32, Option<u32>)]) -> Conflicts {
+        let mut found = made_up(forms, |_, _, _, _| 1.0);
+        found.mapping = Some(Mapping {
+            ports: 4,
+            sets: forms.iter().enumerate().map(|(k, f)| (k, f.1)).collect(),
+            residuals: Vec::new(),
+            wide: None,
+            issue: None,
+            vector: forms.iter().map(|f| f.2).collect(),
+            multi: Vec::new(),
+            reads: None,
+            spread: None,
+            moves: Vec::new(),
+            held: Vec::new(),
+        });
+        found
     }
 
     pub(super) fn made_up(

@@ -307,7 +307,7 @@ impl Conflicts {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::made_up;
+    use super::super::tests::mapped;
     use super::super::HeldBack;
     use super::*;
 
@@ -321,20 +321,7 @@ mod tests {
             ("VPTERNLOGDZ256rri", 0b1111, Some(256)),
             ("VSUBPSZ256rr", 0b1100, Some(256)),
         ];
-        let mut found = made_up(&forms, |_, _, _, _| 1.0);
-        found.mapping = Some(Mapping {
-            ports: 4,
-            sets: forms.iter().enumerate().map(|(k, f)| (k, f.1)).collect(),
-            residuals: Vec::new(),
-            wide: None,
-            issue: None,
-            vector: vec![Some(256); 4],
-            multi: Vec::new(),
-            reads: None,
-            spread: None,
-            moves: Vec::new(),
-            held: Vec::new(),
-        });
+        let mut found = mapped(&forms);
         // FMA + masked subtract 1.0 a pair (ports: 0.5); FMA + two
         // ternlogs 1.0 (0.75); masked subtract + two ternlogs 1.0 (0.75).
         found.reads = [

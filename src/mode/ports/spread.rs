@@ -11,11 +11,11 @@
 //! fit measures shows it: it mixes as many copies as ports (two FMAs and
 //! two shuffles run at the pipes' 1.33).
 //!
-//! After the fit, winic mixes one form of each port set with one of each
-//! set that shares some of its ports, with the copies that leave the
-//! second no room but its own ports (two of `{0,1}` beside one of
-//! `{1,2}`), both ways; and fits each set of two ports a share of a
-//! copy each of its ports takes at least (0 to half, in sixteenths), the
+//! After the fit, winic mixes one form of each set of two ports with one
+//! of each such set that shares one of its ports, with the copies that
+//! leave the second no room but its own port (two of `{0,1}` beside one
+//! of `{1,2}`), both ways; and fits each port of those sets a share of a
+//! copy it takes at least (0 to half, in sixteenths), the
 //! values that predict those mixes best: a mix that leaves a set only
 //! one of its ports tells what the other keeps. On Zen 4 the shuffles
 //! kept more on the FMAs' pipe (two FMAs and a shuffle 1.20-1.25) than
@@ -35,8 +35,8 @@ use std::collections::BTreeMap;
 /// The steps of a share, from none to half a copy.
 const STEPS: usize = 8;
 
-/// The most mixes tried: with some 18 sets of two ports or more, the
-/// pairs that share ports run to a hundred and more.
+/// The most mixes tried: a bound (the two-port sets sharing a port gave
+/// 10-14 mixes a full run on Zen 4).
 const MOST_MIXES: usize = 48;
 
 /// The spreads fitted ([`self`]).
@@ -87,12 +87,9 @@ fn ports_of(set: u32) -> Vec<usize> {
 fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize)>> {
     let mut by_set: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for &(k, _) in &m.sets {
-        let s = &found.singles[k];
-        if spreads(m.marked_set_of(k).unwrap_or(0)) && s.cycles.is_ok() && !s.noisy {
-            by_set
-                .entry(m.marked_set_of(k).unwrap_or(0))
-                .or_default()
-                .push(k);
+        let (s, set) = (&found.singles[k], m.marked_set_of(k).unwrap_or(0));
+        if spreads(set) && s.cycles.is_ok() && !s.noisy {
+            by_set.entry(set).or_default().push(k);
         }
     }
     let mut sets: Vec<(u32, Vec<usize>)> = by_set.into_iter().collect();
@@ -323,7 +320,7 @@ pub(super) fn pressure(cycles: f64, set: u32, ports: u32, shares: &Shares) -> Ve
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::made_up;
+    use super::super::tests::mapped;
     use super::super::{bottleneck, spread_bottleneck, HeldBack};
     use super::*;
 
@@ -337,23 +334,9 @@ mod tests {
             ("VPACKSSWBYrr", 0b0110, Some(256)),
             ("VADDPDYrr", 0b1100, Some(256)),
         ];
-        let mut found = made_up(&forms, |_, _, _, _| 1.0);
-        found.mapping = Some(Mapping {
-            ports: 4,
-            sets: forms.iter().enumerate().map(|(k, f)| (k, f.1)).collect(),
-            residuals: Vec::new(),
-            wide: None,
-            issue: None,
-            vector: vec![Some(256); 3],
-            multi: Vec::new(),
-            reads: None,
-            spread: None,
-            moves: Vec::new(),
-            held: Vec::new(),
-        });
-        let planned = plan(crate::arch::target(crate::isa::Arch::X86_64), &found, {
-            found.mapping.as_ref().unwrap()
-        });
+        let mut found = mapped(&forms);
+        let t = crate::arch::target(crate::isa::Arch::X86_64);
+        let planned = plan(t, &found, found.mapping.as_ref().unwrap());
         found.spreads = planned
             .into_iter()
             .zip(measured)
@@ -367,7 +350,7 @@ mod tests {
         found
     }
 
-    /// Shares on ports 0, 1 and 2.
+    /// The shares of two ports, each (port, share); none on the others.
     fn on(shares: [(usize, f64); 2]) -> Shares {
         let mut s = Shares::default();
         for (p, x) in shares {
