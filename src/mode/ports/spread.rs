@@ -386,6 +386,20 @@ mod tests {
         found
     }
 
+    /// [`zen4_like`] with the trial mixes timed as on Zen 4: two FMAs
+    /// and a shuffle 1.20, two adds and a shuffle 1.11, the others at
+    /// the pipes' 1.00.
+    fn timed_as_zen4() -> Conflicts {
+        let probe = zen4_like([1.0; 4]);
+        let time = |parts: &[(usize, usize)]| match parts {
+            [(0, 2), (1, 1)] => 1.2,
+            [(2, 2), (1, 1)] => 1.11,
+            _ => 1.0,
+        };
+        let measured: Vec<f64> = probe.spreads.iter().map(|h| time(&h.parts)).collect();
+        zen4_like(measured.try_into().unwrap())
+    }
+
     /// The shares of two ports, each (port, share); none on the others.
     fn on(shares: [(usize, f64); 2]) -> Shares {
         let mut s = Shares::default();
@@ -452,21 +466,13 @@ mod tests {
         );
     }
 
-    /// Timed as on Zen 4 (two FMAs and a shuffle 1.20, two adds and a
-    /// shuffle 1.11, the others at the pipes' 1.00), the fit keeps shares
+    /// Timed as on Zen 4 ([`timed_as_zen4`]), the fit keeps shares
     /// for the shuffle alone, more on the FMAs' pipe than on the adds',
     /// which then predict those mixes; the database writes each on its
     /// pipe alone beside the rest.
     #[test]
     fn a_spread_is_fitted_where_a_set_does_not_go_to_one_port() {
-        let probe = zen4_like([1.0; 4]);
-        let time = |parts: &[(usize, usize)]| match parts {
-            [(0, 2), (1, 1)] => 1.2,
-            [(2, 2), (1, 1)] => 1.11,
-            _ => 1.0,
-        };
-        let measured: Vec<f64> = probe.spreads.iter().map(|h| time(&h.parts)).collect();
-        let mut found = zen4_like(measured.try_into().unwrap());
+        let mut found = timed_as_zen4();
         found.fit_spread();
         let m = found.mapping.as_ref().unwrap();
         let (spread, plain, with) = m.spread.as_ref().expect("a spread is kept");
@@ -515,14 +521,7 @@ mod tests {
     /// refute the shares, and no spread is kept.
     #[test]
     fn pairs_the_ports_predict_refute_a_spread() {
-        let probe = zen4_like([1.0; 4]);
-        let time = |parts: &[(usize, usize)]| match parts {
-            [(0, 2), (1, 1)] => 1.2,
-            [(2, 2), (1, 1)] => 1.11,
-            _ => 1.0,
-        };
-        let measured: Vec<f64> = probe.spreads.iter().map(|h| time(&h.parts)).collect();
-        let mut found = zen4_like(measured.try_into().unwrap());
+        let mut found = timed_as_zen4();
         let sets = [0b0011, 0b0110, 0b1100];
         let forms: Vec<(&str, u32, Option<u32>)> = found
             .singles
