@@ -546,12 +546,11 @@ pub fn place_uops(
 /// a time.
 fn probe_mix(found: &Conflicts, mapping: &Mapping, p: usize) -> Option<Mix> {
     let x = &found.pairs[p];
-    let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
-    let cycles = *x.cycles.as_ref().ok()?;
+    let (floor, cycles) = x.timed()?;
     (cycles > 0.0).then_some(Mix {
         a: (0, x.ratio.0),
         b: (1, x.ratio.1),
-        floor: fa.max(fb),
+        floor,
         cycles,
         lost: (mapping.lost(x.a, [x.b]), mapping.lost(x.b, [x.a])),
         issue: mapping.issue_width(),

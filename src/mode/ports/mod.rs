@@ -241,6 +241,15 @@ pub struct Pair {
     pub noisy: bool,
 }
 
+impl Pair {
+    /// The mix's floor (the slower part's copies alone) and its measured
+    /// time, cycles per unit; `None` where either is missing.
+    pub fn timed(&self) -> Option<(f64, f64)> {
+        let (fa, fb) = (*self.alone.0.as_ref().ok()?, *self.alone.1.as_ref().ok()?);
+        Some((fa.max(fb), *self.cycles.as_ref().ok()?))
+    }
+}
+
 /// The mix of two forms whose times alone are `ta` and `tb` cycles per
 /// instruction: copies of each per unit, at most 6, that take the most
 /// nearly equal time alone (`ra * ta` against `rb * tb`), the fewest
@@ -1454,8 +1463,8 @@ const STARTS_PER_PORT: u32 = 4;
 /// measured ([`Mix`]). Coordinate descent (each form in turn takes the set
 /// that fits its pairs best, [`crossings`] breaking ties, until none
 /// moves) from [`STARTS_PER_PORT`] starts a port, each giving form k its
-/// ports rotated by a different step; the best fit and its summed squared relative error
-/// (without the tie-break). Ports are numbered, not named: any
+/// ports rotated by a different step; the best fit and its summed squared
+/// relative error (without the tie-break). Ports are numbered, not named: any
 /// renumbering fits as well. A form that gains a port in some mix where
 /// it loses one ([`WideMode::moves`]) may also take each set marked
 /// [`MOVES`].
@@ -1484,14 +1493,15 @@ pub fn fit_ports(widths: &[(u32, bool)], pairs: &[Mix], ports: u32) -> (Vec<u32>
     // rest by a fixed pseudo-random step each.
     let mut next = sequence(u64::from(ports));
     for start in 0..ports * STARTS_PER_PORT {
-        let by: Vec<u32> = (0..n)
-            .map(|k| match start < ports {
-                true => (k as u32 * start) % ports,
-                false => next(ports as usize) as u32,
-            })
-            .collect();
         let mut sets: Vec<u32> = (0..n)
-            .map(|k| rotate((1u32 << widths[k].0) - 1, by[k]))
+            .map(|k| {
+                let by = if start < ports {
+                    (k as u32 * start) % ports
+                } else {
+                    next(ports as usize) as u32
+                };
+                rotate((1u32 << widths[k].0) - 1, by)
+            })
             .zip(&candidates)
             .map(|(s, c)| if c.contains(&s) { s } else { c[0] })
             .collect();
@@ -2106,8 +2116,7 @@ impl Conflicts {
             .iter()
             .enumerate()
             .filter(|(_, x)| width(x.a).is_some() && width(x.b).is_some())
-            .filter(|(_, x)| x.alone.0.is_ok() && x.alone.1.is_ok())
-            .filter(|(_, x)| x.cycles.as_ref().is_ok_and(|&c| c > 0.0))
+            .filter(|(_, x)| x.timed().is_some_and(|(_, c)| c > 0.0))
             .collect();
         let mut forms: Vec<(usize, u32)> = usable
             .iter()
@@ -2120,12 +2129,12 @@ impl Conflicts {
         let pairs: Vec<(usize, Mix)> = usable
             .iter()
             .filter_map(|&(p, x)| {
-                let (fa, fb) = (*x.alone.0.as_ref().ok()?, *x.alone.1.as_ref().ok()?);
+                let (floor, cycles) = x.timed()?;
                 let mix = Mix {
                     a: (at(x.a)?, x.ratio.0),
                     b: (at(x.b)?, x.ratio.1),
-                    floor: fa.max(fb),
-                    cycles: *x.cycles.as_ref().ok()?,
+                    floor,
+                    cycles,
                     lost: (0, 0),
                     issue: f64::INFINITY,
                 };
