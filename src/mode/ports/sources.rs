@@ -122,18 +122,25 @@ fn representatives(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<usize>
 /// time alone is nearest to its set's (a micro-op a cycle on each port,
 /// held as it holds), then by name: the form a trial mixes for its set.
 pub(super) fn representative(found: &Conflicts, m: &Mapping, forms: Vec<usize>) -> Option<usize> {
+    ranked(found, m, forms).into_iter().next()
+}
+
+/// `forms` in the order a trial prefers them for their set
+/// ([`representative`] first).
+pub(super) fn ranked(found: &Conflicts, m: &Mapping, mut forms: Vec<usize>) -> Vec<usize> {
     let off = |k: usize| {
         let set = m.set_of(k).map_or(1, u32::count_ones);
         (time(&found.singles[k]) * f64::from(set) / m.hold(k) - 1.0).abs()
     };
-    forms.into_iter().min_by(|&a, &b| {
+    forms.sort_by(|&a, &b| {
         off(a).total_cmp(&off(b)).then(
             found.singles[a]
                 .form
                 .name()
                 .cmp(found.singles[b].form.name()),
         )
-    })
+    });
+    forms
 }
 
 /// A mix as [`fit`] sees it: each part (an index into the sets, its

@@ -14,7 +14,8 @@
 //! After the fit, winic mixes one form of each set of two ports with one
 //! of each such set that shares one of its ports, with the copies that
 //! leave the second no room but its own port (two of `{0,1}` beside one
-//! of `{1,2}`), both ways; and fits each port of those sets a share of a
+//! of `{1,2}`), and with one copy of the first more (three beside one),
+//! both ways; and fits each port of those sets a share of a
 //! copy it takes at least (0 to half, in sixteenths), the
 //! values that predict those mixes best: a mix that leaves a set only
 //! one of its ports tells what the other keeps. On Zen 4 the shuffles
@@ -25,7 +26,7 @@
 //! form of such a set as OSACA's port pressure can say it: its share on
 //! each port alone, the rest on the set.
 
-use super::sources::{representative, SOURCES};
+use super::sources::{ranked, SOURCES};
 use super::{gcd, plain as plain_set, port_numbers, Conflicts, Mapping, Shares, GAIN, TRIAL_GAIN};
 use crate::arch::Target;
 use crate::db::PortUse;
@@ -34,6 +35,10 @@ use std::collections::BTreeMap;
 
 /// The steps of a share, from none to half a copy.
 const STEPS: usize = 8;
+
+/// The forms of a set tried, best first ([`ranked`]), for one that may
+/// mix with a form of another set.
+const CANDIDATES: usize = 16;
 
 /// The most mixes tried: a bound (the two-port sets sharing a port gave
 /// 10-14 mixes a full run on Zen 4).
@@ -78,12 +83,12 @@ fn ports_of(set: u32) -> Vec<usize> {
     (0..32).filter(|p| set & (1 << p) != 0).collect()
 }
 
-/// The mixes a spread is fitted to: for the [`representative`] of each
-/// port set that may take shares ([`spreads`]) among the single-micro-op
-/// forms `m` places (the sets with the most forms first), and each other
-/// such set that shares one of its ports, the first's copies beside the
-/// second's that fill only the second's own port, both ways; at most
-/// [`MOST_MIXES`].
+/// The mixes a spread is fitted to: for each port set that may take
+/// shares ([`spreads`]) among the single-micro-op forms `m` places (the
+/// sets with the most forms first), and each other such set that shares
+/// one of its ports, a form of each ([`ranked`]: the first two that may
+/// mix), the first's copies beside the second's that fill only the
+/// second's own port, both ways; at most [`MOST_MIXES`].
 fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize)>> {
     let mut by_set: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for &(k, _) in &m.sets {
@@ -97,32 +102,46 @@ fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize
     // A form that reads its destination (an FMA's accumulator) may run
     // at its own chain's pace in a mix of few copies, which tests no
     // port: another of its set represents it where there is one.
-    let reps: Vec<(u32, usize)> = sets
+    let reps: Vec<(u32, Vec<usize>)> = sets
         .into_iter()
-        .filter_map(|(set, forms)| {
+        .map(|(set, forms)| {
             let (two, more): (Vec<usize>, Vec<usize>) = forms
                 .into_iter()
                 .partition(|&k| t.vector_sources(found.singles[k].form) < SOURCES);
             let forms = if two.is_empty() { more } else { two };
-            Some((set, representative(found, m, forms)?))
+            (set, ranked(found, m, forms))
         })
         .collect();
     let mut planned = Vec::new();
-    for (i, &(x, a)) in reps.iter().enumerate() {
-        for &(y, b) in &reps[i + 1..] {
-            let partly = x & y != 0 && x != y;
-            if !partly
-                || t.cannot_mix(found.singles[a].form, found.singles[b].form)
-                    .is_some()
-            {
+    for (i, (x, xs)) in reps.iter().enumerate() {
+        for (y, ys) in &reps[i + 1..] {
+            if x & y == 0 || x == y {
                 continue;
             }
-            // `a`'s copies fill its ports as `b`'s fill its own.
+            // The first of each set's forms (in [`ranked`] order) that
+            // may mix: the first of one set may be a legacy SSE form,
+            // which no VEX form of the other may run beside (on Zen 4
+            // the shuffles' `psraw` kept them out of every mix).
+            let mixable = xs.iter().take(CANDIDATES).find_map(|&a| {
+                let b = ys.iter().take(CANDIDATES).find(|&&b| {
+                    t.cannot_mix(found.singles[a].form, found.singles[b].form)
+                        .is_none()
+                })?;
+                Some((a, *b))
+            });
+            let Some((a, b)) = mixable else { continue };
+            let (x, y) = (*x, *y);
+            // `a`'s copies fill its ports as `b`'s fill its own, then
+            // one copy more: a share `b` keeps beside `a` exactly filling
+            // its ports it need not keep where they are overfilled (on
+            // Zen 4 two FMAs and a shuffle 1.20 cycles, the pipes' 1.00;
+            // three FMAs and a shuffle 1.50-1.54, the pipes' 1.50).
             for ((a, pa), (b, pb)) in [((a, x), (b, y)), ((b, y), (a, x))] {
-                let ra = pa.count_ones() as usize;
                 let rb = (pb & !pa).count_ones() as usize;
-                let g = gcd(ra, rb).max(1);
-                planned.push(vec![(a, ra / g), (b, rb / g)]);
+                for ra in [pa.count_ones() as usize, pa.count_ones() as usize + 1] {
+                    let g = gcd(ra, rb).max(1);
+                    planned.push(vec![(a, ra / g), (b, rb / g)]);
+                }
             }
         }
     }
@@ -255,36 +274,51 @@ impl Conflicts {
         }
     }
 
-    /// Clears the steps (of [`fit`]) of each of `sets` whose shares make
-    /// the measured pairs with a form of that set worse ([`rms`]) by more
-    /// than [`GAIN`]: the trial mixes hold one form of each set beside a
-    /// few others, the pairs every placed form beside every probe. On the
-    /// Zen 4 guest the trial of one run held the FMAs' set only beside a
-    /// masked 512-bit move; the share it fitted (half of each FMA on the
-    /// port they share) put 13 held-back mixes of FMAs and shuffles, which
-    /// run at the ports' bound, 12-25% slow.
+    /// Lowers the step (of [`fit`]) of each port of each of `sets` while
+    /// it makes the measured pairs that could refute it worse ([`rms`]) by
+    /// more than [`GAIN`] than no share on that port would: the pairs of a
+    /// form of that set beside a form of another set that needs the port.
+    /// The trial mixes hold one form of each set beside a few others, the
+    /// pairs every placed form beside every probe. On the Zen 4 guest the
+    /// trial fitted the shuffles 44% of a copy on the FMAs' pipe (two FMAs
+    /// and a shuffle: 1.20 cycles), but one shuffle beside one FMA ran at
+    /// the pipes' 0.64-0.66, which allows a third at most (0.72 with 44%):
+    /// the pairs lower it to the most they allow. A share the pairs cannot
+    /// see (it weighs only where a mix fills the other ports) stays.
     fn refuted(&self, m: &Mapping, sets: &[u32], steps: &mut [usize]) {
         let pairs: Vec<SpreadMix> = self
             .pairs
             .iter()
             .filter_map(|p| {
-                let cycles = *p.cycles.as_ref().ok()?;
-                let floor = p.alone.0.as_ref().ok()?.max(*p.alone.1.as_ref().ok()?);
+                let (floor, cycles) = p.timed()?;
                 let parts = vec![(p.a, p.ratio.0), (p.b, p.ratio.1)];
                 m.predict(&parts, floor)?;
                 Some((parts, floor, cycles))
             })
             .collect();
+        let needs = |k: usize, port: usize| {
+            m.uops_of(k)
+                .is_some_and(|u| u.iter().any(|&s| plain_set(s) & (1 << port) != 0))
+        };
         for (i, &set) in sets.iter().enumerate() {
-            let touching: Vec<SpreadMix> = pairs
-                .iter()
-                .filter(|x| x.0.iter().any(|p| m.marked_set_of(p.0) == Some(set)))
-                .cloned()
-                .collect();
-            let mut without = steps.to_vec();
-            without[2 * i..2 * i + 2].fill(0);
-            if rms(m, &touching, sets, steps) > rms(m, &touching, sets, &without) + GAIN {
-                steps[2 * i..2 * i + 2].fill(0);
+            let of_set = |k: usize| m.marked_set_of(k) == Some(set);
+            for (n, port) in ports_of(set).into_iter().enumerate() {
+                let against: Vec<SpreadMix> = pairs
+                    .iter()
+                    .filter(|x| {
+                        let [a, b] = [x.0[0].0, x.0[1].0];
+                        (of_set(a) && !of_set(b) && needs(b, port))
+                            || (of_set(b) && !of_set(a) && needs(a, port))
+                    })
+                    .cloned()
+                    .collect();
+                let at = 2 * i + n;
+                let mut none = steps.to_vec();
+                none[at] = 0;
+                let allowed = rms(m, &against, sets, &none) + GAIN;
+                while steps[at] > 0 && rms(m, &against, sets, steps) > allowed {
+                    steps[at] -= 1;
+                }
             }
         }
     }
@@ -361,10 +395,8 @@ mod tests {
     use super::*;
 
     /// Zen 4's FMA pipes, a shuffle sharing one of them and one of the
-    /// add pipes, and the adds, as `winic MAN` timed them: the shuffle
-    /// pushed onto one pipe runs 10-20% slower than the pipes allow, the
-    /// others do not.
-    fn zen4_like(measured: [f64; 4]) -> Conflicts {
+    /// add pipes, and the adds, with each trial mix timed by `time`.
+    fn zen4_like(time: impl Fn(&[(usize, usize)]) -> f64) -> Conflicts {
         let forms: [(&str, u32, Option<u32>); 3] = [
             ("VMULPDYrr", 0b0011, Some(256)),
             ("VPACKSSWBYrr", 0b0110, Some(256)),
@@ -375,10 +407,9 @@ mod tests {
         let planned = plan(t, &found, found.mapping.as_ref().unwrap());
         found.spreads = planned
             .into_iter()
-            .zip(measured)
-            .map(|(parts, c)| HeldBack {
+            .map(|parts| HeldBack {
+                cycles: Ok(time(&parts)),
                 parts,
-                cycles: Ok(c),
                 floor: Ok(0.5),
                 noisy: false,
             })
@@ -386,18 +417,26 @@ mod tests {
         found
     }
 
-    /// [`zen4_like`] with the trial mixes timed as on Zen 4: two FMAs
-    /// and a shuffle 1.20, two adds and a shuffle 1.11, the others at
-    /// the pipes' 1.00.
+    /// The pipes' bound of a trial mix of [`zen4_like`]'s forms.
+    fn pipes(parts: &[(usize, usize)]) -> f64 {
+        let sets = [0b0011, 0b0110, 0b1100];
+        let uops: Vec<(u32, f64)> = parts.iter().map(|&(k, r)| (sets[k], r as f64)).collect();
+        bottleneck(&uops)
+    }
+
+    /// [`zen4_like`] timed as `winic MAN` timed Zen 4: the shuffle pushed
+    /// onto one pipe runs slower than the pipes allow where the other
+    /// set exactly fills its pipes (two FMAs and a shuffle 1.20, two adds
+    /// and a shuffle 1.11), not where they are overfilled (three FMAs
+    /// and a shuffle 1.52, three adds and a shuffle 1.50); the others at
+    /// the pipes' bound.
     fn timed_as_zen4() -> Conflicts {
-        let probe = zen4_like([1.0; 4]);
-        let time = |parts: &[(usize, usize)]| match parts {
+        zen4_like(|parts| match parts {
             [(0, 2), (1, 1)] => 1.2,
             [(2, 2), (1, 1)] => 1.11,
-            _ => 1.0,
-        };
-        let measured: Vec<f64> = probe.spreads.iter().map(|h| time(&h.parts)).collect();
-        zen4_like(measured.try_into().unwrap())
+            [(0, 3), (1, 1)] => 1.52,
+            _ => pipes(parts),
+        })
     }
 
     /// The shares of two ports, each (port, share); none on the others.
@@ -447,11 +486,12 @@ mod tests {
     }
 
     /// The trial mixes: each set beside each set sharing one of its
-    /// ports, the first's copies filling its ports, the second's only its
-    /// own port, both ways; the FMAs and the adds share none.
+    /// ports, the first's copies filling its ports (then one more), the
+    /// second's only its own port, both ways; the FMAs and the adds share
+    /// none.
     #[test]
     fn the_mixes_leave_one_set_only_its_own_ports() {
-        let found = zen4_like([1.0; 4]);
+        let found = zen4_like(pipes);
         let t = crate::arch::target(crate::isa::Arch::X86_64);
         let mut planned = plan(t, &found, found.mapping.as_ref().unwrap());
         planned.sort();
@@ -459,11 +499,41 @@ mod tests {
             planned,
             [
                 vec![(0, 2), (1, 1)],
+                vec![(0, 3), (1, 1)],
                 vec![(1, 2), (0, 1)],
                 vec![(1, 2), (2, 1)],
+                vec![(1, 3), (0, 1)],
+                vec![(1, 3), (2, 1)],
                 vec![(2, 2), (1, 1)],
+                vec![(2, 3), (1, 1)],
             ]
         );
+    }
+
+    /// A set's first form may be one no form of the other set may run
+    /// beside (legacy SSE `packsswb` beside VEX `vmulpd`): the trial
+    /// takes the next of its forms that may.
+    #[test]
+    fn the_mixes_take_forms_that_may_mix() {
+        let forms: [(&str, u32, Option<u32>); 3] = [
+            ("VMULPDYrr", 0b0011, Some(256)),
+            ("PACKSSWBrr", 0b0110, Some(128)),
+            ("VPACKSSWBYrr", 0b0110, Some(256)),
+        ];
+        let found = mapped(&forms);
+        let t = crate::arch::target(crate::isa::Arch::X86_64);
+        let m = found.mapping.as_ref().unwrap();
+        assert!(t
+            .cannot_mix(found.singles[0].form, found.singles[1].form)
+            .is_some());
+        let shuffles = ranked(&found, m, vec![1, 2]);
+        assert_eq!(shuffles[0], 1, "the legacy form ranks first");
+        let planned = plan(t, &found, m);
+        assert_eq!(planned.len(), 4, "{planned:?}");
+        for parts in planned {
+            let forms: Vec<usize> = parts.iter().map(|p| p.0).collect();
+            assert!(forms.contains(&0) && forms.contains(&2), "{parts:?}");
+        }
     }
 
     /// Timed as on Zen 4 ([`timed_as_zen4`]), the fit keeps shares
@@ -478,22 +548,33 @@ mod tests {
         let (spread, plain, with) = m.spread.as_ref().expect("a spread is kept");
         assert_eq!(spread.sets.len(), 1, "{spread:?}");
         assert_eq!(spread.sets[0].0, 0b0110);
-        assert!(*with < 0.01 && *plain > 0.05, "{plain} {with}");
+        assert!(
+            *with < 0.05 && *plain > *with + TRIAL_GAIN,
+            "{plain} {with}"
+        );
         let shares = m.shares(1);
         assert!(shares[1] > shares[2] && shares[2] > 0.0, "{shares:?}");
         assert_eq!(
             (m.shares(0), m.shares(2)),
             (Shares::default(), Shares::default())
         );
+        // Two FMAs and a shuffle, and three, both within 10%: the share
+        // is the one that predicts both best.
         let two_fmas = m.predict(&[(0, 2), (1, 1)], 0.0).unwrap();
-        assert!((two_fmas - 1.2).abs() < 0.02, "{two_fmas}");
+        assert!((two_fmas / 1.2 - 1.0).abs() < 0.1, "{two_fmas}");
+        let three_fmas = m.predict(&[(0, 3), (1, 1)], 0.0).unwrap();
+        assert!((three_fmas / 1.52 - 1.0).abs() < 0.1, "{three_fmas}");
+        assert!(
+            two_fmas > 1.05 && three_fmas > 1.55,
+            "{two_fmas} {three_fmas}"
+        );
         assert_eq!(m.predict(&[(0, 1), (1, 2)], 0.0), Some(1.0));
         // The report names the set and its shares, then each mix.
         let text = found.render_spread(m);
         assert!(text.contains("{1,2} "), "{text}");
         assert_eq!(
             text.lines().filter(|l| l.contains(" + ")).count(),
-            4,
+            8,
             "{text}"
         );
         // Into the database: each share on its pipe, the rest on both.
@@ -516,12 +597,18 @@ mod tests {
         assert_eq!(fma.len(), 1);
     }
 
-    /// The trial mixes ask for the shuffle's shares, but every measured
-    /// pair with a shuffle runs where the ports alone put it: the pairs
-    /// refute the shares, and no spread is kept.
+    /// The trial mixes ask for half of a shuffle on the FMAs' pipe (two
+    /// FMAs and a shuffle 1.25, three 1.75), but the measured pairs of a
+    /// shuffle beside an FMA run at the pipes' bound, which a share of
+    /// more than a third would exceed: the pairs lower it to what they
+    /// allow, and no share on a pipe no partner needs.
     #[test]
-    fn pairs_the_ports_predict_refute_a_spread() {
-        let mut found = timed_as_zen4();
+    fn pairs_the_ports_predict_lower_a_spread() {
+        let mut found = zen4_like(|parts| match parts {
+            [(0, 2), (1, 1)] => 1.25,
+            [(0, 3), (1, 1)] => 1.75,
+            _ => pipes(parts),
+        });
         let sets = [0b0011, 0b0110, 0b1100];
         let forms: Vec<(&str, u32, Option<u32>)> = found
             .singles
@@ -529,19 +616,34 @@ mod tests {
             .zip(sets)
             .map(|(s, set)| (s.form.name(), set, s.vector))
             .collect();
-        found.pairs = made_up(&forms, |a, ra, b, rb| {
+        let made = made_up(&forms, |a, ra, b, rb| {
             bottleneck(&[(sets[a], ra as f64), (sets[b], rb as f64)]).max(0.5)
-        })
-        .pairs;
+        });
+        let mut alone = found.clone();
+        alone.pairs.clear();
+        alone.fit_spread();
+        found.pairs = made.pairs;
         found.fit_spread();
+        let fitted = alone.mapping.as_ref().unwrap().shares(1)[1];
+        assert!(fitted > 0.45, "the trial alone fits half: {fitted}");
         let m = found.mapping.as_ref().unwrap();
-        assert!(m.spread.is_none(), "{:?}", m.spread);
+        let lowered = m.shares(1)[1];
+        assert!(lowered > 0.0 && lowered <= 1.0 / 3.0, "{lowered}");
+        // The pair of a shuffle and an FMA is predicted at its bound.
+        let pair = found.pairs.iter().find(|p| (p.a, p.b) == (0, 1)).unwrap();
+        let (floor, cycles) = pair.timed().unwrap();
+        let parts = [(0, pair.ratio.0), (1, pair.ratio.1)];
+        let predicted = m.predict(&parts, floor).unwrap();
+        assert!(
+            (predicted / cycles - 1.0).abs() < 0.01,
+            "{predicted} {cycles}"
+        );
     }
 
     /// Mixes the ports predict keep no spread: it must earn its place.
     #[test]
     fn no_spread_where_the_ports_predict_the_mixes() {
-        let mut found = zen4_like([1.0; 4]);
+        let mut found = zen4_like(pipes);
         found.fit_spread();
         let m = found.mapping.as_ref().unwrap();
         assert!(m.spread.is_none());
