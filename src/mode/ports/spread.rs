@@ -88,7 +88,8 @@ fn ports_of(set: u32) -> Vec<usize> {
 /// sets with the most forms first), and each other such set that shares
 /// one of its ports, a form of each ([`ranked`]: the first two that may
 /// mix), the first's copies beside the second's that fill only the
-/// second's own port, both ways; at most [`MOST_MIXES`].
+/// second's own port, then with one copy of the first more, both ways;
+/// at most [`MOST_MIXES`].
 fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize)>> {
     let mut by_set: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for &(k, _) in &m.sets {
