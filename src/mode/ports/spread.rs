@@ -138,8 +138,8 @@ fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize
             // Zen 4 two FMAs and a shuffle 1.20 cycles, the pipes' 1.00;
             // three FMAs and a shuffle 1.50-1.54, the pipes' 1.50).
             for ((a, pa), (b, pb)) in [((a, x), (b, y)), ((b, y), (a, x))] {
-                let rb = (pb & !pa).count_ones() as usize;
-                for ra in [pa.count_ones() as usize, pa.count_ones() as usize + 1] {
+                let (fill, rb) = (pa.count_ones() as usize, (pb & !pa).count_ones() as usize);
+                for ra in [fill, fill + 1] {
                     let g = gcd(ra, rb).max(1);
                     planned.push(vec![(a, ra / g), (b, rb / g)]);
                 }
@@ -602,7 +602,7 @@ mod tests {
     /// FMAs and a shuffle 1.25, three 1.75), but the measured pairs of a
     /// shuffle beside an FMA run at the pipes' bound, which a share of
     /// more than a third would exceed: the pairs lower it to what they
-    /// allow, and no share on a pipe no partner needs.
+    /// allow, and the pair is then predicted at its bound.
     #[test]
     fn pairs_the_ports_predict_lower_a_spread() {
         let mut found = zen4_like(|parts| match parts {
