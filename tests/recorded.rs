@@ -46,8 +46,11 @@ fn unpack(core: &Path, name: &str, dir: &Path) -> PathBuf {
 
 /// What the replay of `core`'s `ports` run prints, line by line.
 fn ports_text(id: &str, core: &Path, dir: &Path) -> Vec<String> {
+    // Into the core's TP database, as a run writes it: the memory mixes
+    // fit each memory form to its throughput there, as the export does.
+    analysed(id, core, dir);
     let raw = unpack(core, "ports", dir);
-    let out = common::winic_command(&["analyse", raw.to_str().unwrap()])
+    let out = common::winic_command(&["analyse", raw.to_str().unwrap(), "-o", "db.yaml"])
         .current_dir(dir)
         .output()
         .unwrap();

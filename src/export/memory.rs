@@ -332,41 +332,52 @@ pub(super) fn access_kind(
 }
 
 /// A form's pressure from its operation's items `op` and its loads' and
-/// stores' `mem`, fitted to its measured throughput `tp`: a part whose
-/// bound alone is slower than `tp` is scaled down to it (the form runs
-/// faster than that part says); if then the whole is faster than `tp`, the
-/// operation is scaled up to it (or, without one, the memory part): the
-/// form is slower than its parts, and the extra time is the operation's.
-/// Where the two parts share ports (a base whose store and ALU ports are
-/// one), the whole is finally scaled to `tp`. So the form alone is bound
-/// at `tp`, and the memory part keeps its share of the load and store
-/// ports wherever the form allows it.
+/// stores' `mem`, fitted to its measured throughput `tp` ([`fit_factors`]):
+/// so the form alone is bound at `tp`, and the memory part keeps its
+/// share of the load and store ports wherever the form allows it.
 pub(super) fn fit(op: Vec<Value>, mem: Vec<Value>, tp: Option<f64>) -> Value {
     let Some(tp) = tp.filter(|t| *t > 0.0) else {
         return Value::Sequence([op, mem].concat());
     };
     let bound = |items: &[Value]| port_bound(&Value::Sequence(items.to_vec())).unwrap_or(0.0);
-    let to = |items: Vec<Value>, want: f64| match bound(&items) {
-        b if b > 0.0 => scale(&items, want / b),
-        _ => items,
-    };
-    let down = |items: Vec<Value>| match bound(&items) {
-        b if b > tp * 1.01 => to(items, tp),
-        _ => items,
-    };
-    let (mut op, mut mem) = (down(op), down(mem));
-    let whole = bound(&[op.clone(), mem.clone()].concat());
-    if whole > 0.0 && whole < tp * 0.99 {
-        if bound(&op) > 0.0 {
-            op = to(op, tp);
-        } else {
-            mem = to(mem, tp);
+    let (f_op, f_mem) = fit_factors(
+        (bound(&op), bound(&mem)),
+        |f_op, f_mem| bound(&[scale(&op, f_op), scale(&mem, f_mem)].concat()),
+        tp,
+    );
+    Value::Sequence([scale(&op, f_op), scale(&mem, f_mem)].concat())
+}
+
+/// The factors a memory form's operation part and memory part (alone
+/// bound at `bounds`, the two scaled by the factors bound at `whole`)
+/// are scaled by to fit its measured throughput `tp`: a part whose bound
+/// alone is slower than `tp` is scaled down to it (the form runs faster
+/// than that part says); if then the whole is faster than `tp`, the
+/// operation is scaled up to it (or, without one, the memory part): the
+/// form is slower than its parts, and the extra time is the operation's
+/// (on the Zen 4 guest `pcmpeqd mm, [m]` runs at 0.50 cycles, its
+/// register form at 0.25 and an 8-byte load at 0.33). Where the two parts
+/// share ports (a base whose store and ALU ports are one), the whole is
+/// finally scaled to `tp`. The export fits each form so
+/// ([`fit`]); `winic ports` composes its memory mixes so.
+pub(crate) fn fit_factors(
+    (op, mem): (f64, f64),
+    whole: impl Fn(f64, f64) -> f64,
+    tp: f64,
+) -> (f64, f64) {
+    let down = |b: f64| if b > tp * 1.01 { tp / b } else { 1.0 };
+    let (mut f_op, mut f_mem) = (down(op), down(mem));
+    let w = whole(f_op, f_mem);
+    if w > 0.0 && w < tp * 0.99 {
+        if op > 0.0 {
+            f_op = tp / op;
+        } else if mem > 0.0 {
+            f_mem = tp / mem;
         }
     }
-    let all = [op, mem].concat();
-    match bound(&all) {
-        b if b > tp * 1.01 => Value::Sequence(to(all, tp)),
-        _ => Value::Sequence(all),
+    match whole(f_op, f_mem) {
+        w if w > tp * 1.01 => (f_op * tp / w, f_mem * tp / w),
+        _ => (f_op, f_mem),
     }
 }
 
@@ -391,8 +402,11 @@ pub(super) fn split(pp: &Value, memory: &[Value]) -> (Vec<Value>, Vec<Value>) {
         .unwrap_or_default()
 }
 
-/// Every item's cycles times `factor`.
+/// Every item's cycles times `factor` (as they are for 1).
 fn scale(items: &[Value], factor: f64) -> Vec<Value> {
+    if factor == 1.0 {
+        return items.to_vec();
+    }
     items
         .iter()
         .map(|item| match item.as_sequence() {

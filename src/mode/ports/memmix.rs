@@ -263,6 +263,21 @@ pub(super) fn access(t: &dyn Target, form: Instr) -> Option<(u32, bool)> {
 /// below what the read port allows the register parts ([`Mapping::reads`]:
 /// a load-op form takes its register form's share).
 pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Option<f64> {
+    fitted(parts, &[], m, a)
+}
+
+/// [`predict`] with each memory part's operation and access fitted to
+/// its measured throughput (`throughputs`, by part; none where missing)
+/// as the export fits a form ([`crate::export::memory::fit_factors`]):
+/// `pcmpeqd mm, [m]` at 0.50 cycles, where its register form's 0.25 and
+/// an 8-byte load's 0.33 compose 0.33, takes twice its register form's
+/// cycles.
+pub(super) fn fitted(
+    parts: &[(Part, usize)],
+    throughputs: &[Option<f64>],
+    m: &Mapping,
+    a: &Accesses,
+) -> Option<f64> {
     // The register parts, each with its copies per unit.
     let reads: Vec<(usize, usize)> = parts
         .iter()
@@ -271,23 +286,60 @@ pub(super) fn predict(parts: &[(Part, usize)], m: &Mapping, a: &Accesses) -> Opt
     let registers: Vec<usize> = reads.iter().map(|r| r.0).collect();
     let mut uops: Vec<(u32, f64, super::Shares)> = Vec::new();
     let mut issued = 0.0;
-    for (p, r) in parts {
+    for (i, (p, r)) in parts.iter().enumerate() {
         let r = *r as f64;
-        if let Some(k) = p.register {
-            let others = registers.iter().copied().filter(|&o| o != k);
-            let lost = m.lost(k, others);
-            for set in m.uops_of(k)? {
-                let set = super::without(set | m.mark(k), lost);
-                uops.push((set, r * m.hold(k), m.shares(k)));
-                issued += r;
+        // The part's operation beside `others`, and its access.
+        let operation = |others: &[usize]| -> Option<Vec<(u32, f64, super::Shares)>> {
+            let Some(k) = p.register else {
+                return Some(Vec::new());
+            };
+            let lost = m.lost(k, others.iter().copied().filter(|&o| o != k));
+            let sets = m.uops_of(k)?;
+            Some(
+                sets.into_iter()
+                    .map(|set| {
+                        (
+                            super::without(set | m.mark(k), lost),
+                            m.hold(k),
+                            m.shares(k),
+                        )
+                    })
+                    .collect(),
+            )
+        };
+        let access: Vec<(u32, f64, super::Shares)> = p
+            .access
+            .map(|(bytes, store)| a.uops(bytes, store))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(s, c)| (s, c, Default::default()))
+            .collect();
+        let (f_op, f_access) = match throughputs.get(i).copied().flatten() {
+            Some(tp) if tp > 0.0 && p.access.is_some() => {
+                let op = operation(&[])?;
+                let scaled = |f: f64, uops: &[(u32, f64, super::Shares)]| {
+                    uops.iter().map(|u| (u.0, u.1 * f, u.2)).collect::<Vec<_>>()
+                };
+                crate::export::memory::fit_factors(
+                    (spread_bottleneck(&op), spread_bottleneck(&access)),
+                    |f_op, f_access| {
+                        spread_bottleneck(&[scaled(f_op, &op), scaled(f_access, &access)].concat())
+                    },
+                    tp,
+                )
             }
-        }
-        if let Some((bytes, store)) = p.access {
-            let access = a.uops(bytes, store).into_iter();
-            uops.extend(access.map(|(s, c)| (s, c * r, Default::default())));
-            if p.register.is_none() {
-                issued += r;
-            }
+            _ => (1.0, 1.0),
+        };
+        let op = operation(&registers)?;
+        issued += r * op.len() as f64;
+        uops.extend(op.into_iter().map(|(s, c, sh)| (s, c * r * f_op, sh)));
+        uops.extend(
+            access
+                .into_iter()
+                .map(|(s, c, sh)| (s, c * r * f_access, sh)),
+        );
+        if p.register.is_none() && p.access.is_some() {
+            issued += r;
         }
     }
     Some(
@@ -415,8 +467,10 @@ pub fn measure(
 
 impl MemoryMixes {
     /// The report's section: the model, how many mixes it predicts within
-    /// 10%, then each, the worst first.
-    pub fn render(&self, found: &Conflicts) -> String {
+    /// 10%, then each, the worst first. Each memory form is fitted to its
+    /// `throughput` (the database's, which the export fits it to) where
+    /// one is known.
+    pub fn render(&self, found: &Conflicts, throughput: &dyn Fn(Instr) -> Option<f64>) -> String {
         let Some(m) = &found.mapping else {
             return String::new();
         };
@@ -426,16 +480,29 @@ impl MemoryMixes {
             .iter()
             .map(|w| format!("{} bytes {:.2}/{:.2}", w.0, w.1, w.2))
             .collect();
+        // Each memory form's throughput, where known.
+        let (mut memory, mut known) = (Vec::new(), 0);
         let rows: Vec<HeldRow> = self
             .mixes
             .iter()
             .map(|x| {
                 let ratio: Vec<String> = x.parts.iter().map(|p| p.1.to_string()).collect();
+                let tps: Vec<Option<f64>> = x
+                    .parts
+                    .iter()
+                    .map(|(p, _)| p.access.and(throughput(p.form)))
+                    .collect();
+                for (p, tp) in x.parts.iter().zip(&tps) {
+                    if p.0.access.is_some() && !memory.contains(&p.0.form.opcode()) {
+                        memory.push(p.0.form.opcode());
+                        known += tp.is_some() as usize;
+                    }
+                }
                 HeldRow::new(
                     x.name(),
                     ratio.join(":"),
                     (&x.cycles, &x.floor),
-                    || predict(&x.parts, m, a),
+                    || fitted(&x.parts, &tps, m, a),
                     x.noisy,
                 )
             })
@@ -444,8 +511,9 @@ impl MemoryMixes {
         let (within, counted, chained) = (table.within, table.counted, table.chained);
         format!(
             "mixes with memory forms, composed as the export composes them (the register form's \
-             ports, then each access on {} load ports and {} store ports{}; cycles an access \
-             alone, load/store: {}): {within} of {counted} predicted within 10%{}\n{}",
+             ports, then each access on {} load ports and {} store ports{}, the two fitted to \
+             the form's throughput in the database: {known} of {} memory forms have one; cycles \
+             an access alone, load/store: {}): {within} of {counted} predicted within 10%{}\n{}",
             a.ports.0,
             a.ports.1,
             if a.shared {
@@ -453,6 +521,7 @@ impl MemoryMixes {
             } else {
                 ""
             },
+            memory.len(),
             widths.join(", "),
             if chained > 0 {
                 format!(" ({chained} more bound by one part's own copies alone, not counted)")
@@ -526,6 +595,49 @@ mod tests {
             .chain(a.uops(8, true).into_iter().map(|(s, c)| (s, 4.0 * c)))
             .collect();
         assert_eq!(bottleneck(&uops), 3.0);
+    }
+
+    /// `pcmpeqd mm, [m]` as the Zen 4 guest ran it (0.50 cycles; its
+    /// register form 0.25 on four pipes, an 8-byte load 0.33 on three
+    /// ports): fitted to its throughput, alone and beside two copies of
+    /// its register form it takes twice the register form's pipes, as the
+    /// export writes it; without one, the composition as it is; a form
+    /// faster than its composition is scaled down to its throughput.
+    #[test]
+    fn a_memory_form_is_fitted_to_its_throughput() {
+        let found = super::super::tests::mapped(&[("MMX_PCMPEQDrr", 0b1111, Some(64))]);
+        let m = found.mapping.as_ref().unwrap();
+        let a = Accesses::of(
+            &super::super::memory::tests::units(1.0 / 3.0, 0.5, (3, 2), 5.0 / 3.0),
+            None,
+        )
+        .unwrap();
+        let isa = Isa::get(Arch::X86_64);
+        let memory = Part {
+            form: isa.instr("MMX_PCMPEQDrm").unwrap(),
+            register: Some(0),
+            access: Some((8, false)),
+        };
+        let register = Part {
+            form: isa.instr("MMX_PCMPEQDrr").unwrap(),
+            register: Some(0),
+            access: None,
+        };
+        let near = |x: Option<f64>, want: f64| {
+            let x = x.unwrap();
+            assert!((x - want).abs() < 1e-9, "{x} for {want}");
+        };
+        let alone = [(memory.clone(), 1)];
+        near(predict(&alone, m, &a), 1.0 / 3.0);
+        near(fitted(&alone, &[Some(0.5)], m, &a), 0.5);
+        // Beside two of its register form: 3 pipe cycles unfitted (0.75
+        // on four pipes), 4 fitted.
+        let mix = [(memory.clone(), 1), (register, 2)];
+        near(predict(&mix, m, &a), 0.75);
+        near(fitted(&mix, &[Some(0.5), None], m, &a), 1.0);
+        near(fitted(&mix, &[None, None], m, &a), 0.75);
+        // Measured faster than its load alone: both parts scaled down.
+        near(fitted(&alone, &[Some(0.2)], m, &a), 0.2);
     }
 
     /// zen4's loads (`winic MAN`, 2026-11-29): two 16-byte loads and an

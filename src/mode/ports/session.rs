@@ -178,7 +178,9 @@ pub fn run(req: &PortsRequest, progress: &mut dyn FnMut(usize, usize)) -> Result
         text.push_str(&o.render(&found));
     }
     if let Some(m) = &memory_mixes {
-        text.push_str(&m.render(&found));
+        let db = database.as_ref().map(|d| &d.1);
+        let throughput = |f: crate::isa::Instr| db?.get(f.name())?.throughput;
+        text.push_str(&m.render(&found, &throughput));
     }
     if let (Some(path), Some((_lock, db))) = (&req.output, database) {
         text.push_str(&write_ports(
