@@ -94,12 +94,10 @@ impl Reads {
     }
 }
 
-/// One form of each port set (up to [`MOST_SETS`], the sets with the most
-/// such forms first) among the single-micro-op forms `m` places that read
-/// three vector registers: the one whose time alone is nearest to its
-/// set's (a micro-op a cycle on each port, held as it holds), then by
-/// name.
-fn representatives(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<usize> {
+/// The forms of each port set (up to [`MOST_SETS`], the sets with the
+/// most such forms first) among the single-micro-op forms `m` places that
+/// read three vector registers, each set's [`ranked`].
+fn representatives(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<usize>> {
     let mut by_set: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for &(k, _) in &m.sets {
         let s = &found.singles[k];
@@ -114,19 +112,13 @@ fn representatives(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<usize>
     sets.sort_by_key(|forms| std::cmp::Reverse(forms.len()));
     sets.into_iter()
         .take(MOST_SETS)
-        .filter_map(|forms| representative(found, m, forms))
+        .map(|forms| ranked(found, m, forms))
         .collect()
 }
 
-/// Of `forms` (indices into the singles, placed by `m`), the one whose
-/// time alone is nearest to its set's (a micro-op a cycle on each port,
-/// held as it holds), then by name: the form a trial mixes for its set.
-pub(super) fn representative(found: &Conflicts, m: &Mapping, forms: Vec<usize>) -> Option<usize> {
-    ranked(found, m, forms).into_iter().next()
-}
-
-/// `forms` in the order a trial prefers them for their set
-/// ([`representative`] first).
+/// `forms` in the order a trial prefers them for their set: the one
+/// whose time alone is nearest to its set's (a micro-op a cycle on each
+/// port, held as it holds) first, then by name.
 pub(super) fn ranked(found: &Conflicts, m: &Mapping, mut forms: Vec<usize>) -> Vec<usize> {
     let off = |k: usize| {
         let set = m.set_of(k).map_or(1, u32::count_ones);
@@ -141,6 +133,30 @@ pub(super) fn ranked(found: &Conflicts, m: &Mapping, mut forms: Vec<usize>) -> V
         )
     });
     forms
+}
+
+/// The forms of a set tried, best first ([`ranked`]), for one that may
+/// mix with a form of another set.
+const CANDIDATES: usize = 16;
+
+/// Of two sets' [`ranked`] forms `xs` and `ys`, the first two (one of
+/// each, in that order, among the first [`CANDIDATES`] of each) that may
+/// run in one body: the first of one set may be a legacy SSE form, which
+/// no VEX form of the other may run beside (on Zen 4 the shuffles'
+/// `psraw` kept them out of every mix of the spread trial).
+pub(super) fn first_mixable(
+    t: &dyn Target,
+    found: &Conflicts,
+    xs: &[usize],
+    ys: &[usize],
+) -> Option<(usize, usize)> {
+    xs.iter().take(CANDIDATES).find_map(|&a| {
+        let b = ys.iter().take(CANDIDATES).find(|&&b| {
+            t.cannot_mix(found.singles[a].form, found.singles[b].form)
+                .is_none()
+        })?;
+        Some((a, *b))
+    })
 }
 
 /// A mix as [`fit`] sees it: each part (an index into the sets, its
@@ -209,7 +225,8 @@ pub fn fit(sets: usize, mixes: &[ReadMix]) -> (Vec<f64>, f64) {
 
 impl Conflicts {
     /// Mixes, in pairs, the [`representatives`] of the port sets whose
-    /// forms read three vector registers (each pair in a balanced mix,
+    /// forms read three vector registers (of each two sets the
+    /// [`first_mixable`] forms, each pair in a balanced mix,
     /// beside each part's copies alone), then fits the read port
     /// ([`Conflicts::fit_reads`]). Nothing without a mapping or with
     /// fewer than two such sets.
@@ -222,10 +239,9 @@ impl Conflicts {
         let Some(m) = &self.mapping else { return };
         let reps = representatives(t, self, m);
         let mut planned: Vec<Vec<(usize, usize)>> = Vec::new();
-        for (i, &a) in reps.iter().enumerate() {
-            for &b in &reps[i + 1..] {
-                let (fa, fb) = (self.singles[a].form, self.singles[b].form);
-                if t.cannot_mix(fa, fb).is_none() {
+        for (i, xs) in reps.iter().enumerate() {
+            for ys in &reps[i + 1..] {
+                if let Some((a, b)) = first_mixable(t, self, xs, ys) {
                     let (ra, rb) = balance(time(&self.singles[a]), time(&self.singles[b]));
                     planned.push(vec![(a, ra), (b, rb)]);
                 }
@@ -345,6 +361,32 @@ mod tests {
         })
         .collect();
         found
+    }
+
+    /// Of a set whose first-ranked form is legacy SSE (`blendvps`, which
+    /// reads xmm0 as its third source), the read-port trial mixes the
+    /// next form that may run beside the other set's VEX form.
+    #[test]
+    fn the_read_trial_takes_forms_that_may_mix() {
+        let forms: [(&str, u32, Option<u32>); 3] = [
+            ("VFMADD213PSYr", 0b0011, Some(256)),
+            ("BLENDVPSrr0", 0b0110, Some(128)),
+            ("VBLENDVPSYrrr", 0b0110, Some(256)),
+        ];
+        let found = mapped(&forms);
+        let t = crate::arch::target(crate::isa::Arch::X86_64);
+        let m = found.mapping.as_ref().unwrap();
+        let reps = representatives(t, &found, m);
+        assert_eq!(
+            reps,
+            vec![vec![1, 2], vec![0]],
+            "the legacy form ranks first"
+        );
+        assert!(t
+            .cannot_mix(found.singles[0].form, found.singles[1].form)
+            .is_some());
+        assert_eq!(first_mixable(t, &found, &reps[0], &reps[1]), Some((2, 0)));
+        assert_eq!(first_mixable(t, &found, &reps[0][..1], &reps[1]), None);
     }
 
     /// The fit finds what each set takes (an FMA and the masked

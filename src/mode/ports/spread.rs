@@ -26,7 +26,7 @@
 //! form of such a set as OSACA's port pressure can say it: its share on
 //! each port alone, the rest on the set.
 
-use super::sources::{ranked, SOURCES};
+use super::sources::{first_mixable, ranked, SOURCES};
 use super::{gcd, plain as plain_set, port_numbers, Conflicts, Mapping, Shares, GAIN, TRIAL_GAIN};
 use crate::arch::Target;
 use crate::db::PortUse;
@@ -35,10 +35,6 @@ use std::collections::BTreeMap;
 
 /// The steps of a share, from none to half a copy.
 const STEPS: usize = 8;
-
-/// The forms of a set tried, best first ([`ranked`]), for one that may
-/// mix with a form of another set.
-const CANDIDATES: usize = 16;
 
 /// The most mixes tried: a bound (the two-port sets sharing a port gave
 /// 24 mixes a full run on Zen 4, four for each two sets both ways).
@@ -119,18 +115,9 @@ fn plan(t: &dyn Target, found: &Conflicts, m: &Mapping) -> Vec<Vec<(usize, usize
             if x & y == 0 || x == y {
                 continue;
             }
-            // The first of each set's forms (in [`ranked`] order) that
-            // may mix: the first of one set may be a legacy SSE form,
-            // which no VEX form of the other may run beside (on Zen 4
-            // the shuffles' `psraw` kept them out of every mix).
-            let mixable = xs.iter().take(CANDIDATES).find_map(|&a| {
-                let b = ys.iter().take(CANDIDATES).find(|&&b| {
-                    t.cannot_mix(found.singles[a].form, found.singles[b].form)
-                        .is_none()
-                })?;
-                Some((a, *b))
-            });
-            let Some((a, b)) = mixable else { continue };
+            let Some((a, b)) = first_mixable(t, found, xs, ys) else {
+                continue;
+            };
             let (x, y) = (*x, *y);
             // `a`'s copies fill its ports as `b`'s fill its own, then
             // one copy more: a share `b` keeps beside `a` exactly filling
