@@ -348,9 +348,10 @@ pub(super) fn fit(op: Vec<Value>, mem: Vec<Value>, tp: Option<f64>) -> Value {
     Value::Sequence([scale(&op, f_op), scale(&mem, f_mem)].concat())
 }
 
-/// The factors a memory form's operation part and memory part (alone
-/// bound at `bounds`, the two scaled by the factors bound at `whole`)
-/// are scaled by to fit its measured throughput `tp`: a part whose bound
+/// The factors a memory form's operation part and memory part (each
+/// alone bound at `op` and `mem` cycles; the two, scaled by a factor
+/// each, bound at `whole(f_op, f_mem)`) are scaled by to fit its measured
+/// throughput `tp`: a part whose bound
 /// alone is slower than `tp` is scaled down to it (the form runs faster
 /// than that part says); if then the whole is faster than `tp`, the
 /// operation is scaled up to it (or, without one, the memory part): the
