@@ -351,16 +351,15 @@ pub(super) fn fit(op: Vec<Value>, mem: Vec<Value>, tp: Option<f64>) -> Value {
 /// The factors a memory form's operation part and memory part (each
 /// alone bound at `op` and `mem` cycles; the two, scaled by a factor
 /// each, bound at `whole(f_op, f_mem)`) are scaled by to fit its measured
-/// throughput `tp`: a part whose bound
-/// alone is slower than `tp` is scaled down to it (the form runs faster
-/// than that part says); if then the whole is faster than `tp`, the
-/// operation is scaled up to it (or, without one, the memory part): the
-/// form is slower than its parts, and the extra time is the operation's
-/// (on the Zen 4 guest `pcmpeqd mm, [m]` runs at 0.50 cycles, its
-/// register form at 0.25 and an 8-byte load at 0.33). Where the two parts
-/// share ports (a base whose store and ALU ports are one), the whole is
-/// finally scaled to `tp`. The export fits each form so
-/// ([`fit`]); `winic ports` composes its memory mixes so.
+/// throughput `tp`: a part whose bound alone is slower than `tp` is
+/// scaled down to it (the form runs faster than that part says); if then
+/// the whole is faster than `tp`, the operation is scaled up to it (or,
+/// without one, the memory part): the form is slower than its parts, and
+/// the extra time is the operation's (on the Zen 4 guest `pcmpeqd mm,
+/// [m]` runs at 0.50 cycles, its register form at 0.25 and an 8-byte load
+/// at 0.33). Where the two parts share ports (a base whose store and ALU
+/// ports are one), the whole is finally scaled to `tp`. The export fits
+/// each form so ([`fit`]); `winic ports` composes its memory mixes so.
 pub(crate) fn fit_factors(
     (op, mem): (f64, f64),
     whole: impl Fn(f64, f64) -> f64,
